@@ -1,0 +1,80 @@
+"""graphgrad: PyTorch's autograd, re-implemented in Python on NumPy.
+
+``import graphgrad as torch`` runs autograd code written for PyTorch: tensors
+record a dynamic graph of backward Nodes as ops run, and ``backward()`` /
+``autograd.grad`` walk it with an iterative engine (see docs/architecture.md).
+"""
+from __future__ import annotations
+
+import numpy as _np
+
+from . import _dtype
+from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double,  # noqa: A004
+                     dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
+                     iinfo, int, int8, int16, int32, int64, long, promote_types, short,
+                     set_default_dtype, uint8, can_cast)
+from ._tensor import Size, Tensor, device
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                        get_rng_state, initial_seed, linspace, manual_seed, ones, ones_like,
+                        rand, rand_like, randint, randint_like, randn, randn_like, randperm,
+                        seed, set_rng_state, tensor, zeros, zeros_like)
+from . import _ops
+from ._ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
+from . import autograd
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled
+
+__version__ = "0.1.0"
+
+# NumPy warns on overflow/0-division/invalid values; PyTorch silently gives inf/nan.
+_np.seterr(all="ignore")
+
+globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+for _mod in (_ops.pointwise, _ops.linalg):
+    for _name, _fn in _mod.OPERATORS.items():
+        setattr(Tensor, _name, _fn)
+
+
+def _tensor_property(name, fget):
+    setattr(Tensor, name, property(fget))
+
+
+_tensor_property("T", lambda self: self.permute(*reversed(range(self.ndim)))
+                 if self.ndim > 2 else (self.t() if self.ndim == 2 else self))
+_tensor_property("mT", lambda self: self.transpose(-2, -1))
+_tensor_property("H", lambda self: self.t().conj() if hasattr(self, "conj") else self.t())
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def numel(input):
+    return input.numel()
+
+
+def result_type(tensor1, tensor2):
+    return _dtype.result_type(tensor1, tensor2)
+
+
+def set_printoptions(*args, **kwargs):
+    from ._tensor_str import set_printoptions as _set
+    _set(*args, **kwargs)
+
+
+def get_default_device():
+    return device("cpu")
+
+
+del _name, _fn, _mod

@@ -1,0 +1,491 @@
+"""The dispatcher: the one place that turns an op call into a graph node (seed 002).
+
+``dispatch(op, *args)`` unwraps the arrays, promotes dtypes, runs the NumPy
+kernel, and -- only when grad mode is on and an input requires grad --
+creates the op's backward node, sets its next edges from the inputs'
+gradient edges, saves what the rules need as SavedVariables and sets the
+outputs' history.  When a forward-AD level is active it also pushes tangents
+through the op's JVP rule.  ``unary``/``binary`` are the same steps unrolled
+for the common cases; ``dispatch_inplace`` handles ``op_`` variants,
+rebasing history (and the base's, through CopySlices, for views).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .._state import tls
+from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.graph import Node, gradient_edge
+from ..autograd.saved import INFERENCE, SavedVariable, VersionCounter
+from .registry import ELEMENTWISE, LINEAR
+
+_seq = _graph._sequence_nr
+_wrap = Tensor._wrap
+_ndarray = np.ndarray
+_NO_EDGE = (None, 0)
+_SCALARS = (float, int, bool, complex)
+
+
+# ====================================================================== nodes
+class FormulaNode(Node):
+    """A backward node whose rules come from the op table."""
+
+    __slots__ = ("_saved", "_out_meta")
+    _op = None
+    _srcs = ()   # per VJP: tuple of sources, -1 grad, -2 grads, k >= 0 saved slot
+
+    def apply(self, grads, mask, create_graph):
+        op = self._op
+        if op.n_outputs == 1:
+            grad = grads[0]
+            if grad is None:
+                return [None] * len(mask)
+        else:
+            if all(g is None for g in grads):
+                return [None] * len(mask)
+            grads = _materialize(grads, self._out_meta, create_graph)
+            grad = grads[0]
+        saved = self._saved
+        if saved:
+            names = op.save_names
+            if create_graph:
+                vals = [s.unpack(self, names[i]) if s.__class__ is SavedVariable else s
+                        for i, s in enumerate(saved)]
+            else:
+                vals = [s.unpack_data(self, names[i]) if s.__class__ is SavedVariable else s
+                        for i, s in enumerate(saved)]
+        out = []
+        for k, srcs in enumerate(self._srcs):
+            if not mask[k]:
+                out.append(None)
+                continue
+            args = [grad if j == -1 else (grads if j == -2 else vals[j]) for j in srcs]
+            out.append(op.vjps[k][0](*args))
+        return out
+
+    def release_variables(self):
+        self._released = True
+        for s in self._saved:
+            if s.__class__ is SavedVariable:
+                s.release()
+
+    def __getattr__(self, name):
+        # grad_fn._saved_self / _raw_saved_self, as in PyTorch
+        raw = name.startswith("_raw_saved_")
+        if raw or name.startswith("_saved_"):
+            key = name[11:] if raw else name[7:]
+            op = type(self)._op
+            if key in op.save_names:
+                s = self._saved[op.save_names.index(key)]
+                if s.__class__ is SavedVariable:
+                    if raw:
+                        return _RawSaved(s, self, key)
+                    return s.unpack(self, key)
+                if raw:
+                    raise TypeError(f"'{key}' saved by {self.name()} is not a tensor")
+                return s
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        names = list(super().__dir__())
+        for k in type(self)._op.save_names:
+            names.append("_saved_" + k)
+        return names
+
+
+class _RawSaved:
+    """What ``_raw_saved_<name>`` returns: lets a user register saved-tensor hooks on it."""
+
+    def __init__(self, sv, node, name):
+        self._sv, self._node, self._name = sv, node, name
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        sv = self._sv
+        if sv.data is None and sv.packed is None:
+            raise RuntimeError("Trying to register hooks on a saved tensor that has been freed")
+        if sv.packed is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor more than once")
+        t = sv.unpack(self._node, self._name)
+        sv.packed = (pack_hook(t.detach() if sv.tensor is None else t),)
+        sv.unpack_hook = unpack_hook
+        sv.data = None
+        if sv.tensor is not None:
+            from ..autograd.saved import _LeafRef
+            sv.tensor = _LeafRef(sv.tensor)
+
+
+def _materialize(grads, meta, create_graph):
+    out = list(grads)
+    for i, g in enumerate(out):
+        if g is None:
+            shape, dt = meta[i]
+            z = np.zeros(shape, dt)
+            out[i] = _wrap(z) if create_graph else z
+    return out
+
+
+def make_node_class(op):
+    names = op.save_names
+    srcs = []
+    for rule in op.vjps:
+        srcs.append(tuple(-1 if p == "grad" else (-2 if p == "grads" else names.index(p))
+                          for p in rule[1]))
+    cls = type(op.node_name, (FormulaNode,), {"__slots__": (), "_op": op,
+                                              "_srcs": tuple(srcs),
+                                              "__module__": "graphgrad.autograd.generated"})
+    return cls
+
+
+# ====================================================================== errors
+def _broadcast_error(op_name, shapes):
+    """PyTorch's message for shapes that do not broadcast, naming the dim."""
+    a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                f"non-singleton dimension {i}  [{op_name}: shapes {list(a)} and {list(b)} do not "
+                "broadcast]")
+    return None
+
+
+def _kernel_error(op, datas, exc):
+    shapes = [d.shape for d in datas if isinstance(d, np.ndarray)]
+    if isinstance(exc, ValueError) and "broadcast" in str(exc) and len(shapes) >= 2:
+        err = _broadcast_error(op.name, shapes)
+        if err is not None:
+            return err
+    if isinstance(exc, (ValueError, TypeError, np.exceptions.AxisError, IndexError)):
+        typ = IndexError if isinstance(exc, (IndexError, np.exceptions.AxisError)) else RuntimeError
+        if isinstance(exc, TypeError):
+            typ = TypeError
+        dts = [str(d.dtype) for d in datas if isinstance(d, np.ndarray)]
+        return typ(f"{op.name}(): {exc} (input shapes {[list(s) for s in shapes]}, dtypes {dts})")
+    return exc
+
+
+# ====================================================================== promotion
+def _promote(op, args, datas, nt):
+    """Cast tensor inputs to the PyTorch result type (tensors only; scalars stay weak)."""
+    rt = _dtype.result_type(*[a for a in args[:nt] if a is not None])
+    if op.promote == "float" and rt.category < 2:
+        rt = _dtype.get_default_dtype()
+    npd = rt.np
+    for i in range(nt):
+        d = datas[i]
+        if d.__class__ is _ndarray:
+            if d.dtype != npd:
+                datas[i] = d.astype(npd)
+        elif d is not None and d.__class__ is not bool and rt.category < 2 and \
+                isinstance(d, (float, complex)):
+            pass
+    # a Python scalar of a higher category than every tensor decides the dtype; make it a
+    # 0-d array of that dtype so NumPy computes in the same precision PyTorch does
+    for i in range(nt):
+        d = datas[i]
+        if d.__class__ is not _ndarray and d is not None:
+            datas[i] = np.asarray(d, dtype=npd) if not isinstance(d, np.ndarray) else d
+    return rt
+
+
+# ====================================================================== dispatch
+def dispatch(op, *args):
+    """Run ``op`` on ``args`` (signature order) and record it for autograd."""
+    nt = len(op.tensor_params)
+    datas = list(args)
+    any_req = False
+    n_tensors = 0
+    for i in range(nt):
+        a = args[i]
+        if isinstance(a, Tensor):
+            datas[i] = a._data
+            n_tensors += 1
+            if a._requires_grad:
+                any_req = True
+        elif a is not None and not isinstance(a, _SCALARS):
+            raise TypeError(f"{op.name}(): argument '{op.params[i]}' must be Tensor or a number, "
+                            f"not {type(a).__name__}")
+    if op.promote and (n_tensors > 1 or op.promote == "float" or n_tensors < nt):
+        _promote(op, args, datas, nt)
+    try:
+        res = op.kernel(*datas)
+    except Exception as exc:  # NumPy's errors become PyTorch's types with our context
+        raise _kernel_error(op, datas, exc) from None
+
+    if op.n_outputs == 1:
+        out = _wrap(res)
+        outs = (out,)
+    else:
+        outs = tuple(_wrap(r) for r in res)
+        out = outs
+    if op.is_view:
+        _set_view(op, args, outs[0])
+    if any_req and op.differentiable and tls.grad_enabled:
+        _record(op, args, outs)
+    if tls.extra:
+        _extra(op, args, outs)
+    return out
+
+
+def _record(op, args, outs):
+    node = op.node_cls()
+    node._seq = next(_seq)
+    edges = [_edge(args[i]) for i in op.diff_pos]
+    saved = []
+    for (kind, idx), needed_by in zip(op.save_kinds, op.save_needed_by):
+        if not any(edges[j][0] is not None for j in needed_by):
+            saved.append(None)
+        elif kind == "input":
+            a = args[idx]
+            saved.append(SavedVariable(a, False) if isinstance(a, Tensor) else a)
+        elif kind == "attr":
+            saved.append(args[idx])
+        elif kind == "sizes":
+            a = args[idx]
+            saved.append(a._data.shape if isinstance(a, Tensor) else ())
+        else:
+            saved.append(kind)  # result: filled below, once the outputs have history
+    node._next_edges = tuple(edges)
+    nondiff = op.nondiff_outputs
+    for k, o in enumerate(outs):
+        if k in nondiff or o._data.dtype.kind not in "fcV":
+            continue
+        o._requires_grad = True
+        o._grad_fn = node
+        o._output_nr = k
+    node._out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
+    for i, (kind, idx) in enumerate(op.save_kinds):
+        if kind == "result" and saved[i] == "result":
+            saved[i] = SavedVariable(outs[idx], True)
+    node._saved = saved
+    if tls.anomaly:
+        from ..autograd.anomaly_mode import record_traceback
+        record_traceback(node)
+    return node
+
+
+def _edge(a):
+    if a.__class__ is Tensor or isinstance(a, Tensor):
+        if a._requires_grad:
+            if a._base is not None:
+                return _view_edge(a)
+            fn = a._grad_fn
+            if fn is not None:
+                return (fn, a._output_nr)
+            return (_graph.grad_accumulator(a), 0)
+    return _NO_EDGE
+
+
+# ====================================================================== fast paths
+def unary(op, x):
+    """``dispatch`` unrolled for one tensor input and no attributes."""
+    d = x._data
+    if op.promote and d.dtype.kind not in "fcV":
+        d = d.astype(_dtype.get_default_dtype().np)
+    try:
+        res = op.kernel(d)
+    except Exception as exc:
+        raise _kernel_error(op, [d], exc) from None
+    out = _wrap(res)
+    if x._requires_grad and tls.grad_enabled and op.differentiable:
+        _record(op, (x,), (out,))
+    if tls.extra:
+        _extra(op, (x,), (out,))
+    return out
+
+
+def binary(op, a, b):
+    """``dispatch`` unrolled for two tensor-or-scalar inputs and no attributes."""
+    ad = a._data
+    bc = b.__class__
+    if bc is Tensor or isinstance(b, Tensor):
+        bd = b._data
+        req = a._requires_grad or b._requires_grad
+        if ad.dtype is not bd.dtype and ad.dtype != bd.dtype or (
+                op.promote == "float" and ad.dtype.kind not in "fcV"):
+            datas = [ad, bd]
+            _promote(op, (a, b), datas, 2)
+            ad, bd = datas
+    elif bc is float or bc is int or bc is bool or bc is complex:
+        bd = b
+        req = a._requires_grad
+        k = ad.dtype.kind
+        if (k != "f" and k != "c" and k != "V") and (bc is not int or k == "b") or \
+                (bc is complex and k != "c") or op.promote == "float":
+            datas = [ad, bd]
+            _promote(op, (a, b), datas, 2)
+            ad, bd = datas
+    else:
+        return NotImplemented
+    try:
+        res = op.kernel(ad, bd)
+    except Exception as exc:
+        raise _kernel_error(op, [ad, bd], exc) from None
+    out = _wrap(res)
+    if req and tls.grad_enabled and op.differentiable:
+        _record(op, (a, b), (out,))
+    if tls.extra:
+        _extra(op, (a, b), (out,))
+    return out
+
+
+# ====================================================================== views
+def _set_view(op, args, out):
+    """``out`` is a view of args[0]: share the version counter and remember how to replay it."""
+    x = args[0]
+    vc = x._vc
+    if vc is None:
+        vc = x._vc = VersionCounter()
+    out._vc = vc
+    base = x._base
+    out._base = x if base is None else base
+    out._view_fn = (x._view_fn, op, args[1:])
+    out._view_ver = vc.value
+
+
+def replay_view(chain, base):
+    """Apply a recorded view chain to ``base`` (ndarray or Tensor)."""
+    ops = []
+    while chain is not None:
+        chain, op, attrs = chain
+        ops.append((op, attrs))
+    x = base
+    for op, attrs in reversed(ops):
+        if isinstance(x, Tensor):
+            x = dispatch(op, x, *attrs)
+        else:
+            x = op.kernel(x, *attrs)
+    return x
+
+
+def _view_edge(a):
+    """The gradient edge of a view, regenerating its grad_fn if its base changed in place."""
+    if a._view_ver != a._vc.value and a._base._requires_grad:
+        _regenerate_view_grad_fn(a)
+    fn = a._grad_fn
+    if fn is not None:
+        return (fn, a._output_nr)
+    return (_graph.grad_accumulator(a), 0)
+
+
+def _regenerate_view_grad_fn(view):
+    from .inplace import AsStridedBackward0
+    base = view._base
+    node = AsStridedBackward0()
+    node._seq = next(_seq)
+    node._next_edges = (gradient_edge(base),)
+    node._base_meta = (base._data.shape, base._data.dtype)
+    node._chain = view._view_fn
+    node._out_meta = ((view._data.shape, view._data.dtype),)
+    view._grad_fn = node
+    view._output_nr = 0
+    view._requires_grad = True
+    view._view_ver = view._vc.value
+
+
+# ====================================================================== in-place
+def check_inplace(self, op_name):
+    """PyTorch's checks before an in-place op mutates ``self``."""
+    if tls.grad_enabled and self._requires_grad:
+        if self._grad_fn is None and self._base is None:
+            raise RuntimeError(
+                f"a leaf Variable that requires grad is being used in an in-place operation "
+                f"({op_name}). Wrap the update in `with graphgrad.no_grad():` (as an optimizer "
+                "step does) or operate on a clone.")
+        base = self._base
+        if base is not None and base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(
+                f"a view of a leaf Variable that requires grad is being used in an in-place "
+                f"operation ({op_name}). Modify a clone of the leaf instead, or wrap the update "
+                "in `with graphgrad.no_grad():`.")
+    if self._vc is INFERENCE and not tls.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+            "make a clone to get a normal tensor before doing inplace update.")
+
+
+def dispatch_inplace(op, self, *args):
+    """``self.op_(*args)``: compute ``op(self, *args)`` and write it into self."""
+    check_inplace(self, op.name + "_")
+    full = (self,) + args
+    nt = len(op.tensor_params)
+    datas = list(full)
+    any_req = False
+    for i in range(nt):
+        a = full[i]
+        if isinstance(a, Tensor):
+            datas[i] = a._data
+            any_req = any_req or a._requires_grad
+    sd = self._data
+    if op.promote:
+        rt = _promote(op, full, datas, nt)
+        if not _dtype.can_cast(rt, self.dtype):
+            raise RuntimeError(
+                f"result type {_torch_type_name(rt)} can't be cast to the desired output type "
+                f"{_torch_type_name(self.dtype)} (in-place {op.name}_ on a {self.dtype} tensor; "
+                f"use the out-of-place {op.name} instead)")
+    try:
+        res = op.kernel(*datas)
+    except Exception as exc:
+        raise _kernel_error(op, datas, exc) from None
+    res = np.asarray(res)
+    if res.shape != sd.shape:
+        raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the broadcast shape "
+                           f"{list(res.shape)} (in-place {op.name}_)")
+    record = any_req and op.differentiable and tls.grad_enabled
+    if record:
+        # the rules may need self's value from before the update
+        needs_self = any(k == ("input", 0) for k in op.save_kinds)
+        old_self = _wrap(sd.copy()) if needs_self else None
+        if old_self is not None and self._requires_grad:
+            old_self._requires_grad = True
+            old_self._grad_fn, old_self._output_nr = _edge(self)
+            old_self._base = self._base
+            old_self._vc = VersionCounter()  # the copy is never modified
+    np.copyto(sd, res, casting="unsafe")
+    self._bump_version()
+    if record:
+        src = (old_self,) + args if old_self is not None else full
+        _record_inplace(op, self, src)
+    elif self._base is not None and not self._base._requires_grad:
+        self._view_ver = self._vc.value
+    if tls.extra:
+        _extra_inplace(op, self, full)
+    return self
+
+
+def _record_inplace(op, self, src):
+    """Rebase the history of ``self`` (and of its base, for a view) onto the new node."""
+    tmp = _wrap(self._data)
+    tmp._vc = self._vc
+    node = _record(op, src, (tmp,))
+    if self._base is None:
+        self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+        # the saved result (if any) must refer to self's counter at its new version
+        return
+    from .inplace import make_copy_slices
+    make_copy_slices(self, node)
+
+
+def _torch_type_name(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+
+
+# ====================================================================== extras
+def _extra(op, args, outs):
+    """Forward AD, profiler: only reached when one of them is on (``tls.extra``)."""
+    if tls.fw_level is not None:
+        from ..autograd.forward_ad import push_tangents
+        push_tangents(op, args, outs)
+
+
+def _extra_inplace(op, self, full):
+    if tls.fw_level is not None:
+        from ..autograd.forward_ad import push_tangents_inplace
+        push_tangents_inplace(op, self, full)

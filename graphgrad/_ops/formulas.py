@@ -1,0 +1,205 @@
+"""Polymorphic helpers for derivative rules: each works on ndarrays and on Tensors.
+
+A rule such as ``lambda grad, self: grad * F.cos(self)`` runs on plain
+ndarrays in an ordinary backward (NumPy speed, no graph) and on Tensors when
+``create_graph=True`` or in forward mode (recorded, so derivatives of
+derivatives work).  Every op in the table is reachable here as ``F.<name>``
+(installed by ``install()``); the helpers below add what rules need beyond
+single ops.  Gradients may carry extra *leading* batch dimensions
+(``is_grads_batched``), so helpers address dimensions from the end.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .dispatch import dispatch
+
+_ndarray = np.ndarray
+
+
+def _is_t(x):
+    return isinstance(x, Tensor)
+
+
+def make_poly(op):
+    """A function running ``op`` on Tensors (recorded) or on ndarrays (kernel only)."""
+    kernel = op.kernel
+    nt = len(op.tensor_params)
+
+    if nt == 1:
+        def poly(x, *attrs):
+            if isinstance(x, Tensor):
+                return dispatch(op, x, *attrs)
+            return kernel(x, *attrs)
+    else:
+        def poly(*args):
+            for a in args[:nt]:
+                if isinstance(a, Tensor):
+                    return dispatch(op, *args)
+            return kernel(*args)
+    poly.__name__ = op.name
+    return poly
+
+
+def install(ops):
+    g = globals()
+    for name, op in ops.items():
+        key = name.replace(".", "_")
+        if key not in g:
+            g[key] = make_poly(op)
+
+
+# ------------------------------------------------------------------ basics
+def conj(x):
+    """Complex conjugate; the identity (no copy) on real values."""
+    if isinstance(x, Tensor):
+        return dispatch(_OP["conj_physical"], x) if x._data.dtype.kind == "c" else x
+    if isinstance(x, complex):
+        return x.conjugate()
+    if x.__class__ is _ndarray or isinstance(x, np.generic):
+        return np.conj(x) if x.dtype.kind == "c" else x
+    return x
+
+
+def real_if(x, like_real):
+    """Keep the real part when the input was real (PyTorch's handle_r_to_c)."""
+    if not like_real:
+        return x
+    if isinstance(x, Tensor):
+        return dispatch(_OP["real"], x) if x._data.dtype.kind == "c" else x
+    return x.real if np.iscomplexobj(x) else x
+
+
+def shape(x):
+    return tuple(x._data.shape) if isinstance(x, Tensor) else np.shape(x)
+
+
+def ndim(x):
+    return x._data.ndim if isinstance(x, Tensor) else np.ndim(x)
+
+
+def batch_shape(grad, out_ndim):
+    """The leading batch dimensions of a gradient whose trailing dims are the output's."""
+    s = shape(grad)
+    return s[:len(s) - out_ndim]
+
+
+def zeros_like(x):
+    if isinstance(x, Tensor):
+        return Tensor._wrap(np.zeros_like(x._data))
+    return np.zeros_like(x)
+
+
+def reshape_to(grad, sizes, out_ndim):
+    """Reshape a (batched) gradient of an ``out_ndim``-d output to ``batch + sizes``."""
+    return reshape(grad, batch_shape(grad, out_ndim) + tuple(sizes))
+
+
+def reshape(x, sizes):
+    if isinstance(x, Tensor):
+        return dispatch(_OP["reshape"], x, tuple(sizes))
+    return np.reshape(x, sizes)
+
+
+def sum_to(grad, sizes, out_ndim=None):
+    """Sum a broadcast gradient back to ``sizes`` (keeping leading batch dims).
+
+    ``out_ndim`` is the ndim of the broadcast output (without batch dims); by
+    default it is taken as ``len(sizes)`` plus nothing, i.e. no batch dims.
+    """
+    gs = shape(grad)
+    if out_ndim is None:
+        out_ndim = len(gs)
+    nb = len(gs) - out_ndim
+    lead = out_ndim - len(sizes)
+    axes = list(range(nb, nb + lead))
+    for i, s in enumerate(sizes):
+        if s == 1 and gs[nb + lead + i] != 1:
+            axes.append(nb + lead + i)
+    if not axes:
+        return grad
+    if isinstance(grad, Tensor):
+        r = dispatch(_OP["sum.dim_IntList"], grad, tuple(axes), True, None)
+    else:
+        r = grad.sum(axis=tuple(axes), keepdims=True)
+    return reshape(r, gs[:nb] + tuple(sizes))
+
+
+def expand_reduced(grad, sizes, dims, keepdim):
+    """Broadcast the gradient of a reduction over ``dims`` back to ``sizes``."""
+    n = len(sizes)
+    if dims is None:
+        dims = tuple(range(n))
+    if not keepdim:
+        gs = shape(grad)
+        nb = len(gs) - (n - len(set(dims)))
+        kept = list(gs[:nb])
+        j = nb
+        for i in range(n):
+            if i in dims:
+                kept.append(1)
+            else:
+                kept.append(gs[j])
+                j += 1
+        grad = reshape(grad, tuple(kept))
+    return expand(grad, batch_shape(grad, n) + tuple(sizes))
+
+
+def expand(x, sizes):
+    if isinstance(x, Tensor):
+        return dispatch(_OP["expand"], x, tuple(sizes))
+    return np.broadcast_to(x, sizes)
+
+
+def numel(sizes, dims=None):
+    n = 1
+    for i, s in enumerate(sizes):
+        if dims is None or i in dims:
+            n *= s
+    return n
+
+
+def mT(x):
+    """Swap the last two dims (batched-safe transpose)."""
+    if isinstance(x, Tensor):
+        return dispatch(_OP["transpose"], x, -2, -1)
+    return np.swapaxes(x, -1, -2)
+
+
+def mH(x):
+    return conj(mT(x))
+
+
+def matmul(a, b):
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        from .functions import matmul as _mm
+        return _mm(a, b)
+    return np.matmul(a, b)
+
+
+def where(cond, a, b):
+    if isinstance(cond, Tensor) or isinstance(a, Tensor) or isinstance(b, Tensor):
+        from .functions import where as _where
+        return _where(cond, a, b)
+    return np.where(cond, a, b)
+
+
+def unsqueeze_last(x):
+    if isinstance(x, Tensor):
+        return dispatch(_OP["unsqueeze"], x, x._data.ndim)
+    return np.expand_dims(x, -1)
+
+
+def cast(x, np_dtype):
+    if isinstance(x, Tensor):
+        from .. import _dtype
+        return dispatch(_OP["_to_copy"], x, _dtype.from_numpy_dtype(np_dtype))
+    return x.astype(np_dtype, copy=False)
+
+
+_OP = {}
+
+
+def _bind(ops):
+    _OP.update(ops)

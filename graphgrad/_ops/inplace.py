@@ -1,0 +1,190 @@
+"""In-place ops on views: CopySlices and the regenerated view grad_fn (seed 003 §3.3).
+
+When a view ``v`` of ``base`` is modified in place by a node ``fn``, the
+base's history is rebased onto ``CopySlices(fn)``: its backward takes the
+base's gradient, hands ``fn`` the part that falls in the view, and puts
+``fn``'s gradient for the view's old value back in that region.  The view's
+own grad_fn becomes ``AsStridedBackward0`` from the base's new history.
+
+The view's region is found by replaying the recorded chain of view ops, and
+scattering back is the op ``_view_scatter`` (the adjoint of the replay), so
+both work on ndarrays and on Tensors (double backward).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._state import tls
+from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.graph import Node, gradient_edge
+from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _edge
+from . import formulas as F
+from .registry import LINEAR, defop, export
+
+
+def _view_scatter_kernel(grad, chain, base_sizes, view_ndim):
+    lead = grad.shape[:grad.ndim - view_ndim]
+    z = np.zeros(lead + tuple(base_sizes), grad.dtype)
+    region = replay_view(chain, z) if not lead else _replay_batched(chain, z, len(lead))
+    region[...] = grad
+    return z
+
+
+def _replay_batched(chain, z, nb):
+    # views record negative dims where it matters; replay on each batch row otherwise
+    rows = z.reshape((-1,) + z.shape[nb:])
+    outs = [replay_view(chain, r) for r in rows]
+    return _Stack(outs)
+
+
+class _Stack:
+    def __init__(self, views):
+        self.views = views
+
+    def __setitem__(self, key, value):
+        value = value.reshape((len(self.views),) + self.views[0].shape)
+        for v, g in zip(self.views, value):
+            v[...] = g
+
+
+VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim)",
+                     _view_scatter_kernel, "AsStridedScatterBackward0",
+                     grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR)
+
+
+def view_scatter(grad, chain, base_sizes, view_ndim):
+    if isinstance(grad, Tensor):
+        return dispatch(VIEW_SCATTER, grad, chain, base_sizes, view_ndim)
+    return _view_scatter_kernel(grad, chain, base_sizes, view_ndim)
+
+
+def _region(grad, chain, base_ndim):
+    nb = (grad.ndim if not isinstance(grad, Tensor) else grad._data.ndim) - base_ndim
+    if nb and not isinstance(grad, Tensor):
+        rows = grad.reshape((-1,) + grad.shape[nb:])
+        return np.stack([replay_view(chain, r) for r in rows]).reshape(
+            grad.shape[:nb] + replay_view(chain, rows[0]).shape)
+    return replay_view(chain, grad)
+
+
+class AsStridedBackward0(Node):
+    """grad_fn of a view whose base was modified in place: scatter into the base's shape."""
+
+    __slots__ = ("_base_meta", "_chain", "_out_meta")
+
+    def apply(self, grads, mask, create_graph):
+        g = grads[0]
+        if g is None:
+            return [None]
+        return [view_scatter(g, self._chain, self._base_meta[0], len(self._out_meta[0][0]))]
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views."""
+
+    __slots__ = ("_fn", "_chain", "_out_meta", "_view_ndim")
+
+    def apply(self, grads, mask, create_graph):
+        g = grads[0]
+        if g is None:
+            return [None] * len(mask)
+        base_sizes = self._out_meta[0][0]
+        g_view = _region(g, self._chain, len(base_sizes))
+        if not isinstance(g_view, Tensor):
+            g_view = np.array(g_view)  # a copy: fn may not alias the base gradient
+        fn = self._fn
+        fn_mask = (True,) + tuple(mask[1:])
+        res = fn.apply([g_view], fn_mask, create_graph)
+        # zero the view's region of the base gradient, then put fn's gradient for it there
+        base_grad = g - view_scatter(g_view, self._chain, base_sizes, self._view_ndim)
+        r0 = res[0]
+        if r0 is not None:
+            meta = fn._next_edges[0][0]
+            base_grad = base_grad + view_scatter(_cast_like(r0, g), self._chain, base_sizes,
+                                                 self._view_ndim)
+        return [base_grad] + list(res[1:])
+
+    def release_variables(self):
+        self._released = True
+        self._fn.release_variables()
+
+    @property
+    def metadata(self):
+        return self._fn.metadata
+
+
+def _cast_like(x, like):
+    if isinstance(x, Tensor) or isinstance(like, Tensor):
+        return x
+    return x.astype(like.dtype, copy=False) if x.dtype != like.dtype else x
+
+
+def make_copy_slices(view, fn):
+    """Rebase ``view``'s base onto CopySlices(fn); regenerate the view's grad_fn."""
+    base = view._base
+    cs = CopySlices()
+    cs._seq = fn._seq
+    base_edge = _edge(base) if base._requires_grad else (None, 0)
+    cs._next_edges = (base_edge,) + tuple(fn._next_edges[1:])
+    cs._fn = fn
+    cs._chain = view._view_fn
+    cs._view_ndim = view._data.ndim
+    cs._out_meta = ((base._data.shape, base._data.dtype),)
+    base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
+    from .dispatch import _regenerate_view_grad_fn
+    _regenerate_view_grad_fn(view)
+
+
+# ================================================================ zero_, fill_, copy_
+ZERO = defop("zero(self)", np.zeros_like, "ZeroBackward0",
+             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t))
+FILL = defop("fill(self, *, value)", lambda a, value: np.full_like(a, value), "FillBackward0",
+             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t))
+FILL_T = defop("fill.Tensor(self, value)", lambda a, v: np.broadcast_to(v, a.shape).astype(
+               a.dtype), "FillBackward1",
+               self=lambda grad: F.zeros_like(grad), value=lambda grad: F.sum_to(grad, ()),
+               jvp=lambda value_t, self_t: F.zeros_like(self_t) + value_t)
+
+
+def _copy_kernel(a, src):
+    return np.broadcast_to(src, a.shape).astype(a.dtype, copy=True) if isinstance(
+        src, np.ndarray) else np.full_like(a, src)
+
+
+COPY = defop("copy(self, src)", _copy_kernel, "CopyBackwards",
+             self=lambda grad: F.zeros_like(grad),
+             src=lambda grad: grad,
+             jvp=lambda self_t, src_t: F.zeros_like(self_t) + src_t)
+
+
+@export()
+def zero_(self):
+    return dispatch_inplace(ZERO, self)
+
+
+@export()
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return dispatch_inplace(FILL_T, self, value)
+    return dispatch_inplace(FILL, self, value)
+
+
+@export()
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    try:
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1})"
+                           f" must match the size of tensor b ({src._data.shape[-1]}) at "
+                           "non-singleton dimension (copy_: source shape "
+                           f"{list(src._data.shape)} does not broadcast to "
+                           f"{list(self._data.shape)})") from None
+    return dispatch_inplace(COPY, self, src)

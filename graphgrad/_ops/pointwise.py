@@ -1,0 +1,336 @@
+"""Pointwise ops: the table entries (forward kernel, VJPs, JVP) and the public functions.
+
+Rules follow PyTorch's derivatives.yaml, including the complex convention
+(the gradient is the conjugate Wirtinger derivative: ``grad * conj(f'(z))``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import formulas as F
+from .dispatch import binary, dispatch, dispatch_inplace, unary
+from .registry import ELEMENTWISE, LINEAR, defop, export
+
+# ============================================================ binary arithmetic
+ADD = defop("add(self, other)", np.add, "AddBackward0", promote=True,
+            self=lambda grad: grad, other=lambda grad: grad, jvp=LINEAR)
+ADD_ALPHA = defop("add_alpha(self, other, *, alpha)", lambda a, b, alpha: a + alpha * b,
+                  "AddBackward0", promote=True,
+                  self=lambda grad: grad,
+                  other=lambda grad, alpha: grad * F.conj(alpha), jvp=LINEAR)
+SUB = defop("sub(self, other)", np.subtract, "SubBackward0", promote=True,
+            self=lambda grad: grad, other=lambda grad: -grad, jvp=LINEAR)
+SUB_ALPHA = defop("sub_alpha(self, other, *, alpha)", lambda a, b, alpha: a - alpha * b,
+                  "SubBackward0", promote=True,
+                  self=lambda grad: grad,
+                  other=lambda grad, alpha: -grad * F.conj(alpha), jvp=LINEAR)
+RSUB = defop("rsub(self, *, other)", lambda a, other: other - a, "RsubBackward1",
+             self=lambda grad: -grad, jvp=lambda self_t: -self_t)
+MUL = defop("mul(self, other)", np.multiply, "MulBackward0", promote=True,
+            self=lambda grad, other: grad * F.conj(other),
+            other=lambda grad, self: grad * F.conj(self),
+            jvp=lambda self_t, other_t, self, other: self_t * other + self * other_t)
+DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
+            self=lambda grad, other: grad / F.conj(other),
+            other=lambda grad, self, other: -grad * F.conj(self / other / other),
+            jvp=lambda self_t, other_t, self, other, result:
+                (self_t - other_t * result) / other)
+NEG = defop("neg(self)", np.negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR)
+RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", promote="float",
+                   self=lambda grad, result: -grad * F.conj(result * result), jvp=ELEMENTWISE)
+
+
+def _pow_scalar_vjp(grad, self, exponent):
+    if exponent == 0:
+        return F.zeros_like(grad * self)
+    return grad * F.conj(exponent * self ** (exponent - 1))
+
+
+def _pow_exponent_vjp(grad, self, exponent, result):
+    # d/dy x**y = x**y log x, defined as 0 where x == 0 and y >= 0 (PyTorch's choice)
+    cond = (self == 0) & (exponent >= 0) if not isinstance(exponent, complex) else (self == 0)
+    return grad * F.where(cond, 0.0, F.conj(result * F.log(self)))
+
+
+def _pow_kernel(a, b):
+    if isinstance(b, (int, float)) and a.dtype.kind in "iu" and b < 0 and isinstance(b, int):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return np.power(a, b)
+
+
+POW = defop("pow(self, *, exponent)", _pow_kernel, "PowBackward0",
+            self=_pow_scalar_vjp, jvp=ELEMENTWISE)
+POW_T = defop("pow.Tensor_Tensor(self, exponent)", np.power, "PowBackward1", promote=True,
+              self=lambda grad, self, exponent: grad * F.conj(exponent * self ** (exponent - 1)),
+              exponent=_pow_exponent_vjp,
+              jvp=lambda self_t, exponent_t, self, exponent, result:
+                  self_t * exponent * self ** (exponent - 1)
+                  + exponent_t * F.where((self == 0) & (exponent >= 0), 0.0,
+                                         result * F.log(self)))
+
+
+def _rpow_vjp(grad, exponent, self, result):
+    if self == 0:
+        return grad * F.where(exponent >= 0, 0.0, F.conj(result * -math.inf))
+    return grad * F.conj(result * (math.log(self) if self > 0 or isinstance(self, complex)
+                                   else complex(math.log(-self), math.pi)))
+
+
+POW_S = defop("pow.Scalar(exponent, *, self)", lambda e, s: np.power(s, e), "PowBackward2",
+              exponent=_rpow_vjp, jvp=ELEMENTWISE)
+
+# ============================================================ unary
+EXP = defop("exp(self)", np.exp, "ExpBackward0", promote="float",
+            self=lambda grad, result: grad * F.conj(result), jvp=ELEMENTWISE)
+LOG = defop("log(self)", np.log, "LogBackward0", promote="float",
+            self=lambda grad, self: grad / F.conj(self), jvp=ELEMENTWISE)
+SIN = defop("sin(self)", np.sin, "SinBackward0", promote="float",
+            self=lambda grad, self: grad * F.conj(F.cos(self)), jvp=ELEMENTWISE)
+COS = defop("cos(self)", np.cos, "CosBackward0", promote="float",
+            self=lambda grad, self: grad * -F.conj(F.sin(self)), jvp=ELEMENTWISE)
+TANH = defop("tanh(self)", np.tanh, "TanhBackward0", promote="float",
+             self=lambda grad, result: grad * F.conj(1 - result * result), jvp=ELEMENTWISE)
+
+
+def _sigmoid(a):
+    # numerically stable for large |a|: exp never overflows
+    out = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + out), out / (1 + out)).astype(a.dtype, copy=False) \
+        if a.dtype.kind != "c" else 1 / (1 + np.exp(-a))
+
+
+SIGMOID = defop("sigmoid(self)", _sigmoid, "SigmoidBackward0", promote="float",
+                self=lambda grad, result: grad * F.conj(result * (1 - result)), jvp=ELEMENTWISE)
+RELU = defop("relu(self)", lambda a: np.maximum(a, 0, dtype=a.dtype), "ReluBackward0",
+             self=lambda grad, result: grad * (result > 0), jvp=ELEMENTWISE)
+
+# ============================================================ complex parts, copies, casts
+CONJ_PHYSICAL = defop("conj_physical(self)", np.conj, "ConjPhysicalBackward0",
+                      self=lambda grad: F.conj_physical(grad), jvp=LINEAR)
+# the engine casts the real gradient back to the complex input's dtype
+REAL = defop("real(self)", np.real, "RealBackward0", self=lambda grad: grad, jvp=LINEAR)
+CLONE = defop("clone(self)", np.copy, "CloneBackward0", self=lambda grad: grad, jvp=LINEAR)
+
+
+def _to_copy_kernel(a, dtype):
+    return a.astype(dtype.np, copy=True)
+
+
+TO_COPY = defop("_to_copy(self, *, dtype)", _to_copy_kernel, "ToCopyBackward0",
+                self=lambda grad: grad, jvp=LINEAR)
+
+# ============================================================ public functions
+_UNARY = {"exp": EXP, "log": LOG, "sin": SIN, "cos": COS, "tanh": TANH, "sigmoid": SIGMOID,
+          "relu": RELU, "neg": NEG, "reciprocal": RECIPROCAL}
+
+
+def _check_tensor(name, x, pos="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{pos}' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _make_unary(name, op):
+    def fn(input):
+        if input.__class__ is not Tensor:
+            _check_tensor(name, input)
+        return unary(op, input)
+
+    def fn_(self):
+        return dispatch_inplace(op, self)
+    fn.__name__, fn_.__name__ = name, name + "_"
+    fn.__doc__ = f"Elementwise {name} (``graphgrad.{name}``; backward node {op.node_name})."
+    export(name)(fn)
+    export(name + "_")(fn_)
+    return fn
+
+
+for _n, _op in _UNARY.items():
+    globals()[_n] = _make_unary(_n, _op)
+negative = export("negative")(globals()["neg"])
+
+
+def _as_operand(name, x):
+    if isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex)):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
+
+
+@export()
+def add(input, other, *, alpha=1, out=None):
+    _check_tensor("add", input)
+    other = _as_operand("add", other)
+    r = binary(ADD, input, other) if alpha == 1 else dispatch(ADD_ALPHA, input, other, alpha)
+    return _out(r, out)
+
+
+@export()
+def sub(input, other, *, alpha=1, out=None):
+    _check_tensor("sub", input)
+    other = _as_operand("sub", other)
+    r = binary(SUB, input, other) if alpha == 1 else dispatch(SUB_ALPHA, input, other, alpha)
+    return _out(r, out)
+
+
+subtract = export("subtract")(sub)
+
+
+@export()
+def mul(input, other, *, out=None):
+    _check_tensor("mul", input)
+    return _out(binary(MUL, input, _as_operand("mul", other)), out)
+
+
+multiply = export("multiply")(mul)
+
+
+@export()
+def div(input, other, *, rounding_mode=None, out=None):
+    _check_tensor("div", input)
+    other = _as_operand("div", other)
+    if rounding_mode is None:
+        return _out(binary(DIV, input, other), out)
+    from .registry import PUBLIC
+    return _out(PUBLIC["_div_rounding"](input, other, rounding_mode), out)
+
+
+divide = export("divide")(div)
+true_divide = export("true_divide")(lambda input, other: binary(DIV, input, other))
+
+
+@export()
+def pow(input, exponent, *, out=None):  # noqa: A001
+    if not isinstance(input, Tensor):
+        if isinstance(exponent, Tensor):
+            return dispatch(POW_S, exponent, input)
+        _check_tensor("pow", input)
+    if isinstance(exponent, Tensor):
+        return _out(binary(POW_T, input, exponent), out)
+    exponent = _as_operand("pow", exponent)
+    if isinstance(exponent, float) and input._data.dtype.kind in "iub":
+        input = input.to(_default_float())
+    return _out(dispatch(POW, input, exponent), out)
+
+
+def _default_float():
+    from .._dtype import get_default_dtype
+    return get_default_dtype()
+
+
+def _out(r, out):
+    if out is None:
+        return r
+    from .registry import PUBLIC
+    return PUBLIC["_write_out"](r, out)
+
+
+@export()
+def add_(self, other, *, alpha=1):
+    if alpha == 1:
+        return dispatch_inplace(ADD, self, _as_operand("add_", other))
+    return dispatch_inplace(ADD_ALPHA, self, _as_operand("add_", other), alpha)
+
+
+@export()
+def sub_(self, other, *, alpha=1):
+    if alpha == 1:
+        return dispatch_inplace(SUB, self, _as_operand("sub_", other))
+    return dispatch_inplace(SUB_ALPHA, self, _as_operand("sub_", other), alpha)
+
+
+@export()
+def mul_(self, other):
+    return dispatch_inplace(MUL, self, _as_operand("mul_", other))
+
+
+@export()
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        r = div(self, other, rounding_mode=rounding_mode)
+        return self.copy_(r)
+    return dispatch_inplace(DIV, self, _as_operand("div_", other))
+
+
+@export()
+def pow_(self, exponent):
+    if isinstance(exponent, Tensor):
+        return dispatch_inplace(POW_T, self, exponent)
+    return dispatch_inplace(POW, self, exponent)
+
+
+@export()
+def clone(input, *, memory_format=None):
+    _check_tensor("clone", input)
+    return unary(CLONE, input)
+
+
+@export()
+def conj_physical(input):
+    return unary(CONJ_PHYSICAL, input) if input._data.dtype.kind == "c" else unary(CLONE, input)
+
+
+@export()
+def real(input):
+    if input._data.dtype.kind != "c":
+        return input
+    return unary(REAL, input)
+
+
+# ------------------------------------------------------------ Python operators
+def _rsub(self, other):
+    if isinstance(other, Tensor):
+        return binary(SUB, other, self)
+    other = _as_operand("rsub", other)
+    if self._data.dtype.kind in "iub" and isinstance(other, float):
+        self = self.to(_default_float())
+    return dispatch(RSUB, self, other)
+
+
+def _rdiv(self, other):
+    if isinstance(other, Tensor):
+        return binary(DIV, other, self)
+    return binary(MUL, unary(RECIPROCAL, self), _as_operand("rdiv", other))
+
+
+def _rpow(self, other):
+    if isinstance(other, Tensor):
+        return binary(POW_T, other, self)
+    return dispatch(POW_S, self, _as_operand("rpow", other))
+
+
+def _iadd(self, other):
+    return add_(self, other)
+
+
+def _isub(self, other):
+    return sub_(self, other)
+
+
+def _imul(self, other):
+    return mul_(self, other)
+
+
+def _itruediv(self, other):
+    return div_(self, other)
+
+
+OPERATORS = {
+    "__add__": lambda self, other: binary(ADD, self, other),
+    "__radd__": lambda self, other: binary(ADD, self, other),
+    "__sub__": lambda self, other: binary(SUB, self, other),
+    "__rsub__": _rsub,
+    "__mul__": lambda self, other: binary(MUL, self, other),
+    "__rmul__": lambda self, other: binary(MUL, self, other),
+    "__truediv__": lambda self, other: binary(DIV, self, other),
+    "__rtruediv__": _rdiv,
+    "__pow__": lambda self, other: pow(self, other),
+    "__rpow__": _rpow,
+    "__neg__": lambda self: unary(NEG, self),
+    "__pos__": lambda self: self,
+    "__iadd__": _iadd, "__isub__": _isub, "__imul__": _imul, "__itruediv__": _itruediv,
+}

@@ -1,0 +1,409 @@
+"""Shape ops and views: view/reshape, transpose, expand, (un)squeeze, select, slice, indexing.
+
+View ops (``is_view=True``) return NumPy views that share memory and the
+version counter with their base; the dispatcher records how to replay them
+(used by CopySlices when a view is modified in place).  Dims are stored
+negative (counted from the end) so the backward rules also work on
+gradients with leading batch dimensions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from . import formulas as F
+from .dispatch import dispatch, unary
+from .registry import LINEAR, defop, export
+
+
+def _neg(dim, ndim):
+    """``dim`` of an ``ndim``-d tensor as a negative index (batch-safe)."""
+    return _wrap_dim(dim, ndim) - max(ndim, 1) if ndim else -1
+
+
+def _view_kernel(a, size):
+    out = a.view()
+    try:
+        out.shape = size
+    except AttributeError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return out
+
+
+VIEW = defop("view(self, *, size)", _view_kernel, "ViewBackward0", is_view=True,
+             self=lambda grad, self_sym_sizes, size: F.reshape_to(grad, self_sym_sizes, len(size)),
+             jvp=LINEAR)
+UNSAFE_VIEW = defop("_unsafe_view(self, *, size)", lambda a, size: a.reshape(size),
+                    "UnsafeViewBackward0",
+                    self=lambda grad, self_sym_sizes, size:
+                        F.reshape_to(grad, self_sym_sizes, len(size)),
+                    jvp=LINEAR)
+ALIAS = defop("alias(self)", lambda a: a.view(), "AliasBackward0", is_view=True,
+              self=lambda grad: grad, jvp=LINEAR)
+TRANSPOSE = defop("transpose(self, *, dim0, dim1)", np.swapaxes, "TransposeBackward0",
+                  is_view=True,
+                  self=lambda grad, dim0, dim1: F.transpose(grad, dim0, dim1), jvp=LINEAR)
+T = defop("t(self)", lambda a: a.T, "TBackward0", is_view=True,
+          self=lambda grad, self_sym_sizes: F.mT(grad) if len(self_sym_sizes) == 2 else grad,
+          jvp=LINEAR)
+EXPAND = defop("expand(self, *, size)", np.broadcast_to, "ExpandBackward0", is_view=True,
+               self=lambda grad, self_sym_sizes, size: F.sum_to(grad, self_sym_sizes, len(size)),
+               jvp=LINEAR)
+UNSQUEEZE = defop("unsqueeze(self, *, dim)", np.expand_dims, "UnsqueezeBackward0", is_view=True,
+                  self=lambda grad, dim: F.squeeze_dims(grad, (dim,)), jvp=LINEAR)
+
+
+def _squeezed_ndim(sizes, dims):
+    return len(sizes) - sum(1 for d in dims if sizes[d] == 1)
+
+
+SQUEEZE = defop("squeeze(self)", np.squeeze, "SqueezeBackward0", is_view=True,
+                self=lambda grad, self_sym_sizes: F.reshape_to(
+                    grad, self_sym_sizes, sum(1 for s in self_sym_sizes if s != 1)),
+                jvp=LINEAR)
+SQUEEZE_DIM = defop("squeeze.dim(self, *, dim)", lambda a, dim: np.squeeze(a, dim) if
+                    a.shape[dim] == 1 else a.view(), "SqueezeBackward1", is_view=True,
+                    self=lambda grad, self_sym_sizes, dim: F.reshape_to(
+                        grad, self_sym_sizes, _squeezed_ndim(self_sym_sizes, (dim,))),
+                    jvp=LINEAR)
+SQUEEZE_DIMS = defop("squeeze.dims(self, *, dim)", lambda a, dim: np.squeeze(
+                         a, tuple(d for d in dim if a.shape[d] == 1)),
+                     "SqueezeBackward2", is_view=True,
+                     self=lambda grad, self_sym_sizes, dim: F.reshape_to(
+                         grad, self_sym_sizes, _squeezed_ndim(self_sym_sizes, dim)),
+                     jvp=LINEAR)
+SQUEEZE_DIMS_ = defop("squeeze_dims(self, *, dims)", np.squeeze, "SqueezeBackward2",
+                      self=lambda grad, dims: F.unsqueeze_dims(grad, dims), jvp=LINEAR)
+UNSQUEEZE_DIMS = defop("unsqueeze_dims(self, *, dims)", np.expand_dims, "UnsqueezeBackward0",
+                       self=lambda grad, dims: F.squeeze_dims(grad, dims), jvp=LINEAR)
+
+
+def _select_key(dim, index):
+    # dim < 0: index from the end, so leading batch dims pass through
+    return (Ellipsis, index) + (slice(None),) * (-dim - 1)
+
+
+def _select_backward_kernel(grad, sizes, dim, index):
+    lead = grad.shape[:grad.ndim - (len(sizes) - 1)]
+    z = np.zeros(lead + tuple(sizes), grad.dtype)
+    z[_select_key(dim, index)] = grad
+    return z
+
+
+def _slice_key(dim, start, end, step):
+    return (Ellipsis, slice(start, end, step)) + (slice(None),) * (-dim - 1)
+
+
+def _slice_backward_kernel(grad, sizes, dim, start, end, step):
+    lead = grad.shape[:grad.ndim - len(sizes)]
+    z = np.zeros(lead + tuple(sizes), grad.dtype)
+    z[_slice_key(dim, start, end, step)] = grad
+    return z
+
+
+SELECT = defop("select(self, *, dim, index)", lambda a, dim, index: a[_select_key(dim, index)],
+               "SelectBackward0", is_view=True,
+               self=lambda grad, self_sym_sizes, dim, index:
+                   F.select_backward(grad, tuple(self_sym_sizes), dim, index),
+               jvp=LINEAR)
+SELECT_BACKWARD = defop("select_backward(grad, *, sizes, dim, index)", _select_backward_kernel,
+                        "SelectBackwardBackward0",
+                        grad=lambda grad, dim, index: F.select(grad, dim, index), jvp=LINEAR)
+SLICE = defop("slice(self, *, dim, start, end, step)",
+              lambda a, dim, start, end, step: a[_slice_key(dim, start, end, step)],
+              "SliceBackward0", is_view=True,
+              self=lambda grad, self_sym_sizes, dim, start, end, step:
+                  F.slice_backward(grad, tuple(self_sym_sizes), dim, start, end, step),
+              jvp=LINEAR)
+SLICE_BACKWARD = defop("slice_backward(grad, *, sizes, dim, start, end, step)",
+                       _slice_backward_kernel, "SliceBackwardBackward0",
+                       grad=lambda grad, dim, start, end, step: F.slice(grad, dim, start, end,
+                                                                          step),
+                       jvp=LINEAR)
+
+
+def _index_backward_kernel(grad, sizes, indices):
+    lead = grad.shape[:grad.ndim - _index_out_ndim(sizes, indices)]
+    z = np.zeros(lead + tuple(sizes), grad.dtype)
+    np.add.at(z, (Ellipsis,) + indices if lead else indices, grad)
+    return z
+
+
+def _index_out_ndim(sizes, indices):
+    return np.empty(tuple(sizes), np.bool_)[indices].ndim if sizes else 0
+
+
+INDEX = defop("index(self, *, indices)", lambda a, indices: a[indices], "IndexBackward0",
+              self=lambda grad, self_sym_sizes, indices:
+                  F.index_backward(grad, tuple(self_sym_sizes), indices),
+              jvp=LINEAR)
+INDEX_BACKWARD = defop("index_backward(grad, *, sizes, indices)", _index_backward_kernel,
+                       "IndexPutBackward0",
+                       grad=lambda grad, indices: F.index(grad, indices), jvp=LINEAR)
+
+
+# ================================================================ public functions
+def _size_arg(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _infer_size(size, numel, fn="view"):
+    size = list(size)
+    neg = [i for i, s in enumerate(size) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for i, s in enumerate(size):
+        if i not in neg:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+        size[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+    return tuple(size)
+
+
+@export()
+def view(input, *size):
+    if len(size) == 1 and not isinstance(size[0], (int, tuple, list)):
+        from .._dtype import to_dtype
+        d = to_dtype(size[0])
+        return _wrap_dtype_view(input, d)
+    size = _infer_size(_size_arg(size), input._data.size)
+    return dispatch(VIEW, input, size)
+
+
+def _wrap_dtype_view(input, d):
+    return Tensor._wrap(input._data.view(d.np))
+
+
+@export()
+def reshape(input, *shape):
+    size = _infer_size(_size_arg(shape), input._data.size, "reshape")
+    d = input._data
+    if size == d.shape:
+        return dispatch(VIEW, input, size)
+    r = d.reshape(size)
+    if np.may_share_memory(r, d) or d.size == 0:
+        return dispatch(VIEW, input, size)
+    # not viewable: PyTorch clones then views (CloneBackward0 -> UnsafeViewBackward0)
+    return dispatch(UNSAFE_VIEW, unary(CLONE_OP(), input), size)
+
+
+def CLONE_OP():
+    from .pointwise import CLONE
+    return CLONE
+
+
+@export()
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+@export()
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+@export()
+def flatten(input, start_dim=0, end_dim=-1):
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shp = input._data.shape
+    n = 1
+    for k in shp[s:e + 1]:
+        n *= k
+    return reshape(input, shp[:s] + (n,) + shp[e + 1:])
+
+
+@export()
+def transpose(input, dim0, dim1):
+    nd = input._data.ndim
+    return dispatch(TRANSPOSE, input, _neg(dim0, nd), _neg(dim1, nd))
+
+
+swapaxes = export("swapaxes")(transpose)
+swapdims = export("swapdims")(transpose)
+
+
+@export()
+def t(input):
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input._data.ndim}D")
+    return unary(T, input)
+
+
+@export()
+def expand(input, *sizes):
+    sizes = _size_arg(sizes)
+    shp = input._data.shape
+    if len(sizes) < len(shp):
+        raise RuntimeError(
+            f"expand(): the number of sizes provided ({len(sizes)}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({len(shp)})")
+    lead = len(sizes) - len(shp)
+    out = list(sizes)
+    for i, s in enumerate(shp):
+        want = sizes[lead + i]
+        if want == -1:
+            out[lead + i] = s
+        elif s != 1 and want != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({s}) at "
+                f"non-singleton dimension {lead + i}.  Target sizes: {list(sizes)}.  Tensor "
+                f"sizes: {list(shp)}")
+    return dispatch(EXPAND, input, tuple(out))
+
+
+@export()
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+@export()
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+@export()
+def unsqueeze(input, dim):
+    nd = input._data.ndim
+    d = _wrap_dim(dim, nd + 1)
+    return dispatch(UNSQUEEZE, input, d - (nd + 1))
+
+
+@export()
+def squeeze(input, dim=None):
+    nd = input._data.ndim
+    if dim is None:
+        return unary(SQUEEZE, input)
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(_wrap_dim(d, nd) for d in dim) if nd else ()
+        return dispatch(SQUEEZE_DIMS, input, dims)
+    if nd == 0:
+        _wrap_dim(dim, 0)
+        return dispatch(SQUEEZE_DIMS, input, ())
+    return dispatch(SQUEEZE_DIM, input, _wrap_dim(dim, nd))
+
+
+@export()
+def select(input, dim, index):
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    index = int(index)
+    if index < -n or index >= n:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+    return dispatch(SELECT, input, d - nd, index + n if index < 0 else index)
+
+
+@export()
+def narrow(input, dim, start, length):
+    nd = input._data.ndim
+    d = _wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    start = int(start)
+    if start < 0:
+        start += n
+    if start < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, d, start, start + length, 1)
+
+
+def _slice(input, d, start, end, step):
+    nd = input._data.ndim
+    return dispatch(SLICE, input, d - nd, start, end, step)
+
+
+# ---------------------------------------------------------------- indexing
+def _is_basic(k):
+    return k is None or k is Ellipsis or isinstance(k, (int, slice)) and not isinstance(k, bool)
+
+
+def _to_numpy_index(k):
+    if isinstance(k, Tensor):
+        if k._data.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return k._data
+    if isinstance(k, (list, tuple)):
+        return np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
+    if isinstance(k, np.ndarray):
+        return k
+    return k
+
+
+def getitem(self, key):
+    """``tensor[key]``: views for basic indexing (PyTorch's select/slice/unsqueeze chain)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if not all(_is_basic(k) for k in key):
+        if isinstance(key[0], (list,)) and len(key) == 1 and key[0] and \
+                all(isinstance(k, (list, Tensor)) or _is_basic(k) for k in key[0]) and \
+                any(isinstance(k, (slice, type(None), type(Ellipsis))) for k in key[0]):
+            key = tuple(key[0])
+        idx = tuple(_to_numpy_index(k) for k in key)
+        try:
+            return dispatch(INDEX, self, idx)
+        except RuntimeError as e:
+            if "out of bounds" in str(e):
+                raise IndexError(str(e)) from None
+            raise
+    nd = self._data.ndim
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_real > nd:
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
+    out = self
+    dim = 0
+    touched = False
+    for k in key:
+        if k is Ellipsis:
+            dim += nd - n_real
+            continue
+        if k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+            touched = True
+        elif isinstance(k, int):
+            n = out._data.shape[dim]
+            if k < -n or k >= n:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
+            out = select(out, dim, k)
+            touched = True
+        else:
+            n = out._data.shape[dim]
+            start, stop, step = k.indices(n)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (start == 0 and stop == n and step == 1):
+                out = _slice(out, dim, start, max(stop, start), step)
+                touched = True
+            elif k != slice(None) or not touched and len(key) == 1:
+                out = _slice(out, dim, start, stop, step)
+                touched = True
+            dim += 1
+    if not touched:
+        return unary(ALIAS, out)
+    return out
+
+
+__all__ = ["view", "reshape", "transpose", "t", "expand", "unsqueeze", "squeeze", "select",
+           "narrow", "getitem", "flatten"]

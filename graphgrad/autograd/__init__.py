@@ -1,0 +1,202 @@
+"""graphgrad.autograd: backward, grad, and the autograd machinery (PyTorch's torch.autograd)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._state import tls
+from . import forward_ad, graph
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                        is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .graph import GradientEdge
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled", "forward_ad", "graph", "Variable"]
+
+
+def _tensor_or_tensors_to_tuple(x, n):
+    from .._tensor import Tensor
+    if x is None:
+        return (None,) * n
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _as_tuple(x):
+    from .._tensor import Tensor
+    if isinstance(x, (Tensor, GradientEdge)):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, create_graph, is_grads_batched):
+    """The seed gradient of each output, checked like PyTorch's _make_grads."""
+    from .._tensor import Tensor
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        od = o._data
+        if g is None:
+            if o._requires_grad:
+                if od.size != 1:
+                    raise RuntimeError(
+                        "grad can be implicitly created only for scalar outputs (output "
+                        f"{i} has shape {list(od.shape)}; pass a gradient of that shape, e.g. "
+                        "out.backward(graphgrad.ones_like(out)))")
+                if od.dtype.kind not in "fV" and o.dtype.category != 2:
+                    raise RuntimeError(
+                        f"grad can be implicitly created only for real scalar outputs but got "
+                        f"{o.dtype}")
+                g = np.ones_like(od)
+                out.append(Tensor._wrap(g) if create_graph else g)
+            else:
+                out.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        gd = g._data
+        gshape = gd.shape[1:] if is_grads_batched else gd.shape
+        if gshape != od.shape:
+            if is_grads_batched:
+                raise RuntimeError(
+                    f"If `is_grads_batched=True`, we interpret the first dimension of each grad"
+                    f"_output as the batch dimension. The sizes of the remaining dimensions are "
+                    f"expected to match the shape of corresponding output, but a mismatch was "
+                    f"detected: grad_output[{i}] has a shape of graphgrad.Size("
+                    f"{list(gd.shape)}) and output[{i}] has a shape of graphgrad.Size("
+                    f"{list(od.shape)}).")
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of graphgrad.Size("
+                f"{list(gd.shape)}) and output[{i}] has a shape of graphgrad.Size("
+                f"{list(od.shape)}).")
+        if (gd.dtype.kind == "c") != (od.dtype.kind == "c"):
+            raise RuntimeError(
+                "For complex Tensors, both grad_output and output are required to have the same "
+                f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
+                f"output[{i}] has a dtype of {o.dtype}.")
+        if create_graph:
+            out.append(g)
+        else:
+            out.append(gd)
+    return out
+
+
+def _root_edges(outputs):
+    from .graph import gradient_edge
+    edges = []
+    for i, o in enumerate(outputs):
+        if not o._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn "
+                "(was it computed under no_grad, or from tensors without requires_grad=True?)")
+        edges.append(_edge_of(o))
+    return edges
+
+
+def _edge_of(t):
+    from .._ops.dispatch import _edge
+    return _edge(t)
+
+
+def _input_edges(inputs, what):
+    from .._tensor import Tensor
+    edges = []
+    for i, t in enumerate(inputs):
+        if isinstance(t, GradientEdge):
+            edges.append((t.node, t.output_nr))
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{what}: inputs must be Tensors or GradientEdges, got "
+                            f"{type(t).__name__} at index {i}")
+        if not t._requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad "
+                               f"(index {i}, shape {list(t._data.shape)})")
+        edges.append(_edge_of(t))
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
+    from .._tensor import Tensor
+    from .engine import execute
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = _as_tuple(tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grad_tensors = _tensor_or_tensors_to_tuple(grad_tensors, len(tensors))
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
+    grads = _make_grads(tensors, grad_tensors, create_graph, False)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(tensors)
+    input_edges = _input_edges(inputs, "backward") if inputs is not None else None
+    captured = execute(roots, grads, retain_graph, create_graph, inputs=input_edges,
+                       accumulate=True)
+    if inputs is not None:
+        for t, g in zip(inputs, captured):
+            if isinstance(t, Tensor) and t._grad_fn is not None and g is not None:
+                g = g if isinstance(g, Tensor) else Tensor._wrap(np.array(g))
+                t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` w.r.t. ``inputs`` (returned, not accumulated)."""
+    from .._tensor import Tensor
+    from .engine import execute
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
+                         "True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if len(inputs) == 0:
+        raise RuntimeError("grad requires at least one input (got an empty `inputs`)")
+    grad_outputs = _tensor_or_tensors_to_tuple(grad_outputs, len(outputs))
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
+                           f"grad_outputs for {len(outputs)} outputs")
+    grads = _make_grads(outputs, grad_outputs, create_graph, is_grads_batched)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outputs)
+    edges = _input_edges(inputs, "grad")
+    captured = execute(roots, grads, retain_graph, create_graph, inputs=edges,
+                       accumulate=False, batch_nd=1 if is_grads_batched else 0)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if materialize_grads:
+                shape = t._data.shape if isinstance(t, Tensor) else t.node.input_metadata(
+                    t.output_nr)[0]
+                dt = t._data.dtype if isinstance(t, Tensor) else t.node.input_metadata(
+                    t.output_nr)[1]
+                if is_grads_batched:
+                    shape = (grads[0].shape[0] if grads[0] is not None else 1,) + tuple(shape)
+                result.append(Tensor._wrap(np.zeros(shape, dt)))
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(None)
+            continue
+        result.append(g if isinstance(g, Tensor) else Tensor._wrap(g))
+    return tuple(result)
+
+
+def Variable(data, requires_grad=False, volatile=False):  # noqa: N802 - PyTorch's name
+    """Deprecated: returns a Tensor (Variables and Tensors merged in PyTorch 0.4)."""
+    import warnings
+    warnings.warn("graphgrad.autograd.Variable is deprecated; use tensors directly",
+                  DeprecationWarning, stacklevel=2)
+    if hasattr(data, "_data"):
+        return data.detach().requires_grad_(requires_grad) if requires_grad else data
+    from .. import tensor
+    return tensor(data, requires_grad=requires_grad)

@@ -1,0 +1,362 @@
+"""The backward engine (seed 003 §4): dependency counting, then a ready queue.
+
+``execute`` runs iteratively -- no recursion on graph depth:
+
+1. ``_compute_dependencies``: walk the graph once from a GraphRoot, counting
+   for each node how many edges point at it.
+2. ``_compute_needed`` (only with ``inputs=``): mark the nodes that lead to a
+   requested input; only they run.
+3. The loop pops the ready node with the highest ``sequence_nr`` (later ops
+   first; AccumulateGrad first of all, like PyTorch), runs tensor pre-hooks,
+   captures requested gradients, node pre-hooks, the node, node post-hooks,
+   frees its saved variables unless ``retain_graph``, validates each produced
+   gradient against the next node's input metadata (summing away
+   broadcasting, casting dtype) and adds it into that node's input buffer.
+
+Gradients are ndarrays in an ordinary backward and Tensors when
+``create_graph=True``; user hooks always see Tensors.  Accumulation into a
+leaf's ``.grad`` is journaled so that a backward that fails leaves every
+``.grad`` as it was.
+"""
+from __future__ import annotations
+
+import heapq
+import sys
+
+import numpy as np
+
+from .._state import tls
+from .._tensor import Tensor
+from .graph import AccumulateGrad, Node
+
+_wrap = Tensor._wrap
+_ndarray = np.ndarray
+
+
+class GraphRoot(Node):
+    """A virtual node whose outputs are the gradients given for the roots."""
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, edges, grads):
+        self._next_edges = tuple(edges)
+        self._grads = grads
+        self._seq = 1 << 63
+
+    def apply(self, grads, mask, create_graph):
+        return list(self._grads)
+
+    @property
+    def _out_meta(self):
+        return ()
+
+
+def _compute_dependencies(root):
+    deps = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child, _ in node._next_edges:
+            if child is None:
+                continue
+            n = deps.get(child)
+            if n is None:
+                deps[child] = 1
+                stack.append(child)
+            else:
+                deps[child] = n + 1
+    return deps
+
+
+def _compute_needed(root, deps, targets):
+    """Nodes from which some target node can be reached (those must run)."""
+    # topological order by Kahn's algorithm (parents before children), then reverse
+    remaining = dict(deps)
+    order = [root]
+    i = 0
+    while i < len(order):
+        node = order[i]
+        i += 1
+        for child, _ in node._next_edges:
+            if child is None:
+                continue
+            remaining[child] -= 1
+            if remaining[child] == 0:
+                order.append(child)
+    needed = set()
+    for node in reversed(order):
+        for child, _ in node._next_edges:
+            if child is not None and (child in targets or child in needed):
+                needed.add(node)
+                break
+    return needed
+
+
+def _to_tensor(g):
+    return g if g is None or isinstance(g, Tensor) else _wrap(g)
+
+
+def _from_tensor(r, create_graph):
+    if r is None or create_graph:
+        return r
+    return r._data if isinstance(r, Tensor) else r
+
+
+def _call_tensor_pre_hooks(hooks, g, create_graph):
+    for fn in tuple(hooks.values()):
+        r = fn(_to_tensor(g))
+        if r is not None:
+            g = _from_tensor(r, create_graph)
+    return g
+
+
+def _run_tensor_hooks(node, grads, create_graph):
+    tph = node._tensor_pre_hooks
+    if tph:
+        for nr, hooks in tph.items():
+            if hooks and grads[nr] is not None:
+                grads[nr] = _call_tensor_pre_hooks(hooks, grads[nr], create_graph)
+    rgh = node._retains_grad_hooks
+    if rgh:
+        for nr, fn in rgh.items():
+            if grads[nr] is not None:
+                fn(_to_tensor(grads[nr]))
+
+
+def _validate(node, outs, create_graph, batch_nd):
+    """Check each gradient against the next node's input metadata; fix shape/dtype."""
+    edges = node._next_edges
+    if len(outs) != len(edges):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(edges)}, got {len(outs)})")
+    for i, g in enumerate(outs):
+        if g is None:
+            continue
+        child, nr = edges[i]
+        if child is None:
+            outs[i] = None
+            continue
+        if create_graph:
+            if not isinstance(g, Tensor):
+                g = outs[i] = _wrap(np.asarray(g))
+            data = g._data
+        else:
+            if g.__class__ is not _ndarray:
+                g = outs[i] = g._data if isinstance(g, Tensor) else np.asarray(g)
+            data = g
+        shape, dt = child.input_metadata(nr)
+        gs = data.shape
+        if gs != shape and gs[batch_nd:] != shape:
+            outs[i] = g = _sum_to_shape(node, i, g, gs, shape, batch_nd)
+            data = g._data if create_graph else g
+        if data.dtype != dt:
+            outs[i] = _cast(g, dt, create_graph)
+    return outs
+
+
+def _sum_to_shape(node, i, g, gs, shape, batch_nd):
+    from .._ops import formulas as F
+    out = gs[batch_nd:]
+    ok = len(out) >= len(shape) and all(
+        s == 1 or s == o for s, o in zip(shape[::-1], out[::-1]))
+    if not ok:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {i} - got "
+            f"{list(gs)} but expected shape compatible with {list(shape)}")
+    return F.sum_to(g, shape, len(out))
+
+
+def _cast(g, dt, create_graph):
+    if create_graph:
+        from .._ops import formulas as F
+        if g._data.dtype.kind == "c" and dt.kind != "c":
+            g = F.real(g)
+        return F.cast(g, dt) if g._data.dtype != dt else g
+    if g.dtype.kind == "c" and dt.kind != "c":
+        g = g.real
+    return g.astype(dt)
+
+
+class _Journal:
+    """Undo log for ``.grad`` so that a failing backward leaves no partial update."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self):
+        self.entries = []
+
+    def rollback(self):
+        for var, old_grad, old_data in reversed(self.entries):
+            var._grad = old_grad
+            if old_data is not None:
+                old_grad._data = old_data
+
+
+def _accumulate_grad(node, g, create_graph, journal):
+    """AccumulateGrad: add ``g`` into ``variable.grad`` (seed 004 "default gradient layout")."""
+    var = node.variable
+    if g is None:
+        return
+    old = var._grad
+    if old is None:
+        if create_graph:
+            new = g
+        else:
+            # steal a freshly computed gradient, copy one that may alias something else
+            owned = g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable
+            new = _wrap(g if owned else np.array(g))
+        journal.entries.append((var, None, None))
+        var._grad = new
+    elif create_graph or old._requires_grad:
+        journal.entries.append((var, old, None))
+        var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
+    else:
+        # in place for the Tensor object (same .grad), array swapped so rollback is exact
+        od = old._data
+        journal.entries.append((var, old, od))
+        old._data = np.add(od, g, dtype=od.dtype) if od.shape == g.shape else od + g
+        old._bump_version()
+    if var._post_acc_hooks:
+        for fn in tuple(var._post_acc_hooks.values()):
+            fn(var)
+
+
+def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumulate=True,
+            batch_nd=0):
+    """Run backward from ``roots`` (edges) seeded with ``grad_outputs``.
+
+    inputs: edges whose gradients are wanted (autograd.grad, or backward(inputs=)).
+    accumulate: True for backward (AccumulateGrad runs), False for grad (capture only).
+    Returns the captured gradients, one per input edge (None when unreached).
+    """
+    root = GraphRoot(roots, grad_outputs)
+    deps = _compute_dependencies(root)
+    captures = None
+    needed = None
+    captured = None
+    if inputs is not None:
+        captured = [None] * len(inputs)
+        captures = {}
+        targets = set()
+        for k, (node, nr) in enumerate(inputs):
+            if node is None:
+                continue
+            captures.setdefault(node, []).append((nr, k))
+            targets.add(node)
+        needed = _compute_needed(root, deps, targets)
+        needed.add(root)
+        if accumulate:
+            for node in targets:
+                if isinstance(node, AccumulateGrad):
+                    needed.add(node)
+    prev_mode = tls.grad_enabled
+    tls.grad_enabled = bool(create_graph)
+    tls.engine_depth += 1
+    journal = _Journal()
+    anomaly = tls.anomaly
+    try:
+        _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
+             accumulate, journal, anomaly)
+    except BaseException:
+        journal.rollback()
+        raise
+    finally:
+        tls.grad_enabled = prev_mode
+        tls.engine_depth -= 1
+    return captured
+
+
+def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
+         accumulate, journal, anomaly):
+    buffers = {}
+    heap = [(-root._seq, 0, root)]
+    counter = 1
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        node = pop(heap)[2]
+        grads = buffers.pop(node, None)
+        if grads is None:
+            grads = [None] * max(node.num_outputs, 1)
+        is_acc = node.__class__ is AccumulateGrad
+        if is_acc:
+            if node.variable._hooks and grads[0] is not None:
+                grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
+        elif node._tensor_pre_hooks or node._retains_grad_hooks:
+            _run_tensor_hooks(node, grads, create_graph)
+        if captures is not None:
+            cap = captures.get(node)
+            if cap is not None:
+                for nr, k in cap:
+                    captured[k] = grads[nr]
+            if node not in needed:
+                continue
+        if is_acc:
+            if node._pre_hooks:
+                grads = _call_pre_hooks(node, grads, create_graph)
+            _accumulate_grad(node, grads[0], create_graph, journal)
+            if node._post_hooks:
+                _call_post_hooks(node, [], grads, create_graph)
+            continue
+        if node._pre_hooks:
+            grads = _call_pre_hooks(node, grads, create_graph)
+        edges = node._next_edges
+        if needed is None:
+            mask = [e[0] is not None for e in edges]
+        else:
+            mask = [e[0] is not None and (e[0] in needed or e[0] in captures) for e in edges]
+        if anomaly:
+            from .anomaly_mode import call_with_anomaly
+            outs = call_with_anomaly(node, grads, mask, create_graph)
+        else:
+            outs = node.apply(grads, mask, create_graph)
+        if not isinstance(outs, list):
+            outs = list(outs)
+        if node._post_hooks:
+            outs = _call_post_hooks(node, outs, grads, create_graph)
+        if not keep_graph:
+            node.release_variables()
+        _validate(node, outs, create_graph, batch_nd)
+        for i, (child, nr) in enumerate(edges):
+            if child is None or not mask[i]:
+                continue
+            g = outs[i]
+            buf = buffers.get(child)
+            if buf is None:
+                buf = buffers[child] = [None] * max(child.num_outputs, 1)
+            if g is not None:
+                prev = buf[nr]
+                buf[nr] = g if prev is None else prev + g
+            n = deps[child] - 1
+            deps[child] = n
+            if n == 0:
+                push(heap, (-child._seq, counter, child))
+                counter += 1
+        outs = g = grads = None  # drop references so AccumulateGrad can steal fresh arrays
+    return captured
+
+
+def _call_pre_hooks(node, grads, create_graph):
+    tgrads = tuple(_to_tensor(g) for g in grads)
+    for fn in tuple(node._pre_hooks.values()):
+        r = fn(tgrads)
+        if r is not None:
+            if not isinstance(r, (tuple, list)) or len(r) != len(tgrads):
+                raise RuntimeError(
+                    f"hook registered with register_prehook on {node.name()} returned "
+                    f"{type(r).__name__}; expected a tuple of {len(tgrads)} gradients or None")
+            tgrads = tuple(r)
+    return [_from_tensor(g, create_graph) for g in tgrads]
+
+
+def _call_post_hooks(node, outs, grads, create_graph):
+    tin = tuple(_to_tensor(g) for g in outs)
+    tout = tuple(_to_tensor(g) for g in grads)
+    for fn in tuple(node._post_hooks.values()):
+        r = fn(tin, tout)
+        if r is not None:
+            if not isinstance(r, (tuple, list)) or len(r) != len(tin):
+                raise RuntimeError(
+                    f"hook registered with register_hook on {node.name()} returned "
+                    f"{type(r).__name__}; expected a tuple of {len(tin)} gradients or None")
+            tin = tuple(r)
+    return [_from_tensor(g, create_graph) for g in tin]

@@ -1,0 +1,221 @@
+"""Forward-mode AD (seed 004): dual levels, make_dual / unpack_dual, tangent propagation.
+
+A dual tensor carries ``_fw = (level, tangent)``.  The dispatcher calls
+``push_tangents`` after an op when a level is active; it evaluates the op's
+JVP rule from the table (``LINEAR``, ``ELEMENTWISE`` or an explicit rule)
+with the tangents, with the level switched off while it does so.  Tangents
+are Tensors, so the JVP computation is itself recorded by reverse mode when
+grad mode is on (forward-over-reverse).  A tangent belongs to one level;
+once the level exits, the tangent is no longer seen.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import namedtuple
+
+import numpy as np
+
+from .._state import tls
+
+__all__ = ["dual_level", "make_dual", "unpack_dual", "enter_dual_level", "exit_dual_level",
+           "UnpackedDualTensor"]
+
+_level_ids = itertools.count()
+
+
+class _Level:
+    __slots__ = ("idx", "alive")
+
+    def __init__(self, idx):
+        self.idx = idx
+        self.alive = True
+
+
+def enter_dual_level():
+    """Start a new forward-AD level and return its index (nesting is not supported)."""
+    if tls.fw_level is not None:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    lvl = _Level(next(_level_ids))
+    tls.fw_level = lvl
+    tls.refresh()
+    return lvl.idx
+
+
+def exit_dual_level(*, level=None):
+    lvl = tls.fw_level
+    if lvl is None or (level is not None and level != lvl.idx):
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that "
+                           "was created. This is not supported.")
+    lvl.alive = False
+    tls.fw_level = None
+    tls.refresh()
+
+
+class dual_level:
+    """Context manager for a forward-AD level: tangents made inside vanish on exit."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+
+
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+
+def _current(level):
+    lvl = tls.fw_level
+    if lvl is None:
+        return None
+    if level is not None and level != lvl.idx:
+        raise RuntimeError(f"level {level} is not the current forward AD level ({lvl.idx})")
+    return lvl
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of ``tensor`` that carries ``tangent`` as its forward gradient."""
+    from .._tensor import Tensor
+    lvl = _current(level)
+    if lvl is None:
+        raise RuntimeError(
+            "To create a dual Tensor, you need to be in a forward-mode AD level. Use `with "
+            "graphgrad.autograd.forward_ad.dual_level():` (or enter_dual_level()) first.")
+    if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
+        raise TypeError("make_dual expects Tensors for both the primal and the tangent")
+    if tensor._data.dtype.kind not in "fcV" or (tensor.dtype.category < 2):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{tensor.dtype}")
+    if tangent._data.dtype.kind not in "fcV" or (tangent.dtype.category < 2):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    if tangent._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size "
+            f"{list(tensor._data.shape)} while the given forward gradient is of size "
+            f"{list(tangent._data.shape)}.")
+    if tangent._data.dtype != tensor._data.dtype:
+        raise RuntimeError(f"Expected tangent to have the same dtype as the primal "
+                           f"({tensor.dtype}), got {tangent.dtype}")
+    out = _alias_no_fw(tensor)
+    out._fw = (lvl, tangent)
+    return out
+
+
+def _alias_no_fw(tensor):
+    from .._ops.dispatch import dispatch
+    from .._ops.shape import ALIAS
+    saved = tls.fw_level
+    tls.fw_level = None
+    tls.refresh()
+    try:
+        return dispatch(ALIAS, tensor)
+    finally:
+        tls.fw_level = saved
+        tls.refresh()
+
+
+def unpack_dual(tensor, *, level=None):
+    """``(primal, tangent)`` of a dual tensor; tangent is None if it has none at this level."""
+    lvl = _current(level)
+    if lvl is None:
+        return UnpackedDualTensor(tensor, None)
+    fw = tensor._fw
+    tangent = fw[1] if fw is not None and fw[0] is lvl else None
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    return UnpackedDualTensor(_alias_no_fw(tensor), tangent)
+
+
+def tangent_of(x, lvl):
+    fw = getattr(x, "_fw", None)
+    if fw is not None and fw[0] is lvl:
+        return fw[1]
+    return None
+
+
+def _zeros_like(x):
+    from .._tensor import Tensor
+    return Tensor._wrap(np.zeros_like(x._data))
+
+
+def _env(op, args, outs):
+    """Values a rule may ask for, by name."""
+    from .._tensor import Tensor
+    env = {}
+    for i, p in enumerate(op.params):
+        env[p] = args[i] if i < len(args) else None
+        a = env[p]
+        if i < len(op.tensor_params):
+            env[p + "_sym_sizes"] = tuple(a._data.shape) if isinstance(a, Tensor) else ()
+    env["result"] = outs[0]
+    for k in range(1, len(outs)):
+        env[f"result{k}"] = outs[k]
+    return env
+
+
+def push_tangents(op, args, outs):
+    """Compute the outputs' tangents with the op's JVP rule (called by the dispatcher)."""
+    from .._tensor import Tensor
+    from .._ops import formulas as F
+    from .._ops.dispatch import dispatch
+    from .._ops.registry import ELEMENTWISE, LINEAR
+    lvl = tls.fw_level
+    nt = len(op.tensor_params)
+    tangents = [tangent_of(args[i], lvl) if isinstance(args[i], Tensor) else None
+                for i in range(nt)]
+    if all(t is None for t in tangents):
+        return
+    if not op.differentiable:
+        return
+    if op.jvp is None:
+        raise NotImplementedError(f"Trying to use forward AD with {op.name} that does not "
+                                  "support it because it has no JVP rule yet.")
+    tls.fw_level = None
+    tls.refresh()
+    try:
+        if op.jvp is LINEAR:
+            targs = list(args)
+            for i in range(nt):
+                a = args[i]
+                if tangents[i] is not None:
+                    targs[i] = tangents[i]
+                elif isinstance(a, Tensor):
+                    targs[i] = _zeros_like(a)
+                elif a is not None:
+                    targs[i] = 0
+            res = dispatch(op, *targs)
+        elif op.jvp is ELEMENTWISE:
+            fn, pnames = op.vjps[0]
+            k = op.diff_pos[0]
+            t = tangents[k]
+            if t is None:
+                return
+            env = _env(op, args, outs)
+            env["grad"] = F.conj(t)
+            res = F.conj(fn(*[env[p] for p in pnames]))
+        else:
+            env = _env(op, args, outs)
+            for i, p in enumerate(op.tensor_params):
+                t = tangents[i]
+                if t is None:
+                    a = args[i]
+                    t = _zeros_like(a) if isinstance(a, Tensor) else 0.0
+                env[p + "_t"] = t
+            res = op.jvp(*[env[p] for p in op.jvp_params])
+    finally:
+        tls.fw_level = lvl
+        tls.refresh()
+    results = res if isinstance(res, (tuple, list)) else (res,)
+    for o, r in zip(outs, results):
+        if r is None or o._data.dtype.kind not in "fcV":
+            continue
+        if not isinstance(r, Tensor):
+            r = Tensor._wrap(np.asarray(r))
+        if r._data.shape != o._data.shape:
+            r = r.expand(o._data.shape) if r._data.ndim <= o._data.ndim else r
+        if r._data.dtype != o._data.dtype:
+            r = r.to(o.dtype) if o._data.dtype.kind == "c" or r._data.dtype.kind != "c" else \
+                r.real.to(o.dtype)
+        o._fw = (lvl, r)

@@ -1,0 +1,140 @@
+"""Grad modes (seed 003 §6, seed 004): no_grad, enable_grad, set_grad_enabled, inference_mode.
+
+Each is a context manager and a decorator; the state is thread-local
+(``_state.tls``), so two threads do not disturb each other.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .._state import tls
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+def is_grad_enabled():
+    return tls.grad_enabled
+
+
+def is_inference_mode_enabled():
+    return tls.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generators)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError(f"{type(self).__name__} cannot decorate a class")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    try:
+                        response = gen.send(None)
+                    except StopIteration as e:
+                        return e.value
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            try:
+                                response = gen.send(request)
+                            except StopIteration as e:
+                                return e.value
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block (views and versions still tracked)."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = tls.grad_enabled
+        tls.grad_enabled = False
+
+    def __exit__(self, *exc):
+        tls.grad_enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block (e.g. within no_grad)."""
+
+    def __enter__(self):
+        self.prev = tls.grad_enabled
+        tls.grad_enabled = True
+
+    def __exit__(self, *exc):
+        tls.grad_enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode: as a function call it takes effect at once; also a context manager."""
+
+    def __init__(self, mode):
+        self.prev = tls.grad_enabled
+        self.mode = bool(mode)
+        tls.grad_enabled = self.mode
+
+    def __call__(self, func):
+        tls.grad_enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self):
+        tls.grad_enabled = self.mode
+
+    def __exit__(self, *exc):
+        tls.grad_enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and tensors made inside are inference tensors (no version counter)."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as a bare decorator: @inference_mode
+
+    def __enter__(self):
+        self.prev = (tls.grad_enabled, tls.inference)
+        if self.mode:
+            tls.grad_enabled = False
+            tls.inference = True
+        else:
+            tls.inference = False
+        tls.refresh()
+
+    def __exit__(self, *exc):
+        tls.grad_enabled, tls.inference = self.prev
+        tls.refresh()
+
+    def clone(self):
+        return self.__class__(self.mode)

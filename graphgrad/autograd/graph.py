@@ -1,0 +1,210 @@
+"""The backward graph: Node, Edge, AccumulateGrad, GradientEdge (seeds 002/003).
+
+A Node is one backward function.  ``_next_edges`` is a tuple of plain
+``(node, input_nr)`` pairs -- PyTorch's ``next_functions`` -- with
+``(None, 0)`` for an input that does not require grad.  A Node also records
+the metadata (shape, dtype) of each forward output it is the ``grad_fn`` of
+(PyTorch's ``input_metadata``), which the engine uses to validate gradients.
+
+Rarely used state (hooks, metadata dict, anomaly traceback) lives in the
+instance ``__dict__`` with class-level defaults, so creating a node on the hot
+path sets only two slots.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, NamedTuple
+
+from ..utils.hooks import add_hook
+
+__all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad"]
+
+_sequence_nr = itertools.count()
+# AccumulateGrad runs as soon as it is ready, like PyTorch's UINT64_MAX sequence_nr
+_ACCUMULATE_SEQ = 1 << 62
+
+
+class Edge(NamedTuple):
+    """An edge of the graph: the next node and which of its inputs we feed."""
+    function: Any
+    input_nr: int
+
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient flows into the graph (``get_gradient_edge``)."""
+    node: Any
+    output_nr: int
+
+
+class Node:
+    """A backward function; subclasses implement ``apply``."""
+
+    __slots__ = ("_next_edges", "_seq", "__dict__", "__weakref__")
+
+    _out_meta = ()            # ((shape, np_dtype), ...) per forward output
+    _pre_hooks = None         # {handle_id: fn(grad_outputs)}
+    _post_hooks = None        # {handle_id: fn(grad_inputs, grad_outputs)}
+    _tensor_pre_hooks = None  # {output_nr: {handle_id: fn(grad)}}
+    _retains_grad_hooks = None  # {output_nr: fn(grad)}
+    _metadata = None
+    _released = False
+
+    # -- what the engine calls ------------------------------------------------
+    def apply(self, grads, mask, create_graph):
+        """Gradients w.r.t. each next edge, from the gradients of our outputs.
+
+        ``grads`` is a list with one entry per forward output (``None`` where no
+        gradient flowed); entries are ndarrays, or Tensors when ``create_graph``.
+        ``mask[i]`` says whether next edge ``i`` needs its gradient.
+        """
+        raise NotImplementedError(f"{self.name()}.apply is not implemented")
+
+    def release_variables(self):
+        self._released = True
+
+    def input_metadata(self, nr):
+        return self._out_meta[nr]
+
+    @property
+    def num_outputs(self):
+        return len(self._out_meta)
+
+    # -- PyTorch's public Node API --------------------------------------------
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return self._next_edges
+
+    @property
+    def metadata(self):
+        m = self._metadata
+        if m is None:
+            m = self._metadata = {}
+        return m
+
+    def _sequence_nr(self):
+        return self._seq
+
+    def _topological_nr(self):
+        """Longest path to a leaf (0 for AccumulateGrad), computed without recursion."""
+        memo = {}
+        stack = [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node in memo:
+                continue
+            children = [e[0] for e in node._next_edges if e[0] is not None]
+            if expanded or not children:
+                memo[node] = 1 + max((memo[c] for c in children), default=-1)
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if c not in memo)
+        return memo[self]
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        return add_hook(self, "_post_hooks", fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        return add_hook(self, "_pre_hooks", fn)
+
+    def _register_tensor_pre_hook(self, output_nr, fn):
+        hooks = self._tensor_pre_hooks
+        if hooks is None:
+            hooks = self._tensor_pre_hooks = {}
+        from ..utils.hooks import RemovableHandle, _HookDict
+        d = hooks.get(output_nr)
+        if d is None:
+            d = hooks[output_nr] = _HookDict()
+        handle = RemovableHandle(d)
+        d[handle.id] = fn
+        return handle
+
+    def _set_retains_grad_hook(self, output_nr, fn):
+        if self._retains_grad_hooks is None:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[output_nr] = fn
+
+    def __call__(self, *grads):
+        """Run this backward function directly on Tensors (PyTorch allows it)."""
+        from .._tensor import Tensor
+        from .._state import tls
+        grads = [g if (g is None or isinstance(g, Tensor)) else Tensor._wrap(g) for g in grads]
+        mask = tuple(e[0] is not None for e in self._next_edges)
+        out = self.apply(list(grads), mask, True if tls.grad_enabled else None)
+        out = tuple(None if g is None else (g if isinstance(g, Tensor) else Tensor._wrap(g))
+                    for g in out)
+        return out[0] if len(out) == 1 else out
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor: accumulates into ``variable.grad`` (seed 002 §4.5.1.2).
+
+    The leaf holds it weakly, it holds the leaf strongly, as in PyTorch.
+    The engine performs the accumulation itself (see engine._accumulate_grad).
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._next_edges = ()
+        self._seq = _ACCUMULATE_SEQ + next(_sequence_nr)
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    @property
+    def _out_meta(self):
+        d = self.variable._data
+        return ((d.shape, d.dtype),)
+
+    def input_metadata(self, nr):
+        d = self.variable._data
+        return (d.shape, d.dtype)
+
+    @property
+    def num_outputs(self):
+        return 1
+
+
+def grad_accumulator(t):
+    """The leaf's AccumulateGrad, created on first use and held weakly by the tensor."""
+    ref = t._acc
+    if ref is not None:
+        acc = ref()
+        if acc is not None:
+            return acc
+    import weakref
+    acc = AccumulateGrad(t)
+    t._acc = weakref.ref(acc)
+    return acc
+
+
+def gradient_edge(t):
+    """(node, input_nr) through which gradient reaches tensor ``t`` (seed 002)."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (grad_accumulator(t), 0)
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of ``tensor``, usable as ``inputs=`` of grad/backward."""
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients")
+    if tensor._grad_fn is None and tensor._vc is not None and getattr(tensor._vc, "inference", False):
+        raise RuntimeError("get_gradient_edge is not supported for inference tensors")
+    return GradientEdge(*gradient_edge(tensor))
+
+
+def next_sequence_nr():
+    return next(_sequence_nr)

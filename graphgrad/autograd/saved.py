@@ -1,0 +1,197 @@
+"""Version counters and SavedVariable (seed 003 §2.5, seed 004 "in-place correctness").
+
+A SavedVariable remembers the array it saved and the version of the tensor's
+(shared) version counter at save time; unpacking after an in-place change
+raises.  A node's own output is stored as data + version counter, never as
+the Tensor, so a node that saves its result forms no reference cycle: the
+Tensor is rebuilt on unpack with the unpacking node as its grad_fn.
+"""
+from __future__ import annotations
+
+from .._state import tls
+
+__all__ = ["VersionCounter", "SavedVariable", "INFERENCE"]
+
+
+class VersionCounter:
+    """Shared by a tensor and all its views; bumped by every in-place op."""
+
+    __slots__ = ("value",)
+    inference = False
+
+    def __init__(self, value=0):
+        self.value = value
+
+
+class _InferenceCounter(VersionCounter):
+    """Marker held by inference tensors, which track no version."""
+
+    __slots__ = ()
+    inference = True
+
+
+INFERENCE = _InferenceCounter()
+
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+INFERENCE_SAVE_MSG = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `graphgrad.no_grad()` "
+    "instead of `graphgrad.inference_mode()`.")
+
+
+def _describe(data):
+    from .._dtype import from_numpy_dtype
+    return f"[graphgrad.{from_numpy_dtype(data.dtype).name} {list(data.shape)}]"
+
+
+class SavedVariable:
+    """One tensor saved for backward by a node."""
+
+    __slots__ = ("data", "vc", "version", "tensor", "output_nr", "requires_grad", "packed",
+                 "unpack_hook")
+
+    def __init__(self, t, is_output):
+        vc = t._vc
+        if vc is None:
+            vc = t._vc = VersionCounter()
+        elif vc is INFERENCE:
+            raise RuntimeError(INFERENCE_SAVE_MSG)
+        self.data = t._data
+        self.vc = vc
+        self.version = vc.value
+        self.packed = None
+        if is_output:
+            self.tensor = None
+            self.output_nr = t._output_nr
+            self.requires_grad = t._requires_grad
+        else:
+            self.tensor = t
+        if tls.extra and tls.saved_hooks:
+            self._pack(t)
+
+    # -- saved_tensors_hooks ----------------------------------------------------
+    def _pack(self, t):
+        if tls.saved_hooks_disabled:
+            raise RuntimeError(tls.saved_hooks_disabled)
+        pack, unpack = tls.saved_hooks[-1]
+        from .._tensor import Tensor
+        arg = t
+        if self.tensor is None:  # our own output: hand the hook a tensor without history
+            arg = Tensor._wrap(t._data)
+            arg._vc = t._vc
+        self.packed = (pack(arg),)
+        self.unpack_hook = unpack
+        self.data = None
+        self.tensor = None if self.tensor is None else _LeafRef(self.tensor)
+
+    def _from_hook(self):
+        from .._tensor import Tensor
+        t = self.unpack_hook(self.packed[0])
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(t).__name__}")
+        return t
+
+    # -- unpacking ----------------------------------------------------------------
+    def _check(self, node, name):
+        if self.vc.value != self.version:
+            data = self.data if self.data is not None else self._from_hook()._data
+            if self.tensor is not None and not isinstance(self.tensor, _LeafRef):
+                fn = self.tensor._grad_fn
+                nr = self.tensor._output_nr
+            else:
+                fn, nr = node, self.output_nr if self.tensor is None else 0
+            which = f"output {nr} of {fn.name()}" if fn is not None else "a leaf"
+            by = f" It was saved by {node.name()} as '{name}'." if node is not None else ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: {_describe(data)}, which is {which}, is at version "
+                f"{self.vc.value}; expected version {self.version} instead.{by} Hint: enable "
+                "anomaly detection to find the operation that failed to compute its gradient, "
+                "with graphgrad.autograd.set_detect_anomaly(True).")
+
+    def unpack_data(self, node=None, name="?"):
+        """The saved ndarray (array-mode backward)."""
+        data = self.data
+        if data is None:
+            if self.packed is None:
+                raise RuntimeError(_FREED_MSG)
+            self._check(node, name)
+            return self._from_hook()._data
+        if self.vc.value != self.version:
+            self._check(node, name)
+        return data
+
+    def unpack(self, node=None, name="?"):
+        """The saved Tensor, with its history (tensor-mode backward, ``_saved_*``)."""
+        from .._tensor import Tensor
+        if self.data is None and self.packed is None:
+            raise RuntimeError(_FREED_MSG)
+        self._check(node, name)
+        if self.packed is not None:
+            t = self._from_hook()
+            ref = self.tensor
+            if ref is not None:  # an input: give back a tensor with the input's history
+                src = ref.tensor
+                if t._grad_fn is None and not t._requires_grad and src._requires_grad:
+                    t = _alias_with_history(t, src)
+            elif self.requires_grad and node is not None:
+                t = _alias_with_history(t, None, node, self.output_nr)
+            return t
+        t = self.tensor
+        if t is not None:
+            return t
+        t = Tensor._wrap(self.data)
+        t._vc = self.vc
+        if self.requires_grad and node is not None:
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = self.output_nr
+        return t
+
+    def release(self):
+        self.data = None
+        self.tensor = None
+        self.packed = None
+
+
+class _LeafRef:
+    """Keeps the input tensor (for its history) when hooks hold its data."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def _alias_with_history(t, src, node=None, output_nr=0):
+    from .._tensor import Tensor
+    out = Tensor._wrap(t._data)
+    out._vc = t._vc
+    out._requires_grad = True
+    if src is not None:
+        if src._grad_fn is None:
+            return src if src._data is t._data else _leaf_alias(out, src)
+        out._grad_fn, out._output_nr = src._grad_fn, src._output_nr
+    else:
+        out._grad_fn, out._output_nr = node, output_nr
+    return out
+
+
+def _leaf_alias(out, src):
+    # a leaf whose data came back through an unpack hook: route gradient to the leaf
+    from .graph import grad_accumulator
+    out._grad_fn = None
+    out._acc = src._acc if src._acc is not None else None
+    if out._acc is None:
+        grad_accumulator(src)
+        out._acc = src._acc
+    return out

@@ -21,6 +21,9 @@ Workload module interface (every ``wN_*.py`` defines these):
                                Builds a fresh graph every call.
 ``run_numpy(data)``         -> tuple of gradients as NumPy arrays.  TIMED.
                                Hand-written forward + backward.
+``check_data(seed)`` (optional) -> extra data dict on which the correctness
+                               check is repeated (e.g. a shorter W1 chain whose
+                               gradient has not underflowed to zero).
 ``extras(ctx)`` (optional)  -> list of strings: extra measurements (peak
                                memory, reference timings) shown under the table.
 """
@@ -75,15 +78,27 @@ class CheckFailed(AssertionError):
 def check(workload, module, state, data):
     """Run ``run_graph`` once and compare it with ``run_numpy``.
 
-    Raises ``CheckFailed`` with a per-gradient message on mismatch; returns a
-    short string with the worst relative error otherwise.
+    If the workload has ``check_data``, the comparison is repeated on that
+    data too (with a freshly built state).  Raises ``CheckFailed`` with a
+    per-gradient message on mismatch; returns a short string with the worst
+    relative error otherwise.
     """
+    msg = _check_one(workload, module, state, data, "")
+    if hasattr(workload, "check_data"):
+        extra = workload.check_data(0)
+        msg += "; " + _check_one(
+            workload, module, workload.build(module, extra), extra, "check_data: "
+        )
+    return msg
+
+
+def _check_one(workload, module, state, data, prefix):
     got = workload.run_graph(module, state)
     ref = workload.run_numpy(data)
     names = workload.GRAD_NAMES
     if len(got) != len(ref) or len(ref) != len(names):
         raise CheckFailed(
-            f"{workload.NAME}: expected {len(names)} gradients, got {len(got)}"
+            f"{workload.NAME}: {prefix}expected {len(names)} gradients, got {len(got)}"
         )
     rtol = workload.TOL["rtol"]
     worst = 0.0
@@ -106,5 +121,5 @@ def check(workload, module, state, data):
                 f"rtol {rtol:g}, atol {atol:.3g})"
             )
     if problems:
-        raise CheckFailed(f"{workload.NAME}: " + "; ".join(problems))
-    return f"max err / max|ref| = {worst:.1e}"
+        raise CheckFailed(f"{workload.NAME}: {prefix}" + "; ".join(problems))
+    return f"{prefix}max err / max|ref| = {worst:.1e}"

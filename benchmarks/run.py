@@ -36,12 +36,17 @@ from benchmarks._timing import alternate, summarize
 GG = "graphgrad"  # label of the slot holding the module under test
 TORCH = "torch"
 NUMPY = "numpy"
+NOISY = 1.5  # median/min above this marks a time as disturbed
 ENV_VARS = (
     "OPENBLAS_CORETYPE",
     "OPENBLAS_L2_SIZE",
     "OPENBLAS_NUM_THREADS",
     "OMP_NUM_THREADS",
     "MKL_NUM_THREADS",
+)
+FOOTNOTE = (
+    f"† median > {NOISY}x min: the runs were disturbed (other processes on the "
+    "machine, CPU steal); the mins are then the more telling figures."
 )
 RESULTS_PATH = Path(__file__).resolve().parent / "results.md"
 
@@ -59,6 +64,14 @@ def _load(name):
     if not hasattr(module, "tensor"):
         return None, f"{name} imported but has no `tensor` (not implemented yet?)"
     return module, None
+
+
+def _makes_torch_tensors(module):
+    """True if ``module.tensor`` returns torch tensors (torch substituted)."""
+    try:
+        return type(module.tensor([0.0])).__module__.startswith("torch")
+    except Exception:
+        return False
 
 
 class Context:
@@ -98,8 +111,10 @@ def run_workload(wl, mode, slots, under_test_is_torch, check_only):
             result["status"][label] = f"WRONG: {exc}"
             continue
         except Exception as exc:
-            tb = traceback.format_exc(limit=-3).strip().splitlines()
-            result["status"][label] = f"error: {type(exc).__name__}: {exc} [{tb[-3] if len(tb) >= 3 else ''}]"
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            result["status"][label] = (
+                f"error: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
+            )
             continue
         result["status"][label] = f"check ok ({msg})"
         modules[label], states[label] = module, state
@@ -134,7 +149,8 @@ def run_workload(wl, mode, slots, under_test_is_torch, check_only):
 def _ms(stats):
     if stats is None:
         return "—"
-    return f"{stats.median * 1e3:.3g} ({stats.min * 1e3:.3g})"
+    mark = " †" if stats.median > NOISY * stats.min else ""
+    return f"{stats.median * 1e3:.3g} ({stats.min * 1e3:.3g}){mark}"
 
 
 def _ratio(num, den, target=None):
@@ -145,7 +161,7 @@ def _ratio(num, den, target=None):
     text = f"{r:.3f}x" if target is not None and f"{r:.2f}" == f"{target:.2f}" else f"{r:.2f}x"
     if target is not None:
         text += " ok" if r <= target else " MISS"
-    return text
+    return text + f" (min {num.min / den.min:.2f}x)"
 
 
 def _target(wl, baseline):
@@ -165,14 +181,18 @@ def results_table(results):
         wl, st = res["wl"], res["stats"]
         gg, th, nump = st.get(GG), st.get(TORCH), st.get(NUMPY)
         t_torch, t_numpy = _target(wl, TORCH), _target(wl, NUMPY)
+        cells = {label: _ms(st.get(label)) for label in (GG, TORCH, NUMPY)}
+        for label in (GG, TORCH):  # failed the check or raised: say so, not timed
+            if label not in st and label in res["status"]:
+                cells[label] = res["status"][label].split(":")[0] + " (not timed)"
         lines.append(
             "| "
             + " | ".join(
                 [
                     f"{wl.NAME} {wl.TITLE}",
-                    _ms(gg),
-                    _ms(th),
-                    _ms(nump),
+                    cells[GG],
+                    cells[TORCH],
+                    cells[NUMPY],
                     _ratio(gg, th, t_torch),
                     f"<= {t_torch}x" if t_torch is not None else "",
                     _ratio(gg, nump, t_numpy),
@@ -186,7 +206,7 @@ def results_table(results):
     return "\n".join(lines)
 
 
-def machine_info(torch_mod, under_test_desc, mode):
+def machine_info(torch_mod, under_test_desc, mode, load_desc):
     info = [
         ("date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")),
         ("python", platform.python_version()),
@@ -205,9 +225,17 @@ def machine_info(torch_mod, under_test_desc, mode):
         info.append(("torch", "not available"))
     for var in ENV_VARS:
         info.append((var, os.environ.get(var, "(unset)")))
+    info.append(("load average at start / end (1 min)", load_desc))
     info.append(("graphgrad slot", under_test_desc))
     info.append(("mode", mode))
     return info
+
+
+def _load_avg():
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "?"
 
 
 def _cpu_model():
@@ -266,14 +294,16 @@ def select_workloads(only):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
     mode = "quick" if args.quick else "full"
     workloads = select_workloads(args.only)
     t_start = time.perf_counter()
+    load_start = _load_avg()
 
     torch_mod, torch_reason = _load("torch")
     gg_mod, gg_reason = _load(args.module_under_test)
-    under_test_is_torch = gg_mod is not None and gg_mod is torch_mod
+    under_test_is_torch = gg_mod is not None and _makes_torch_tensors(gg_mod)
     if gg_mod is None:
         under_test_desc = f"skipped ({gg_reason})"
     elif args.module_under_test == "graphgrad":
@@ -310,11 +340,13 @@ def main(argv=None):
         print(table)
         print(
             "\ntimes: median (min) in ms per full forward+backward run; "
-            "ratios use medians; targets are for graphgrad."
+            "ratios use medians (ratio of mins in parentheses); targets are for graphgrad."
         )
+        print(FOOTNOTE)
         print(f"total wall time: {elapsed:.1f} s")
         if not args.no_write:
-            write_results(Path(args.output), results, table, torch_mod, under_test_desc, mode, elapsed)
+            load_desc = f"{load_start} / {_load_avg()} (other processes disturb the timings)"
+            write_results(Path(args.output), argv, results, table, torch_mod, under_test_desc, mode, elapsed, load_desc)
             print(f"written to {args.output}")
 
     if failed_torch:
@@ -330,15 +362,15 @@ def main(argv=None):
     return 0
 
 
-def write_results(path, results, table, torch_mod, under_test_desc, mode, elapsed):
+def write_results(path, argv, results, table, torch_mod, under_test_desc, mode, elapsed, load_desc):
     out = ["# graphgrad benchmark results", ""]
-    out.append("Generated by `python -m benchmarks.run" + (" --quick" if mode == "quick" else "") + "`.")
+    out.append("Generated by `" + " ".join(["python -m benchmarks.run", *argv]).strip() + "`.")
     out.append("")
     out.append("## Machine")
     out.append("")
     out.append("| | |")
     out.append("|---|---|")
-    for key, value in machine_info(torch_mod, under_test_desc, mode):
+    for key, value in machine_info(torch_mod, under_test_desc, mode, load_desc):
         out.append(f"| {key} | {value} |")
     out.append("")
     out.append("## Times")
@@ -346,10 +378,12 @@ def write_results(path, results, table, torch_mod, under_test_desc, mode, elapse
     out.append(
         "Median (min) wall time in ms of one full forward + backward run, "
         "implementations alternated in one process; ratios use medians; "
-        "targets apply to graphgrad."
+        "ratio of mins in parentheses; targets apply to graphgrad."
     )
     out.append("")
     out.append(table)
+    out.append("")
+    out.append(FOOTNOTE)
     out.append("")
     notes = [line for r in results for line in r["extras"]]
     checks = [
@@ -369,7 +403,9 @@ def write_results(path, results, table, torch_mod, under_test_desc, mode, elapse
         out.append("")
     out.append(f"Total wall time: {elapsed:.1f} s.")
     out.append("")
-    path.write_text("\n".join(out))
+    tmp = path.with_name(path.name + ".tmp")  # write then rename: never a half file
+    tmp.write_text("\n".join(out))
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ _np.seterr(all="ignore")
 globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
-for _mod in (_ops.pointwise, _ops.linalg):
+for _mod in (_ops.pointwise, _ops.linalg, _ops.comparison):
     for _name, _fn in _mod.OPERATORS.items():
         setattr(Tensor, _name, _fn)
 
@@ -45,6 +45,8 @@ def _tensor_property(name, fget):
 _tensor_property("T", lambda self: self.permute(*reversed(range(self.ndim)))
                  if self.ndim > 2 else (self.t() if self.ndim == 2 else self))
 _tensor_property("mT", lambda self: self.transpose(-2, -1))
+_tensor_property("real", lambda self: _PUBLIC["real"](self))
+_tensor_property("imag", lambda self: _PUBLIC["imag"](self) if "imag" in _PUBLIC else None)
 _tensor_property("H", lambda self: self.t().conj() if hasattr(self, "conj") else self.t())
 
 

@@ -20,12 +20,13 @@ class _State(threading.local):
     saved_hooks = ()        # stack of (pack, unpack) pairs; innermost last
     saved_hooks_disabled = None  # message when disable_saved_tensors_hooks is on
     profiler = None         # the active profiler, or None
-    extra = False           # any of: inference, fw_level, saved_hooks, profiler
+    extra = False           # any of: inference, fw_level, saved_hooks, profiler, anomaly
     engine_depth = 0        # nesting of backward calls on this thread
 
     def refresh(self):
         self.extra = bool(self.inference or self.fw_level is not None or self.saved_hooks
-                          or self.profiler is not None or self.saved_hooks_disabled)
+                          or self.profiler is not None or self.saved_hooks_disabled
+                          or self.anomaly)
 
 
 tls = _State()

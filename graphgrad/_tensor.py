@@ -63,10 +63,11 @@ class Tensor:
     # ------------------------------------------------------------ properties
     @property
     def data(self):
+        # shares storage, but has its own version counter: edits through .data are not
+        # tracked by autograd (PyTorch's variable_data())
         out = Tensor._wrap(self._data)
-        out._vc = self._vc  # .data shares storage but edits are not tracked by autograd
-        if out._vc is None:
-            out._vc = self._vc = VersionCounter()
+        if self._vc is INFERENCE:
+            out._vc = INFERENCE
         return out
 
     @data.setter
@@ -81,6 +82,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables." + (
+                    "" if value else " If you want to use a computed variable in a subgraph "
+                    "that doesn't require differentiation use var_no_grad = var.detach()."))
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -275,6 +281,10 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead.")
         a = self._data
         return a if dtype is None else a.astype(dtype, copy=False)
 
@@ -332,9 +342,11 @@ class Tensor:
         fw = self._fw
         if fw is not None and fw[0].alive:
             suffixes.append("tangent=" + repr(fw[1]))
-        return tensor_repr(self._data, self.dtype.name,
+        text = tensor_repr(self._data, self.dtype.name,
                            default_dtype_name=_dtype.get_default_dtype().name,
                            suffixes=suffixes)
+        # tensor_repr writes PyTorch's ``dtype=torch.<name>``; our dtypes print as graphgrad.<name>
+        return text.replace("dtype=torch.", "dtype=graphgrad.")
 
     __str__ = __repr__
 
@@ -370,10 +382,10 @@ class Tensor:
         return out
 
     def detach_(self):
-        if self._base is not None and self._base._requires_grad:
+        if self._base is not None:
             raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using "
-                "DistributedDataParallel (DDP) for training, ...")
+                "Can't detach views in-place. Use detach() instead (this tensor is a view of "
+                f"another tensor of shape {list(self._base._data.shape)}).")
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0

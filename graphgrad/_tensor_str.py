@@ -17,10 +17,11 @@ The rules below were reconstructed by observing torch's output:
   right-justified to it but may overflow it (``tensor([nan, 1., 2.])``).
 * Complex numbers use independent formatters for the real and imaginary parts.
 * Ints/bools: ``str(value)`` right-justified to the longest one.
-* 1-d rows wrap at ``linewidth``; deeper dimensions are separated by
-  ``ndim - 1`` blank-line-ish newlines and indented to align with their '['.
+* 1-d rows wrap at ``linewidth``; sub-tensors of an n-d tensor are joined by
+  "," plus ``ndim - 1`` newlines and indented to align with their '['.
 * Tensors with more than ``threshold`` elements show only ``edgeitems``
-  entries at each end of every dimension, with ``...`` in between.
+  entries at each end of every dimension, with ``...`` in between
+  (``edgeitems=0`` prints ``[...]`` and always appends ``size=(...)``).
 * Suffixes: ``size=(...)`` for empty non-1-d tensors, then ``dtype=...``
   unless the dtype is a default one (for empty tensors only the default
   float dtype counts as default), then the caller's ``suffixes``.

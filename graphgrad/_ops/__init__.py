@@ -5,7 +5,7 @@ table entries and public functions on import) and then makes every op
 reachable from the derivative rules as ``formulas.<name>``.
 """
 from . import registry, dispatch, formulas  # noqa: F401
-from . import pointwise, shape, reductions, linalg, inplace, conversion  # noqa: F401
+from . import pointwise, comparison, shape, reductions, linalg, inplace, conversion  # noqa: F401
 
 formulas.install(registry.OPS)
 formulas._bind(registry.OPS)

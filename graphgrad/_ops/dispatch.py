@@ -23,6 +23,7 @@ from .registry import ELEMENTWISE, LINEAR
 
 _seq = _graph._sequence_nr
 _wrap = Tensor._wrap
+_new = object.__new__
 _ndarray = np.ndarray
 _NO_EDGE = (None, 0)
 _SCALARS = (float, int, bool, complex)
@@ -38,31 +39,30 @@ class FormulaNode(Node):
 
     def apply(self, grads, mask, create_graph):
         op = self._op
-        if op.n_outputs == 1:
-            grad = grads[0]
-            if grad is None:
-                return [None] * len(mask)
-        else:
+        grad = grads[0]
+        if op.n_outputs != 1:
             if all(g is None for g in grads):
                 return [None] * len(mask)
             grads = _materialize(grads, self._out_meta, create_graph)
             grad = grads[0]
-        saved = self._saved
-        if saved:
-            names = op.save_names
-            if create_graph:
-                vals = [s.unpack(self, names[i]) if s.__class__ is SavedVariable else s
-                        for i, s in enumerate(saved)]
-            else:
-                vals = [s.unpack_data(self, names[i]) if s.__class__ is SavedVariable else s
-                        for i, s in enumerate(saved)]
+        elif grad is None:
+            return [None] * len(mask)
+        names = op.save_names
+        if create_graph:
+            env = [s.unpack(self, names[i]) if s.__class__ is SavedVariable else s
+                   for i, s in enumerate(self._saved)]
+        else:
+            env = [s.unpack_data(self, names[i]) if s.__class__ is SavedVariable else s
+                   for i, s in enumerate(self._saved)]
+        env.append(grads)   # index -2
+        env.append(grad)    # index -1
+        rules = op.vjps
         out = []
         for k, srcs in enumerate(self._srcs):
-            if not mask[k]:
+            if mask[k]:
+                out.append(rules[k][0](*[env[j] for j in srcs]))
+            else:
                 out.append(None)
-                continue
-            args = [grad if j == -1 else (grads if j == -2 else vals[j]) for j in srcs]
-            out.append(op.vjps[k][0](*args))
         return out
 
     def release_variables(self):
@@ -232,39 +232,72 @@ def dispatch(op, *args):
 
 
 def _record(op, args, outs):
+    """Create ``op``'s backward node for this call and set the outputs' history."""
+    diff = op.diff_pos
+    if len(diff) == 1:
+        e = _edge(args[diff[0]])
+        if e[0] is None:
+            return None
+        edges = (e,)
+    else:
+        edges = tuple([_edge(args[i]) for i in diff])
+        for e in edges:
+            if e[0] is not None:
+                break
+        else:
+            return None
+    single = len(outs) == 1 and not op.nondiff_outputs
+    if single:
+        o = outs[0]
+        d = o._data
+        if d.dtype.kind not in "fcV":
+            return None  # integer/bool results never require grad
     node = op.node_cls()
     node._seq = next(_seq)
-    edges = [_edge(args[i]) for i in op.diff_pos]
-    saved = []
-    for (kind, idx), needed_by in zip(op.save_kinds, op.save_needed_by):
-        if not any(edges[j][0] is not None for j in needed_by):
-            saved.append(None)
-        elif kind == "input":
-            a = args[idx]
-            saved.append(SavedVariable(a, False) if isinstance(a, Tensor) else a)
-        elif kind == "attr":
-            saved.append(args[idx])
-        elif kind == "sizes":
-            a = args[idx]
-            saved.append(a._data.shape if isinstance(a, Tensor) else ())
-        else:
-            saved.append(kind)  # result: filled below, once the outputs have history
-    node._next_edges = tuple(edges)
-    nondiff = op.nondiff_outputs
-    for k, o in enumerate(outs):
-        if k in nondiff or o._data.dtype.kind not in "fcV":
-            continue
+    node._next_edges = edges
+    plan = op.save_plan
+    has_result = False
+    if plan:
+        saved = []
+        for code, idx, needed in plan:
+            if needed is not None:
+                for j in needed:
+                    if edges[j][0] is not None:
+                        break
+                else:
+                    saved.append(None)
+                    continue
+            if code == 0:
+                a = args[idx]
+                saved.append(SavedVariable(a, False) if isinstance(a, Tensor) else a)
+            elif code == 1:
+                saved.append(args[idx])
+            elif code == 2:
+                a = args[idx]
+                saved.append(a._data.shape if isinstance(a, Tensor) else ())
+            else:
+                saved.append(None)
+                has_result = True
+        node._saved = saved
+    else:
+        node._saved = ()
+    if single:
         o._requires_grad = True
         o._grad_fn = node
-        o._output_nr = k
-    node._out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
-    for i, (kind, idx) in enumerate(op.save_kinds):
-        if kind == "result" and saved[i] == "result":
-            saved[i] = SavedVariable(outs[idx], True)
-    node._saved = saved
-    if tls.anomaly:
-        from ..autograd.anomaly_mode import record_traceback
-        record_traceback(node)
+        node._out_meta = ((d.shape, d.dtype),)
+    else:
+        nondiff = op.nondiff_outputs
+        for k, o in enumerate(outs):
+            if k in nondiff or o._data.dtype.kind not in "fcV":
+                continue
+            o._requires_grad = True
+            o._grad_fn = node
+            o._output_nr = k
+        node._out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
+    if has_result:
+        for i, (code, idx, needed) in enumerate(plan):
+            if code == 3 and (needed is None or any(edges[j][0] is not None for j in needed)):
+                saved[i] = SavedVariable(outs[idx], True)
     return node
 
 
@@ -290,10 +323,18 @@ def unary(op, x):
         res = op.kernel(d)
     except Exception as exc:
         raise _kernel_error(op, [d], exc) from None
-    out = _wrap(res)
-    if x._requires_grad and tls.grad_enabled and op.differentiable:
+    out = _new(Tensor)
+    out._data = res if res.__class__ is _ndarray else np.asarray(res)
+    out._requires_grad = False
+    out._grad_fn = None
+    out._output_nr = 0
+    out._vc = None
+    if op.is_view:  # t(), squeeze(), alias: share the version counter, remember the base
+        _set_view(op, (x,), out)
+    st = tls
+    if x._requires_grad and st.grad_enabled and op.differentiable:
         _record(op, (x,), (out,))
-    if tls.extra:
+    if st.extra:
         _extra(op, (x,), (out,))
     return out
 
@@ -325,10 +366,16 @@ def binary(op, a, b):
         res = op.kernel(ad, bd)
     except Exception as exc:
         raise _kernel_error(op, [ad, bd], exc) from None
-    out = _wrap(res)
-    if req and tls.grad_enabled and op.differentiable:
+    out = _new(Tensor)
+    out._data = res if res.__class__ is _ndarray else np.asarray(res)
+    out._requires_grad = False
+    out._grad_fn = None
+    out._output_nr = 0
+    out._vc = None
+    st = tls
+    if req and st.grad_enabled and op.differentiable:
         _record(op, (a, b), (out,))
-    if tls.extra:
+    if st.extra:
         _extra(op, (a, b), (out,))
     return out
 
@@ -479,7 +526,21 @@ def _torch_type_name(d):
 
 # ====================================================================== extras
 def _extra(op, args, outs):
-    """Forward AD, profiler: only reached when one of them is on (``tls.extra``)."""
+    """Inference mode, saved-tensor hooks, anomaly mode, forward AD: only reached when one
+    of them is on (``tls.extra``), so the fast path pays a single flag test."""
+    if tls.inference:
+        for o in outs:
+            if o._vc is None:
+                o._vc = INFERENCE
+    node = outs[0]._grad_fn if outs else None
+    if node is not None and node.__class__ is not Node and isinstance(node, FormulaNode):
+        if tls.saved_hooks:
+            for s in node._saved:
+                if s.__class__ is SavedVariable and s.packed is None:
+                    s.pack_with_hooks()
+        if tls.anomaly:
+            from ..autograd.anomaly_mode import record_traceback
+            record_traceback(node)
     if tls.fw_level is not None:
         from ..autograd.forward_ad import push_tangents
         push_tangents(op, args, outs)

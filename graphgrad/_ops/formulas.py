@@ -98,7 +98,8 @@ def reshape_to(grad, sizes, out_ndim):
 
 def reshape(x, sizes):
     if isinstance(x, Tensor):
-        return dispatch(_OP["reshape"], x, tuple(sizes))
+        from .shape import reshape as _reshape
+        return _reshape(x, tuple(sizes))
     return np.reshape(x, sizes)
 
 
@@ -148,7 +149,8 @@ def expand_reduced(grad, sizes, dims, keepdim):
 
 def expand(x, sizes):
     if isinstance(x, Tensor):
-        return dispatch(_OP["expand"], x, tuple(sizes))
+        from .shape import expand as _expand
+        return _expand(x, tuple(sizes))
     return np.broadcast_to(x, sizes)
 
 
@@ -173,14 +175,21 @@ def mH(x):
 
 def matmul(a, b):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
-        from .functions import matmul as _mm
+        from .linalg import matmul as _mm
         return _mm(a, b)
     return np.matmul(a, b)
 
 
 def where(cond, a, b):
     if isinstance(cond, Tensor) or isinstance(a, Tensor) or isinstance(b, Tensor):
-        from .functions import where as _where
+        from .comparison import where as _where
+        if not isinstance(cond, Tensor):
+            cond = Tensor._wrap(np.asarray(cond))
+        like = a if isinstance(a, Tensor) else b
+        if not isinstance(a, Tensor):
+            a = Tensor._wrap(np.asarray(a, dtype=like._data.dtype))
+        if not isinstance(b, Tensor):
+            b = Tensor._wrap(np.asarray(b, dtype=like._data.dtype))
         return _where(cond, a, b)
     return np.where(cond, a, b)
 

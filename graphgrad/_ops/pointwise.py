@@ -274,7 +274,7 @@ def conj_physical(input):
     return unary(CONJ_PHYSICAL, input) if input._data.dtype.kind == "c" else unary(CLONE, input)
 
 
-@export()
+@export(method=False)
 def real(input):
     if input._data.dtype.kind != "c":
         return input

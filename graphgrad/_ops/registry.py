@@ -42,7 +42,7 @@ class OpDef:
                  "tensor_pos", "attr_pos", "vjps", "jvp", "jvp_params", "save_names",
                  "save_kinds", "save_needed_by", "n_outputs", "promote", "is_view",
                  "nondiff_outputs", "inplace_of", "uses_self_in_inplace", "out_dtype",
-                 "differentiable", "diff_pos")
+                 "differentiable", "diff_pos", "save_plan")
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
@@ -135,6 +135,12 @@ def defop(signature, kernel, node_name=None, *, jvp=None, promote=False, is_view
             kinds.append(("attr", op.params.index(p)))
     op.save_kinds = tuple(kinds)
     op.save_needed_by = tuple(frozenset(save_needed_by[p]) for p in op.save_names)
+    # the dispatcher's plan: (code, index, edges-that-need-it or None for "any edge")
+    codes = {"input": 0, "attr": 1, "sizes": 2, "result": 3}
+    n_edges = len(op.diff_pos)
+    op.save_plan = tuple(
+        (codes[kind], idx, None if len(need) == n_edges else tuple(sorted(need)))
+        for (kind, idx), need in zip(op.save_kinds, op.save_needed_by))
 
     if jvp in (LINEAR, ELEMENTWISE, None):
         op.jvp, op.jvp_params = jvp, None

@@ -127,7 +127,7 @@ SLICE_BACKWARD = defop("slice_backward(grad, *, sizes, dim, start, end, step)",
 def _index_backward_kernel(grad, sizes, indices):
     lead = grad.shape[:grad.ndim - _index_out_ndim(sizes, indices)]
     z = np.zeros(lead + tuple(sizes), grad.dtype)
-    np.add.at(z, (Ellipsis,) + indices if lead else indices, grad)
+    np.add.at(z, (slice(None),) * len(lead) + indices, grad)
     return z
 
 

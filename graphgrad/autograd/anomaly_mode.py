@@ -40,9 +40,11 @@ class detect_anomaly(_DecoratorContextManager):
     def __enter__(self):
         self.prev = (tls.anomaly, tls.anomaly_check_nan)
         tls.anomaly, tls.anomaly_check_nan = True, self.check_nan
+        tls.refresh()
 
     def __exit__(self, *exc):
         tls.anomaly, tls.anomaly_check_nan = self.prev
+        tls.refresh()
 
     def clone(self):
         with warnings.catch_warnings():
@@ -56,12 +58,14 @@ class set_detect_anomaly:
     def __init__(self, mode, check_nan=True):
         self.prev = (tls.anomaly, tls.anomaly_check_nan)
         tls.anomaly, tls.anomaly_check_nan = bool(mode), bool(check_nan)
+        tls.refresh()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         tls.anomaly, tls.anomaly_check_nan = self.prev
+        tls.refresh()
 
 
 def record_traceback(node):

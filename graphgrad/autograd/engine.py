@@ -123,37 +123,6 @@ def _run_tensor_hooks(node, grads, create_graph):
                 fn(_to_tensor(grads[nr]))
 
 
-def _validate(node, outs, create_graph, batch_nd):
-    """Check each gradient against the next node's input metadata; fix shape/dtype."""
-    edges = node._next_edges
-    if len(outs) != len(edges):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(edges)}, got {len(outs)})")
-    for i, g in enumerate(outs):
-        if g is None:
-            continue
-        child, nr = edges[i]
-        if child is None:
-            outs[i] = None
-            continue
-        if create_graph:
-            if not isinstance(g, Tensor):
-                g = outs[i] = _wrap(np.asarray(g))
-            data = g._data
-        else:
-            if g.__class__ is not _ndarray:
-                g = outs[i] = g._data if isinstance(g, Tensor) else np.asarray(g)
-            data = g
-        shape, dt = child.input_metadata(nr)
-        gs = data.shape
-        if gs != shape and gs[batch_nd:] != shape:
-            outs[i] = g = _sum_to_shape(node, i, g, gs, shape, batch_nd)
-            data = g._data if create_graph else g
-        if data.dtype != dt:
-            outs[i] = _cast(g, dt, create_graph)
-    return outs
-
-
 def _sum_to_shape(node, i, g, gs, shape, batch_nd):
     from .._ops import formulas as F
     out = gs[batch_nd:]
@@ -272,6 +241,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     heap = [(-root._seq, 0, root)]
     counter = 1
     pop, push = heapq.heappop, heapq.heappush
+    ndarray = _ndarray
     while heap:
         node = pop(heap)[2]
         grads = buffers.pop(node, None)
@@ -309,29 +279,50 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             outs = call_with_anomaly(node, grads, mask, create_graph)
         else:
             outs = node.apply(grads, mask, create_graph)
-        if not isinstance(outs, list):
-            outs = list(outs)
         if node._post_hooks:
-            outs = _call_post_hooks(node, outs, grads, create_graph)
+            outs = _call_post_hooks(node, list(outs), grads, create_graph)
         if not keep_graph:
             node.release_variables()
-        _validate(node, outs, create_graph, batch_nd)
-        for i, (child, nr) in enumerate(edges):
-            if child is None or not mask[i]:
-                continue
+        if len(outs) != len(edges):
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                               f"gradients (expected {len(edges)}, got {len(outs)})")
+        i = 0
+        for child, nr in edges:
             g = outs[i]
-            buf = buffers.get(child)
-            if buf is None:
-                buf = buffers[child] = [None] * max(child.num_outputs, 1)
-            if g is not None:
-                prev = buf[nr]
-                buf[nr] = g if prev is None else prev + g
-            n = deps[child] - 1
-            deps[child] = n
-            if n == 0:
-                push(heap, (-child._seq, counter, child))
-                counter += 1
-        outs = g = grads = None  # drop references so AccumulateGrad can steal fresh arrays
+            if child is not None and mask[i]:
+                if g is not None:
+                    # validate against the next node's input metadata (PyTorch's
+                    # validate_outputs): sum away broadcasting, cast the dtype
+                    if create_graph:
+                        if not isinstance(g, Tensor):
+                            g = _wrap(np.asarray(g))
+                        data = g._data
+                    else:
+                        if g.__class__ is not ndarray:
+                            g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                        data = g
+                    shape, dt = child.input_metadata(nr)
+                    if data.shape != shape and data.shape[batch_nd:] != shape:
+                        g = _sum_to_shape(node, i, g, data.shape, shape, batch_nd)
+                        data = g._data if create_graph else g
+                    if data.dtype != dt:
+                        g = _cast(g, dt, create_graph)
+                buf = buffers.get(child)
+                if buf is None:
+                    if child.__class__ is AccumulateGrad:
+                        buf = buffers[child] = [None]
+                    else:
+                        buf = buffers[child] = [None] * len(child._out_meta)
+                if g is not None:
+                    prev = buf[nr]
+                    buf[nr] = g if prev is None else prev + g
+                n = deps[child] - 1
+                deps[child] = n
+                if n == 0:
+                    push(heap, (-child._seq, counter, child))
+                    counter += 1
+            i += 1
+        outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
     return captured
 
 

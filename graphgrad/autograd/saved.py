@@ -73,19 +73,18 @@ class SavedVariable:
             self.requires_grad = t._requires_grad
         else:
             self.tensor = t
-        if tls.extra and tls.saved_hooks:
-            self._pack(t)
 
     # -- saved_tensors_hooks ----------------------------------------------------
-    def _pack(self, t):
+    def pack_with_hooks(self):
+        """Hand the saved tensor to the innermost pack hook (saved_tensors_hooks)."""
         if tls.saved_hooks_disabled:
             raise RuntimeError(tls.saved_hooks_disabled)
         pack, unpack = tls.saved_hooks[-1]
         from .._tensor import Tensor
-        arg = t
-        if self.tensor is None:  # our own output: hand the hook a tensor without history
-            arg = Tensor._wrap(t._data)
-            arg._vc = t._vc
+        arg = self.tensor
+        if arg is None:  # our own output: hand the hook a tensor without history
+            arg = Tensor._wrap(self.data)
+            arg._vc = self.vc
         self.packed = (pack(arg),)
         self.unpack_hook = unpack
         self.data = None

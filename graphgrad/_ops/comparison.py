@@ -1,0 +1,149 @@
+"""Comparisons, logical ops and ``where``.
+
+Comparisons and logical ops are non-differentiable: their results are bool
+tensors that never require grad.  ``where`` is differentiable in its two
+value arguments (not in the condition), with PyTorch's rule: the gradient
+flows to the branch that was taken, and is exactly zero (never NaN) in the
+other, even where that branch holds NaN or inf.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import formulas as F
+from .dispatch import binary, dispatch, unary
+from .registry import defop, export
+
+
+def _cmp(name, ufunc):
+    op = defop(f"{name}(self, other)", ufunc, promote=True)
+
+    def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' must be Tensor, not "
+                            f"{type(input).__name__}")
+        if isinstance(other, np.generic):
+            other = other.item()
+        return binary(op, input, other)
+    fn.__name__ = name
+    export(name)(fn)
+    return op, fn
+
+
+EQ, eq = _cmp("eq", np.equal)
+NE, ne = _cmp("ne", np.not_equal)
+LT, lt = _cmp("lt", np.less)
+LE, le = _cmp("le", np.less_equal)
+GT, gt = _cmp("gt", np.greater)
+GE, ge = _cmp("ge", np.greater_equal)
+greater, greater_equal, less, less_equal = gt, ge, lt, le
+not_equal = ne
+for _alias, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le),
+                   ("not_equal", ne)):
+    export(_alias)(_f)
+
+
+def _logical(name, ufunc):
+    op = defop(f"{name}(self, other)", lambda a, b: ufunc(a, b))
+
+    def fn(input, other):
+        return binary(op, input, other)
+    fn.__name__ = name
+    export(name)(fn)
+    return op, fn
+
+
+LOGICAL_AND, logical_and = _logical("logical_and", np.logical_and)
+LOGICAL_OR, logical_or = _logical("logical_or", np.logical_or)
+LOGICAL_XOR, logical_xor = _logical("logical_xor", np.logical_xor)
+LOGICAL_NOT = defop("logical_not(self)", np.logical_not)
+
+
+@export()
+def logical_not(input):
+    return unary(LOGICAL_NOT, input)
+
+
+def _bitwise(name, ufunc):
+    def kernel(a, b):
+        if (getattr(a, "dtype", None) is not None and a.dtype.kind == "f") or \
+                (getattr(b, "dtype", None) is not None and b.dtype.kind == "f") or \
+                isinstance(b, float):
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        return ufunc(a, b)
+    return defop(f"{name}(self, other)", kernel, promote=True)
+
+
+BITWISE_AND = _bitwise("bitwise_and", np.bitwise_and)
+BITWISE_OR = _bitwise("bitwise_or", np.bitwise_or)
+BITWISE_XOR = _bitwise("bitwise_xor", np.bitwise_xor)
+BITWISE_NOT = defop("bitwise_not(self)", lambda a: np.invert(a) if a.dtype.kind in "iub" else
+                    (_ for _ in ()).throw(RuntimeError('"bitwise_not_cpu" not implemented for '
+                                                       "'Float'")))
+export("bitwise_and")(lambda input, other: binary(BITWISE_AND, input, other))
+export("bitwise_or")(lambda input, other: binary(BITWISE_OR, input, other))
+export("bitwise_xor")(lambda input, other: binary(BITWISE_XOR, input, other))
+export("bitwise_not")(lambda input: unary(BITWISE_NOT, input))
+
+ISNAN = defop("isnan(self)", np.isnan)
+ISINF = defop("isinf(self)", np.isinf)
+ISFINITE = defop("isfinite(self)", np.isfinite)
+export("isnan")(lambda input: unary(ISNAN, input))
+export("isinf")(lambda input: unary(ISINF, input))
+export("isfinite")(lambda input: unary(ISFINITE, input))
+
+
+# ------------------------------------------------------------------ where
+def _where_kernel(cond, a, b):
+    return np.where(cond, a, b)
+
+
+WHERE = defop("where(condition, self, other)", _where_kernel, "WhereBackward0", promote=False,
+              self=lambda grad, condition: F.where(condition, grad, 0.0),
+              other=lambda grad, condition: F.where(condition, 0.0, grad),
+              jvp=lambda condition, self_t, other_t: F.where(condition, self_t, other_t))
+
+
+@export()
+def where(condition, input=None, other=None, *, out=None):
+    """``where(cond, x, y)``: elements of x where cond, else y (differentiable in x and y)."""
+    if input is None and other is None:
+        from .registry import PUBLIC
+        return PUBLIC["nonzero"](condition, as_tuple=True)
+    if not isinstance(condition, Tensor):
+        raise TypeError("where(): argument 'condition' must be Tensor")
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {condition.dtype.name.capitalize()}")
+    from .. import _dtype
+    vals = [v for v in (input, other)]
+    rt = _dtype.result_type(*vals)
+    conv = []
+    for v in vals:
+        if isinstance(v, Tensor):
+            conv.append(v if v._data.dtype == rt.np else v.to(rt))
+        else:
+            conv.append(v)
+    return dispatch(WHERE, condition, conv[0], conv[1])
+
+
+OPERATORS = {
+    "__eq__": lambda self, other: binary(EQ, self, other) if _cmp_ok(other) else NotImplemented,
+    "__ne__": lambda self, other: binary(NE, self, other) if _cmp_ok(other) else NotImplemented,
+    "__lt__": lambda self, other: binary(LT, self, other),
+    "__le__": lambda self, other: binary(LE, self, other),
+    "__gt__": lambda self, other: binary(GT, self, other),
+    "__ge__": lambda self, other: binary(GE, self, other),
+    "__and__": lambda self, other: binary(BITWISE_AND, self, other),
+    "__rand__": lambda self, other: binary(BITWISE_AND, self, other),
+    "__or__": lambda self, other: binary(BITWISE_OR, self, other),
+    "__ror__": lambda self, other: binary(BITWISE_OR, self, other),
+    "__xor__": lambda self, other: binary(BITWISE_XOR, self, other),
+    "__rxor__": lambda self, other: binary(BITWISE_XOR, self, other),
+    "__invert__": lambda self: unary(BITWISE_NOT, self),
+}
+
+
+def _cmp_ok(other):
+    return isinstance(other, (Tensor, int, float, bool, complex))

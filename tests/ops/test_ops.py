@@ -1,0 +1,291 @@
+"""Generic op tests driven by the op table (tests/ops/op_db): add an OpInfo, get every check.
+
+Each check runs the same program on graphgrad and on PyTorch (the oracle) for
+every sample of an op, in float64, float32 and (where supported) complex128:
+forward values/dtypes/shapes; the VJP against PyTorch and against central
+finite differences; double backward; the JVP (forward_ad) against PyTorch
+and finite differences; batched gradients against a row-by-row loop; the
+in-place variant; non-differentiable outputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import graphgrad as gg
+from tests.ops.api_ops import API_OPS
+from tests.ops.op_db import OP_DB
+from tests.ops.opinfo import (dtype_name, flat_outputs, materialize, to_numpy, tolerances)
+
+torch = pytest.importorskip("torch")
+torch.set_default_dtype(torch.float32)
+
+CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}")
+         for op in OP_DB for dt in op.dtypes + (("complex128",) if op.complex else ())]
+
+
+def _rng(op, dtype):
+    return np.random.default_rng(abs(hash((op.name, dtype))) % (2 ** 32))
+
+
+def _samples(op, dtype):
+    return op.samples(np.random.default_rng(abs(hash(op.name)) % (2 ** 32)))
+
+
+def _skip(op, check):
+    if check in op.skips:
+        pytest.skip(op.skips[check])
+
+
+def _assert_close(a, b, op, dtype, what):
+    rtol, atol = tolerances(op, dtype)
+    if a is None or b is None:
+        assert a is None and b is None, f"{what}: one side is None ({a is None}, {b is None})"
+        return
+    an, bn = to_numpy(a), to_numpy(b)
+    assert an.shape == bn.shape, f"{what}: shape {an.shape} != torch {bn.shape}"
+    np.testing.assert_allclose(an, bn, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+
+
+def _diff_outputs(op, outs):
+    return [i for i, o in enumerate(outs)
+            if i not in op.nondiff_outputs and dtype_name(o).startswith(("float", "complex"))]
+
+
+def _cotangent(rng, t, dtype):
+    shape = tuple(t.shape)
+    c = rng.standard_normal(shape)
+    if dtype_name(t).startswith("complex"):
+        c = c + 1j * rng.standard_normal(shape)
+    return c.astype({"float32": np.float32, "float64": np.float64}.get(
+        dtype_name(t), np.complex128))
+
+
+@pytest.mark.parametrize("op,dtype", CASES)
+def test_forward(op, dtype):
+    """Values, dtypes and shapes equal PyTorch's."""
+    for s in _samples(op, dtype):
+        ga, gk, _ = materialize(s, gg, dtype, requires_grad=False)
+        ta, tk, _ = materialize(s, torch, dtype, requires_grad=False)
+        gout, tout = flat_outputs(op.call(gg, ga, gk)), flat_outputs(op.call(torch, ta, tk))
+        assert len(gout) == len(tout), f"{s}: {len(gout)} outputs, torch {len(tout)}"
+        for i, (g, t) in enumerate(zip(gout, tout)):
+            assert dtype_name(g) == dtype_name(t), f"{s} output {i}: dtype {g.dtype} vs {t.dtype}"
+            _assert_close(g, t, op, dtype, f"{op.name} {s} output {i}")
+
+
+def _vjp(lib, op, s, dtype, rng_seed, create_graph=False):
+    args, kwargs, ins = materialize(s, lib, dtype)
+    outs = flat_outputs(op.call(lib, args, kwargs))
+    idx = _diff_outputs(op, outs)
+    rng = np.random.default_rng(rng_seed)
+    cots = [lib.tensor(_cotangent(rng, outs[i], dtype)) for i in idx]
+    douts = [outs[i] for i in idx]
+    grads = lib.autograd.grad(douts, ins, cots, allow_unused=True, create_graph=create_graph)
+    return ins, douts, cots, grads, args, kwargs
+
+
+@pytest.mark.parametrize("op,dtype", CASES)
+def test_vjp_vs_torch(op, dtype):
+    if not op.grad:
+        pytest.skip("not differentiable")
+    _skip(op, "vjp")
+    for k, s in enumerate(_samples(op, dtype)):
+        gg_grads = _vjp(gg, op, s, dtype, k)[3]
+        t_grads = _vjp(torch, op, s, dtype, k)[3]
+        for i, (a, b) in enumerate(zip(gg_grads, t_grads)):
+            if a is None and b is not None and not to_numpy(b).any():
+                continue  # PyTorch materialised zeros where graphgrad says "unused"
+            _assert_close(a, b, op, dtype, f"{op.name} {s} grad of input {i}")
+
+
+@pytest.mark.parametrize("op", [o for o in OP_DB if o.grad and o.fd and "float64" in o.dtypes],
+                         ids=lambda o: o.name)
+def test_vjp_finite_differences(op):
+    """graphgrad's VJP equals central differences of <cotangent, f(x)> (float64)."""
+    _skip(op, "fd")
+    eps = 1e-6
+    for k, s in enumerate(_samples(op, "float64")):
+        ins, douts, cots, grads, args, kwargs = _vjp(gg, op, s, "float64", k)
+
+        def loss():
+            with gg.no_grad():
+                outs = flat_outputs(op.call(gg, args, kwargs))
+                idx = _diff_outputs(op, outs)
+                return sum(float((outs[i]._data * c._data).sum()) for i, c in zip(idx, cots))
+        for i, (x, g) in enumerate(zip(ins, grads)):
+            num = np.zeros(x._data.shape)
+            flat = x._data.reshape(-1)
+            for j in range(flat.size):
+                old = flat[j]
+                flat[j] = old + eps
+                hi = loss()
+                flat[j] = old - eps
+                lo = loss()
+                flat[j] = old
+                num.reshape(-1)[j] = (hi - lo) / (2 * eps)
+            ana = np.zeros_like(num) if g is None else g._data
+            np.testing.assert_allclose(ana, num, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{op.name} {s}: d/d input {i}")
+
+
+@pytest.mark.parametrize("op,dtype", CASES)
+def test_double_backward_vs_torch(op, dtype):
+    if not (op.grad and op.gradgrad):
+        pytest.skip("no double backward")
+    _skip(op, "gradgrad")
+    for k, s in enumerate(_samples(op, dtype)):
+        res = []
+        for lib in (gg, torch):
+            ins, douts, cots, grads, _, _ = _vjp(lib, op, s, dtype, k, create_graph=True)
+            rng = np.random.default_rng(100 + k)
+            terms = []
+            for g in grads:
+                if g is not None and g.requires_grad:
+                    w = lib.tensor(_cotangent(rng, g, dtype))
+                    terms.append((g * w).sum() if not g.is_complex() else (g * w).sum().real)
+            if not terms:
+                res.append(None)
+                continue
+            total = terms[0]
+            for t in terms[1:]:
+                total = total + t
+            res.append(lib.autograd.grad(total, ins, allow_unused=True))
+        if res[0] is None or res[1] is None:
+            continue
+        for i, (a, b) in enumerate(zip(*res)):
+            if a is None and b is not None and not to_numpy(b).any():
+                continue
+            _assert_close(a, b, op, dtype, f"{op.name} {s} 2nd-order grad of input {i}")
+
+
+def _jvp(lib, op, s, dtype, seed):
+    fwAD = lib.autograd.forward_ad
+    args, kwargs, ins = materialize(s, lib, dtype)
+    for t in ins:
+        t.requires_grad_(False)
+    rng = np.random.default_rng(seed)
+    tangents = [lib.tensor(_cotangent(rng, t, dtype)) for t in ins]
+    with fwAD.dual_level():
+        duals = {id(t): fwAD.make_dual(t, tan) for t, tan in zip(ins, tangents)}
+
+        def sub(v):
+            if id(v) in duals:
+                return duals[id(v)]
+            if isinstance(v, (list, tuple)):
+                return type(v)(sub(x) for x in v)
+            return v
+        outs = flat_outputs(op.call(lib, tuple(sub(a) for a in args),
+                                    {k: sub(v) for k, v in kwargs.items()}))
+        idx = _diff_outputs(op, outs)
+        res = [fwAD.unpack_dual(outs[i]).tangent for i in idx]
+        res = [None if t is None else t.clone() for t in res]
+    return res, args, kwargs, ins, tangents
+
+
+@pytest.mark.parametrize("op,dtype", CASES)
+def test_jvp_vs_torch(op, dtype):
+    if not (op.grad and op.fwd_ad):
+        pytest.skip("no forward AD")
+    _skip(op, "jvp")
+    for k, s in enumerate(_samples(op, dtype)):
+        a, *_ = _jvp(gg, op, s, dtype, k)
+        b, *_ = _jvp(torch, op, s, dtype, k)
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x is None and y is not None and not to_numpy(y).any():
+                continue
+            _assert_close(x, y, op, dtype, f"{op.name} {s} tangent of output {i}")
+
+
+@pytest.mark.parametrize("op", [o for o in OP_DB if o.grad and o.fwd_ad and o.fd
+                                and "float64" in o.dtypes], ids=lambda o: o.name)
+def test_jvp_finite_differences(op):
+    _skip(op, "jvp")
+    _skip(op, "fd")
+    eps = 1e-6
+    for k, s in enumerate(_samples(op, "float64")):
+        tans, args, kwargs, ins, tangents = _jvp(gg, op, s, "float64", k)
+
+        def f(sign):
+            saved = [x._data.copy() for x in ins]
+            for x, t in zip(ins, tangents):
+                x._data[...] = x._data + sign * eps * t._data
+            with gg.no_grad():
+                outs = flat_outputs(op.call(gg, args, kwargs))
+                res = [outs[i]._data.copy() for i in _diff_outputs(op, outs)]
+            for x, v in zip(ins, saved):
+                x._data[...] = v
+            return res
+        hi, lo = f(1), f(-1)
+        for i, (t, h, l) in enumerate(zip(tans, hi, lo)):
+            num = (h - l) / (2 * eps)
+            ana = np.zeros_like(num) if t is None else t._data
+            np.testing.assert_allclose(ana, num, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{op.name} {s}: tangent of output {i}")
+
+
+@pytest.mark.parametrize("op,dtype", [c for c in CASES if c.values[1] != "float32"])
+def test_batched_grad(op, dtype):
+    """is_grads_batched=True equals the loop over cotangent rows."""
+    if not (op.grad and op.batched):
+        pytest.skip("no batched gradient")
+    _skip(op, "batched")
+    B = 3
+    for k, s in enumerate(_samples(op, dtype)):
+        args, kwargs, ins = materialize(s, gg, dtype)
+        outs = flat_outputs(op.call(gg, args, kwargs))
+        idx = _diff_outputs(op, outs)
+        if not idx or not ins:
+            continue
+        rng = np.random.default_rng(k)
+        cots = [np.stack([_cotangent(rng, outs[i], dtype) for _ in range(B)]) for i in idx]
+        douts = [outs[i] for i in idx]
+        batched = gg.autograd.grad(douts, ins, [gg.tensor(c) for c in cots], retain_graph=True,
+                                   allow_unused=True, is_grads_batched=True)
+        for b in range(B):
+            row = gg.autograd.grad(douts, ins, [gg.tensor(c[b]) for c in cots],
+                                   retain_graph=True, allow_unused=True)
+            for i, (bt, rt) in enumerate(zip(batched, row)):
+                if rt is None:
+                    assert bt is None or not bt._data[b].any()
+                    continue
+                np.testing.assert_allclose(bt._data[b], rt._data, rtol=1e-10, atol=1e-12,
+                                           err_msg=f"{op.name} {s}: batch row {b} input {i}")
+
+
+@pytest.mark.parametrize("op,dtype", [c for c in CASES if c.values[0].inplace])
+def test_inplace_variant(op, dtype):
+    """``x.op_(...)`` returns x, matches the out-of-place op and bumps the version."""
+    for s in _samples(op, dtype):
+        args, kwargs, _ = materialize(s, gg, dtype, requires_grad=False)
+        expected = op.call(gg, args, kwargs)
+        if not isinstance(expected, gg.Tensor) or expected.dtype != args[0].dtype or \
+                expected.shape != args[0].shape:
+            continue  # in-place needs a result castable to self's shape and dtype
+        x = args[0].clone()
+        v = x._version
+        r = getattr(x, op.inplace)(*args[1:], **kwargs)
+        assert r is x
+        assert x._version > v
+        np.testing.assert_allclose(x._data, expected._data, rtol=1e-12, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("op", [o for o in OP_DB if not o.grad or o.nondiff_outputs],
+                         ids=lambda o: o.name)
+def test_nondifferentiable_outputs(op):
+    for s in _samples(op, "float64"):
+        args, kwargs, ins = materialize(s, gg, "float64")
+        outs = flat_outputs(op.call(gg, args, kwargs))
+        for i, o in enumerate(outs):
+            if not op.grad or i in op.nondiff_outputs:
+                assert not o.requires_grad, f"{op.name} output {i} requires grad"
+                assert o.grad_fn is None
+
+
+def test_every_api_op_is_in_the_table():
+    covered = set()
+    for op in OP_DB:
+        covered.add(op.name)
+        covered.update(op.aliases)
+    missing = [n for n in API_OPS if n not in covered]
+    assert not missing, f"ops of api.md §3 missing from the op table: {missing}"

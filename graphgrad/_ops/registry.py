@@ -177,3 +177,14 @@ def export(name=None, *, method=True, function=True):
             METHODS[key] = fn
         return fn
     return deco
+
+
+LINALG = {}    # graphgrad.linalg.<name>
+
+
+def export_linalg(name=None):
+    """Decorator: publish ``fn`` as ``graphgrad.linalg.<name>``."""
+    def deco(fn):
+        LINALG[name or fn.__name__] = fn
+        return fn
+    return deco

@@ -1,9 +1,10 @@
 """The op table: one OpInfo per op, collected from one module per op family."""
-from tests.ops.op_db import core
+from tests.ops.op_db import core, indexing, linalg, nn, pointwise, reductions, shape
 
 OP_DB = []
-for _family in (core,):
+for _family in (core, pointwise, reductions, linalg, shape, indexing, nn):
     OP_DB.extend(_family.OPS)
 
 _names = [op.name for op in OP_DB]
-assert len(_names) == len(set(_names)), "duplicate OpInfo names"
+_dups = sorted({n for n in _names if _names.count(n) > 1})
+assert not _dups, f"duplicate OpInfo names: {_dups}"

@@ -1,0 +1,2 @@
+"""graphgrad.nn: functional API (and, later, modules)."""
+from . import functional  # noqa: F401

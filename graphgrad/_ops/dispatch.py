@@ -37,7 +37,7 @@ class FormulaNode(Node):
     _op = None
     _srcs = ()   # per VJP: tuple of sources, -1 grad, -2 grads, k >= 0 saved slot
 
-    def apply(self, grads, mask, create_graph):
+    def _apply(self, grads, mask, create_graph):
         op = self._op
         grad = grads[0]
         if op.n_outputs != 1:
@@ -132,10 +132,15 @@ def make_node_class(op):
     for rule in op.vjps:
         srcs.append(tuple(-1 if p == "grad" else (-2 if p == "grads" else names.index(p))
                           for p in rule[1]))
-    cls = type(op.node_name, (FormulaNode,), {"__slots__": (), "_op": op,
-                                              "_srcs": tuple(srcs),
-                                              "__module__": "graphgrad.autograd.generated"})
-    return cls
+    attrs = {"__slots__": (), "_op": op, "_srcs": tuple(srcs),
+             "__module__": "graphgrad.autograd.generated"}
+    if op.node_name in _HANDWRITTEN:
+        # PyTorch's hand-written C++ nodes report a qualified name()
+        attrs["name"] = lambda self, _n="torch::autograd::" + op.node_name: _n
+    return type(op.node_name, (FormulaNode,), attrs)
+
+
+_HANDWRITTEN = {"CopyBackwards"}  # node names that are C++ classes in PyTorch
 
 
 # ====================================================================== errors

@@ -73,7 +73,7 @@ class AsStridedBackward0(Node):
 
     __slots__ = ("_base_meta", "_chain", "_out_meta")
 
-    def apply(self, grads, mask, create_graph):
+    def _apply(self, grads, mask, create_graph):
         g = grads[0]
         if g is None:
             return [None]
@@ -85,7 +85,10 @@ class CopySlices(Node):
 
     __slots__ = ("_fn", "_chain", "_out_meta", "_view_ndim")
 
-    def apply(self, grads, mask, create_graph):
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def _apply(self, grads, mask, create_graph):
         g = grads[0]
         if g is None:
             return [None] * len(mask)
@@ -95,7 +98,7 @@ class CopySlices(Node):
             g_view = np.array(g_view)  # a copy: fn may not alias the base gradient
         fn = self._fn
         fn_mask = (True,) + tuple(mask[1:])
-        res = fn.apply([g_view], fn_mask, create_graph)
+        res = fn._apply([g_view], fn_mask, create_graph)
         # zero the view's region of the base gradient, then put fn's gradient for it there
         base_grad = g - view_scatter(g_view, self._chain, base_sizes, self._view_ndim)
         r0 = res[0]

@@ -4,13 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._state import tls
-from . import forward_ad, graph
+from . import forward_ad, function, graph
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .graph import GradientEdge
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "forward_ad", "graph", "Variable"]
+           "is_grad_enabled", "is_inference_mode_enabled", "forward_ad", "graph", "Variable",
+           "Function", "FunctionCtx", "once_differentiable", "function"]
 
 
 def _tensor_or_tensors_to_tuple(x, n):

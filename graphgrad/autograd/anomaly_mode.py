@@ -79,7 +79,7 @@ def _has_nan(g):
 
 def call_with_anomaly(node, grads, mask, create_graph):
     try:
-        outs = node.apply(grads, mask, create_graph)
+        outs = node._apply(grads, mask, create_graph)
     except Exception:
         tb = node.metadata.get("traceback_") if node._metadata is not None else None
         if tb:

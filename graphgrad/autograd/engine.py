@@ -43,7 +43,7 @@ class GraphRoot(Node):
         self._grads = grads
         self._seq = 1 << 63
 
-    def apply(self, grads, mask, create_graph):
+    def _apply(self, grads, mask, create_graph):
         return list(self._grads)
 
     @property
@@ -278,7 +278,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             from .anomaly_mode import call_with_anomaly
             outs = call_with_anomaly(node, grads, mask, create_graph)
         else:
-            outs = node.apply(grads, mask, create_graph)
+            outs = node._apply(grads, mask, create_graph)
         if node._post_hooks:
             outs = _call_post_hooks(node, list(outs), grads, create_graph)
         if not keep_graph:

@@ -50,7 +50,7 @@ class Node:
     _released = False
 
     # -- what the engine calls ------------------------------------------------
-    def apply(self, grads, mask, create_graph):
+    def _apply(self, grads, mask, create_graph):
         """Gradients w.r.t. each next edge, from the gradients of our outputs.
 
         ``grads`` is a list with one entry per forward output (``None`` where no
@@ -134,7 +134,7 @@ class Node:
         from .._state import tls
         grads = [g if (g is None or isinstance(g, Tensor)) else Tensor._wrap(g) for g in grads]
         mask = tuple(e[0] is not None for e in self._next_edges)
-        out = self.apply(list(grads), mask, True if tls.grad_enabled else None)
+        out = self._apply(list(grads), mask, True if tls.grad_enabled else None)
         out = tuple(None if g is None else (g if isinstance(g, Tensor) else Tensor._wrap(g))
                     for g in out)
         return out[0] if len(out) == 1 else out

@@ -1,0 +1,499 @@
+"""Custom autograd Functions (seeds 000 and 001): Function, FunctionCtx, BackwardCFunction.
+
+The class structure mirrors PyTorch's: ``Function`` over ``_SingleLevelFunction``;
+``FunctionMeta`` creates ``<Name>Backward`` (``_backward_cls``), a subclass of
+``BackwardCFunction`` that links back through ``_forward_cls``.  One call of
+``Function.apply`` instantiates that class: the instance is both the ``ctx``
+the user's forward/setup_context/backward see and the graph Node that becomes
+the outputs' ``grad_fn`` (PyTorch's THPFunction_apply / process_outputs /
+_wrap_outputs path, done here in Python).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._state import tls
+from .graph import Node, _sequence_nr
+from .saved import SavedVariable, VersionCounter
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
+           "InplaceFunction", "NestedIOFunction"]
+
+_function_ids = itertools.count()
+
+
+class FunctionCtx:
+    """What ``forward``/``setup_context``/``backward`` use to talk to each other."""
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (inputs, outputs or intermediates, or None) for backward.
+
+        They are version-checked on access (``ctx.saved_tensors``) and go through
+        saved-tensor hooks, unlike tensors stored as plain ctx attributes.
+        """
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Save tensors for ``jvp`` (forward-mode AD)."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args):
+        """Mark inputs modified in place by forward (they must be returned as outputs)."""
+        self.dirty_tensors = args
+
+    def mark_shared_storage(self, *pairs):
+        warnings.warn("mark_shared_storage is deprecated. Tensors with shared storages are "
+                      "automatically tracked.", DeprecationWarning, stacklevel=2)
+
+    def mark_non_differentiable(self, *args):
+        """Mark outputs that are not differentiable (their grads arrive as zeros)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        """Whether undefined output gradients reach backward as zeros (default True)."""
+        self.materialize_grads = bool(value)
+
+
+class _HookMixin:
+    @staticmethod
+    def _register_hook(backward_hooks, hook):
+        from ..utils.hooks import RemovableHandle, _HookDict
+        if backward_hooks is None:
+            backward_hooks = _HookDict()
+        handle = RemovableHandle(backward_hooks)
+        backward_hooks[handle.id] = hook
+        return backward_hooks, handle
+
+
+class BackwardCFunction(Node, FunctionCtx, _HookMixin):
+    """The graph node of one custom-Function call; also its ``ctx``."""
+
+    _forward_cls = None
+    materialize_grads = True
+    to_save = ()
+    saved_for_forward = ()
+    dirty_tensors = ()
+    non_differentiable = ()
+    needs_input_grad = ()
+    _saved_variables = None
+    _is_tensor_input = ()
+    _out_meta = ()
+
+    def __init__(self):
+        self._seq = next(_sequence_nr)
+        self._next_edges = ()
+
+    # -- seed 000's BackwardCFunction.apply: choose backward or vjp -----------------
+    def apply(self, *args):
+        backward_fn = self._forward_cls.backward
+        vjp_fn = self._forward_cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
+        return user_fn(self, *args)
+
+    def apply_jvp(self, *args):
+        return self._forward_cls.jvp(self, *args)
+
+    # -- saved tensors ------------------------------------------------------------
+    @property
+    def saved_tensors(self):
+        sv = self._saved_variables
+        if sv is None:
+            return ()
+        return tuple(None if s is None else s.unpack(self, f"saved_tensors[{i}]")
+                     for i, s in enumerate(sv))
+
+    @property
+    def _raw_saved_tensors(self):
+        from .._ops.dispatch import _RawSaved
+        return tuple(None if s is None else _RawSaved(s, self, f"saved_tensors[{i}]")
+                     for i, s in enumerate(self._saved_variables or ()))
+
+    def release_variables(self):
+        self._released = True
+        for s in self._saved_variables or ():
+            if s is not None:
+                s.release()
+
+    # -- the engine's entry point ---------------------------------------------------
+    def _apply(self, grads, mask, create_graph):
+        from .._tensor import Tensor
+        tgrads = []
+        for i, g in enumerate(grads):
+            if g is None:
+                if self.materialize_grads and i < len(self._out_meta) and \
+                        self._out_meta[i] is not None:
+                    shape, dt = self._out_meta[i]
+                    g = Tensor._wrap(np.zeros(shape, dt))
+            elif not isinstance(g, Tensor):
+                g = Tensor._wrap(g)
+            tgrads.append(g)
+        result = self.apply(*tgrads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_in = len(self._is_tensor_input)
+        name = self.name()
+        if len(result) != n_in:
+            if len(result) > n_in and all(r is None for r in result[n_in:]):
+                result = result[:n_in]
+            else:
+                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                                   f"(expected {n_in}, got {len(result)})")
+        out = []
+        for i, (is_t, r) in enumerate(zip(self._is_tensor_input, result)):
+            if not is_t:
+                if r is not None:
+                    raise RuntimeError(
+                        f"function {name} returned a gradient different than None at position "
+                        f"{i + 1}, but the corresponding forward input was not a Variable")
+                continue
+            if r is not None and not isinstance(r, Tensor):
+                raise TypeError(f"function {name} returned a gradient of type "
+                                f"{type(r).__name__} at position {i + 1}; expected a Tensor "
+                                "or None")
+            if r is not None and not create_graph:
+                r = r._data
+            out.append(r)
+        return out
+
+    def __repr__(self):
+        return f"<{type(self).__module__}.{type(self).__name__} object at {id(self):#x}>"
+
+
+class FunctionMeta(type):
+    """Creates ``<Name>Backward`` (``_backward_cls``) for every Function subclass."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_fn = type(name + "Backward", (BackwardCFunction,),
+                           {"_forward_cls": cls, "__module__": "graphgrad.autograd.function"})
+        backward_fn._autograd_function_id = next(_function_ids)
+        cls._backward_cls = backward_fn
+        super().__init__(name, bases, attrs)
+
+
+class _SingleLevelFunction(FunctionCtx, _HookMixin, metaclass=FunctionMeta):
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+
+class Function(_SingleLevelFunction):
+    """Base class of custom autograd operations: subclass it, call ``.apply``."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+            stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True. graphgrad has no vmap transform yet, so neither "
+            "can run: use autograd.grad(..., is_grads_batched=True) or "
+            "autograd.functional.jacobian(..., vectorize=True) for batched gradients.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        is_setup_ctx_defined = _is_setup_context_defined(cls.setup_context)
+        if is_setup_ctx_defined:
+            args = _bind_default_args(cls.forward, *args, **kwargs)
+        elif kwargs:
+            raise TypeError(f"{cls.__name__}.apply() takes no keyword arguments when forward "
+                            "takes ctx (old style); pass them positionally")
+        return _function_apply(cls, args, is_setup_ctx_defined)
+
+    @staticmethod
+    def _compiled_autograd_key(ctx):
+        return (ctx._autograd_function_id,)
+
+
+def _is_setup_context_defined(fn):
+    return fn is not _SingleLevelFunction.setup_context
+
+
+def _bind_default_args(func, *args, **kwargs):
+    signature = inspect.signature(func)
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass
+
+
+# ====================================================================== apply
+def _function_apply(cls, args, new_style):
+    """THPFunction_apply: run forward without grad, then wire the outputs into the graph."""
+    from .._ops.dispatch import _edge
+    from .._tensor import Tensor
+    ctx = cls._backward_cls()
+    is_tensor = tuple(isinstance(a, Tensor) for a in args)
+    needs_input_grad = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
+    is_executable = tls.grad_enabled and any(needs_input_grad)
+    ctx.needs_input_grad = needs_input_grad
+    ctx._is_tensor_input = is_tensor
+    if is_executable:
+        ctx._next_edges = tuple(_edge(a) if a._requires_grad else (None, 0)
+                                for a, t in zip(args, is_tensor) if t)
+    else:
+        ctx._next_edges = tuple((None, 0) for t in is_tensor if t)
+
+    fw_level = tls.fw_level
+    prev = tls.grad_enabled
+    tls.grad_enabled = False
+    tls.fw_level = None
+    tls.refresh()
+    try:
+        if new_style:
+            outputs = cls.forward(*args)
+            cls.setup_context(ctx, args, outputs)
+        else:
+            outputs = cls.forward(ctx, *args)
+    finally:
+        tls.grad_enabled = prev
+        tls.fw_level = fw_level
+        tls.refresh()
+
+    is_tuple = isinstance(outputs, tuple)
+    outs = list(outputs) if is_tuple else [outputs]
+    outs = _wrap_outputs(ctx, args, outs, is_executable)
+    _save_variables(ctx, outs)
+    if fw_level is not None:
+        _forward_ad(cls, ctx, args, is_tensor, outs, fw_level)
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _alias(t):
+    """A new tensor sharing ``t``'s data and version counter (PyTorch's view_as(self))."""
+    from .._tensor import Tensor
+    out = Tensor._wrap(t._data)
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = VersionCounter()
+    out._vc = vc
+    out._base = t if t._base is None else t._base
+    return out
+
+
+def _wrap_outputs(ctx, args, outs, is_executable):
+    from .._tensor import Tensor
+    from .._ops.dispatch import check_inplace
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    non_diff = {id(t) for t in ctx.non_differentiable}
+    for d in ctx.dirty_tensors:
+        if id(d) not in inputs:
+            raise RuntimeError("mark_dirty only accepts input tensors, but argument 0 isn't one")
+    meta = []
+    result = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            meta.append(None)
+            result.append(o)
+            continue
+        is_input = id(o) in inputs
+        is_dirty = id(o) in dirty
+        if is_dirty:
+            if is_executable:
+                prev = tls.grad_enabled
+                check_inplace(o, ctx.name())
+            o._bump_version()
+        elif is_input:
+            o = _alias(o)
+        differentiable = (id(outs[i]) not in non_diff) and o._data.dtype.kind in "fcV"
+        if is_executable and differentiable:
+            if is_dirty and o._base is not None:
+                from .._ops.inplace import make_copy_slices
+                o._requires_grad = True
+                make_copy_slices(o, _CopySlicesAdapter(ctx, i))
+            else:
+                o._grad_fn = ctx
+                o._output_nr = i
+                o._requires_grad = True
+        elif is_dirty and is_executable and not differentiable:
+            o._grad_fn, o._requires_grad = None, False
+        meta.append((o._data.shape, o._data.dtype))
+        result.append(o)
+    ctx._out_meta = tuple(meta)
+    if is_executable and ctx.non_differentiable:
+        for t in ctx.non_differentiable:
+            if isinstance(t, Tensor) and t._grad_fn is ctx:
+                t._grad_fn, t._requires_grad = None, False
+    return result
+
+
+class _CopySlicesAdapter:
+    """Lets CopySlices drive a custom Function node that modified a view in place."""
+
+    def __init__(self, ctx, output_nr):
+        self._ctx, self._nr = ctx, output_nr
+        self._next_edges = ctx._next_edges
+        self._seq = ctx._seq
+        self.metadata = ctx.metadata
+
+    def _apply(self, grads, mask, create_graph):
+        full = [None] * max(len(self._ctx._out_meta), 1)
+        full[self._nr] = grads[0]
+        return self._ctx._apply(full, mask, create_graph)
+
+    def release_variables(self):
+        self._ctx.release_variables()
+
+
+def _save_variables(ctx, outs):
+    from .._tensor import Tensor
+    to_save = ctx.to_save
+    if not to_save:
+        return
+    out_ids = {id(o): o for o in outs if isinstance(o, Tensor)}
+    saved = []
+    for i, t in enumerate(to_save):
+        if t is None:
+            saved.append(None)
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is of "
+                            f"type {type(t).__name__}")
+        is_output = id(t) in out_ids and t._grad_fn is ctx
+        sv = SavedVariable(t, is_output)
+        if tls.extra and tls.saved_hooks:
+            sv.pack_with_hooks()
+        saved.append(sv)
+    ctx._saved_variables = saved
+    del ctx.to_save
+
+
+def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
+    from .._tensor import Tensor
+    from .forward_ad import tangent_of
+    tangents = []
+    any_t = False
+    for a, t in zip(args, is_tensor):
+        if not t:
+            tangents.append(None)
+            continue
+        tan = tangent_of(a, lvl)
+        if tan is None:
+            tan = Tensor._wrap(np.zeros_like(a._data))
+        else:
+            any_t = True
+        tangents.append(tan)
+    if not any_t:
+        return
+    tls.fw_level = None
+    tls.refresh()
+    try:
+        res = ctx.apply_jvp(*tangents)
+    finally:
+        tls.fw_level = lvl
+        tls.refresh()
+    if not isinstance(res, tuple):
+        res = (res,)
+    tensor_outs = [o for o in outs]
+    if len(res) != len(tensor_outs):
+        raise RuntimeError(f"{cls.__name__}.jvp returned {len(res)} tangents; expected "
+                           f"{len(tensor_outs)} (one per forward output)")
+    for o, t in zip(tensor_outs, res):
+        if isinstance(o, Tensor) and t is not None:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"{cls.__name__}.jvp must return Tensors or None")
+            if t._data.shape != o._data.shape:
+                raise RuntimeError(
+                    f"{cls.__name__}.jvp returned a tangent of shape {list(t._data.shape)} for "
+                    f"an output of shape {list(o._data.shape)}")
+            o._fw = (lvl, t)
+
+
+# ====================================================================== once_differentiable
+def once_differentiable(fn):
+    """Run ``backward`` without recording; a later double backward raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        from .._tensor import Tensor
+        from .grad_mode import no_grad
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not tls.grad_enabled:
+            return outputs
+        requires_grad = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if not requires_grad:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        err = _DelayedError(
+            "trying to differentiate twice a function that was marked with "
+            "@once_differentiable", len(outs))
+        from .._ops.dispatch import _edge
+        err._next_edges = tuple(_edge(a) if isinstance(a, Tensor) and a._requires_grad
+                                else (None, 0) for a in args)
+        wrapped = []
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor):
+                o = _alias(o)
+                o._base = None
+                o._grad_fn, o._output_nr, o._requires_grad = err, i, True
+            wrapped.append(o)
+        err._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                              for o in wrapped)
+        return wrapped[0] if single else tuple(wrapped)
+    return wrapper
+
+
+class _DelayedError(Node):
+    """A node that raises when backward reaches it (once_differentiable's guard)."""
+
+    def __init__(self, msg, num_outputs):
+        self._msg = msg
+        self._seq = next(_sequence_nr)
+        self._next_edges = ()
+
+    def name(self):
+        return "DelayedError"
+
+    def _apply(self, grads, mask, create_graph):
+        raise RuntimeError(self._msg)

@@ -20,13 +20,14 @@ class _State(threading.local):
     saved_hooks = ()        # stack of (pack, unpack) pairs; innermost last
     saved_hooks_disabled = None  # message when disable_saved_tensors_hooks is on
     profiler = None         # the active profiler, or None
+    mutation_ctx = None     # the active allow_mutation_on_saved_tensors, or None
     extra = False           # any of: inference, fw_level, saved_hooks, profiler, anomaly
     engine_depth = 0        # nesting of backward calls on this thread
 
     def refresh(self):
         self.extra = bool(self.inference or self.fw_level is not None or self.saved_hooks
                           or self.profiler is not None or self.saved_hooks_disabled
-                          or self.anomaly)
+                          or self.anomaly or self.mutation_ctx is not None)
 
 
 tls = _State()

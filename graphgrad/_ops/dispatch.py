@@ -67,9 +67,15 @@ class FormulaNode(Node):
 
     def release_variables(self):
         self._released = True
-        for s in self._saved:
+        saved = self._saved
+        kinds = self._op.save_kinds
+        for i, s in enumerate(saved):
             if s.__class__ is SavedVariable:
                 s.release()
+            elif s is not None and kinds[i][0] == "input":
+                # a Python scalar operand: PyTorch saves it as a (wrapped-number) tensor, so
+                # a second backward through this node must fail like for any saved tensor
+                saved[i] = _freed_saved_variable()
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _raw_saved_self, as in PyTorch
@@ -83,8 +89,10 @@ class FormulaNode(Node):
                     if raw:
                         return _RawSaved(s, self, key)
                     return s.unpack(self, key)
+                if key in op.tensor_params and s is not None:
+                    s = _wrap(np.asarray(s))  # a wrapped number, as PyTorch shows it
                 if raw:
-                    raise TypeError(f"'{key}' saved by {self.name()} is not a tensor")
+                    return None if s is None else _RawSaved(SavedVariable(s, False), self, key)
                 return s
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
@@ -114,6 +122,12 @@ class _RawSaved:
         if sv.tensor is not None:
             from ..autograd.saved import _LeafRef
             sv.tensor = _LeafRef(sv.tensor)
+
+
+def _freed_saved_variable():
+    sv = SavedVariable.__new__(SavedVariable)
+    sv.data = sv.tensor = sv.packed = None
+    return sv
 
 
 def _materialize(grads, meta, create_graph):
@@ -498,6 +512,9 @@ def dispatch_inplace(op, self, *args):
             old_self._grad_fn, old_self._output_nr = _edge(self)
             old_self._base = self._base
             old_self._vc = VersionCounter()  # the copy is never modified
+    if tls.extra and tls.mutation_ctx is not None:
+        from ..autograd._saved_hooks import before_inplace
+        before_inplace(self)
     np.copyto(sd, res, casting="unsafe")
     self._bump_version()
     if record:
@@ -539,6 +556,11 @@ def _extra(op, args, outs):
                 o._vc = INFERENCE
     node = outs[0]._grad_fn if outs else None
     if node is not None and node.__class__ is not Node and isinstance(node, FormulaNode):
+        if tls.mutation_ctx is not None:
+            from ..autograd._saved_hooks import note_saved
+            for s in node._saved:
+                if s.__class__ is SavedVariable:
+                    note_saved(s)
         if tls.saved_hooks:
             for s in node._saved:
                 if s.__class__ is SavedVariable and s.packed is None:

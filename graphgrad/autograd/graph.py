@@ -208,3 +208,7 @@ def get_gradient_edge(tensor):
 
 def next_sequence_nr():
     return next(_sequence_nr)
+
+
+from ._saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,  # noqa: E402
+                           save_on_cpu, saved_tensors_hooks)

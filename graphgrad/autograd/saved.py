@@ -77,8 +77,6 @@ class SavedVariable:
     # -- saved_tensors_hooks ----------------------------------------------------
     def pack_with_hooks(self):
         """Hand the saved tensor to the innermost pack hook (saved_tensors_hooks)."""
-        if tls.saved_hooks_disabled:
-            raise RuntimeError(tls.saved_hooks_disabled)
         pack, unpack = tls.saved_hooks[-1]
         from .._tensor import Tensor
         arg = self.tensor

@@ -42,11 +42,11 @@ class FormulaNode(Node):
         grad = grads[0]
         if op.n_outputs != 1:
             if all(g is None for g in grads):
-                return [None] * len(mask)
+                return [None] * len(self._next_edges)
             grads = _materialize(grads, self._out_meta, create_graph)
             grad = grads[0]
         elif grad is None:
-            return [None] * len(mask)
+            return [None] * len(self._next_edges)
         names = op.save_names
         if create_graph:
             env = [s.unpack(self, names[i]) if s.__class__ is SavedVariable else s
@@ -58,15 +58,15 @@ class FormulaNode(Node):
         env.append(grad)    # index -1
         rules = op.vjps
         out = []
+        edges = self._next_edges
         for k, srcs in enumerate(self._srcs):
-            if mask[k]:
+            if (edges[k][0] is not None) if mask is None else mask[k]:
                 out.append(rules[k][0](*[env[j] for j in srcs]))
             else:
                 out.append(None)
         return out
 
     def release_variables(self):
-        self._released = True
         saved = self._saved
         kinds = self._op.save_kinds
         for i, s in enumerate(saved):
@@ -75,7 +75,7 @@ class FormulaNode(Node):
             elif s is not None and kinds[i][0] == "input":
                 # a Python scalar operand: PyTorch saves it as a (wrapped-number) tensor, so
                 # a second backward through this node must fail like for any saved tensor
-                saved[i] = _freed_saved_variable()
+                saved[i] = _FREED
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _raw_saved_self, as in PyTorch
@@ -128,6 +128,9 @@ def _freed_saved_variable():
     sv = SavedVariable.__new__(SavedVariable)
     sv.data = sv.tensor = sv.packed = None
     return sv
+
+
+_FREED = _freed_saved_variable()  # shared: a freed saved value carries no state
 
 
 def _materialize(grads, meta, create_graph):

@@ -29,7 +29,7 @@ def make_poly(op):
 
     if nt == 1:
         def poly(x, *attrs):
-            if isinstance(x, Tensor):
+            if x.__class__ is not _ndarray and isinstance(x, Tensor):
                 return dispatch(op, x, *attrs)
             return kernel(x, *attrs)
     else:
@@ -53,6 +53,8 @@ def install(ops):
 # ------------------------------------------------------------------ basics
 def conj(x):
     """Complex conjugate; the identity (no copy) on real values."""
+    if x.__class__ is _ndarray:
+        return np.conj(x) if x.dtype.kind == "c" else x
     if isinstance(x, Tensor):
         return dispatch(_OP["conj_physical"], x) if x._data.dtype.kind == "c" else x
     if isinstance(x, complex):

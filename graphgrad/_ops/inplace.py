@@ -91,13 +91,13 @@ class CopySlices(Node):
     def _apply(self, grads, mask, create_graph):
         g = grads[0]
         if g is None:
-            return [None] * len(mask)
+            return [None] * len(self._next_edges)
         base_sizes = self._out_meta[0][0]
         g_view = _region(g, self._chain, len(base_sizes))
         if not isinstance(g_view, Tensor):
             g_view = np.array(g_view)  # a copy: fn may not alias the base gradient
         fn = self._fn
-        fn_mask = (True,) + tuple(mask[1:])
+        fn_mask = (True,) + tuple(self.needs_mask(mask)[1:])
         res = fn._apply([g_view], fn_mask, create_graph)
         # zero the view's region of the base gradient, then put fn's gradient for it there
         base_grad = g - view_scatter(g_view, self._chain, base_sizes, self._view_ndim)
@@ -109,7 +109,6 @@ class CopySlices(Node):
         return [base_grad] + list(res[1:])
 
     def release_variables(self):
-        self._released = True
         self._fn.release_variables()
 
     @property

@@ -169,18 +169,22 @@ def _accumulate_grad(node, g, create_graph, journal):
     old = var._grad
     if old is None:
         if create_graph:
-            new = g
+            # a copy that obeys the layout contract, recorded (CopyBackwards) like PyTorch's
+            # clone_obey_contract, so the new .grad is differentiable but not g itself
+            from .._ops.inplace import copy_
+            new = copy_(_wrap(np.empty_like(g._data)), g)
         else:
             # steal a freshly computed gradient, copy one that may alias something else
             owned = g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable
             new = _wrap(g if owned else np.array(g))
         journal.entries.append((var, None, None))
         var._grad = new
-    elif create_graph or old._requires_grad:
+    elif create_graph:
         journal.entries.append((var, old, None))
         var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
     else:
-        # in place for the Tensor object (same .grad), array swapped so rollback is exact
+        # in place for the Tensor object (same .grad, keeping its grad_fn if it has one),
+        # the array swapped so that a rollback is exact
         od = old._data
         journal.entries.append((var, old, od))
         old._data = np.add(od, g, dtype=od.dtype) if od.shape == g.shape else od + g
@@ -238,12 +242,10 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
 def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
          accumulate, journal, anomaly):
     buffers = {}
-    heap = [(-root._seq, 0, root)]
-    counter = 1
-    pop, push = heapq.heappop, heapq.heappush
+    heap = [(root._seq, root)]
     ndarray = _ndarray
     while heap:
-        node = pop(heap)[2]
+        node = heap.pop()[1] if len(heap) == 1 else _heap_pop(heap)
         grads = buffers.pop(node, None)
         if grads is None:
             grads = [None] * max(node.num_outputs, 1)
@@ -271,7 +273,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             grads = _call_pre_hooks(node, grads, create_graph)
         edges = node._next_edges
         if needed is None:
-            mask = [e[0] is not None for e in edges]
+            mask = None  # every edge that leads somewhere
         else:
             mask = [e[0] is not None and (e[0] in needed or e[0] in captures) for e in edges]
         if anomaly:
@@ -289,7 +291,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         i = 0
         for child, nr in edges:
             g = outs[i]
-            if child is not None and mask[i]:
+            if child is not None and (mask is None or mask[i]):
                 if g is not None:
                     # validate against the next node's input metadata (PyTorch's
                     # validate_outputs): sum away broadcasting, cast the dtype
@@ -301,11 +303,11 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                         if g.__class__ is not ndarray:
                             g = g._data if isinstance(g, Tensor) else np.asarray(g)
                         data = g
-                    shape, dt = child.input_metadata(nr)
+                    shape, dt = child._out_meta[nr]
                     if data.shape != shape and data.shape[batch_nd:] != shape:
                         g = _sum_to_shape(node, i, g, data.shape, shape, batch_nd)
                         data = g._data if create_graph else g
-                    if data.dtype != dt:
+                    if data.dtype is not dt and data.dtype != dt:
                         g = _cast(g, dt, create_graph)
                 buf = buffers.get(child)
                 if buf is None:
@@ -319,11 +321,63 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 n = deps[child] - 1
                 deps[child] = n
                 if n == 0:
-                    push(heap, (-child._seq, counter, child))
-                    counter += 1
+                    if heap:
+                        _heap_push(heap, (child._seq, child))
+                    else:
+                        heap.append((child._seq, child))
             i += 1
         outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
     return captured
+
+
+# NOTE [Ready queue order]
+# PyTorch's ready queue is a std::priority_queue ordered by sequence_nr only (later ops
+# first; every AccumulateGrad has the maximal number, so leaves accumulate as soon as
+# they are ready).  Ties between AccumulateGrads are broken by the heap's layout, which
+# users see through hook order, so the two functions below are libstdc++'s push_heap and
+# pop_heap (__push_heap / __adjust_heap) over (sequence_nr, node) pairs, step for step.
+def _heap_push(heap, item):
+    seq = item[0]
+    heap.append(item)
+    hole = len(heap) - 1
+    while hole > 0:
+        parent = (hole - 1) >> 1
+        p = heap[parent]
+        if p[0] < seq:
+            heap[hole] = p
+            hole = parent
+        else:
+            break
+    heap[hole] = item
+
+
+def _heap_pop(heap):
+    top = heap[0]
+    value = heap.pop()
+    n = len(heap)
+    if n:
+        hole = child = 0
+        while child < (n - 1) // 2:  # move the larger child up (right one on ties)
+            child = 2 * (child + 1)
+            if heap[child][0] < heap[child - 1][0]:
+                child -= 1
+            heap[hole] = heap[child]
+            hole = child
+        if (n & 1) == 0 and child == (n - 2) // 2:
+            child = 2 * (child + 1)
+            heap[hole] = heap[child - 1]
+            hole = child - 1
+        seq = value[0]
+        while hole > 0:  # then sift the former last element up from the hole
+            parent = (hole - 1) >> 1
+            p = heap[parent]
+            if p[0] < seq:
+                heap[hole] = p
+                hole = parent
+            else:
+                break
+        heap[hole] = value
+    return top[1]
 
 
 def _call_pre_hooks(node, grads, create_graph):

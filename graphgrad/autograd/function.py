@@ -118,7 +118,6 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
                      for i, s in enumerate(self._saved_variables or ()))
 
     def release_variables(self):
-        self._released = True
         for s in self._saved_variables or ():
             if s is not None:
                 s.release()

@@ -20,8 +20,9 @@ from ..utils.hooks import add_hook
 __all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad"]
 
 _sequence_nr = itertools.count()
-# AccumulateGrad runs as soon as it is ready, like PyTorch's UINT64_MAX sequence_nr
-_ACCUMULATE_SEQ = 1 << 62
+# AccumulateGrad runs as soon as it is ready: PyTorch gives it sequence_nr UINT64_MAX
+# (see NOTE [Ready queue order] in engine.py)
+_ACCUMULATE_SEQ = (1 << 64) - 1
 
 
 class Edge(NamedTuple):
@@ -55,12 +56,19 @@ class Node:
 
         ``grads`` is a list with one entry per forward output (``None`` where no
         gradient flowed); entries are ndarrays, or Tensors when ``create_graph``.
-        ``mask[i]`` says whether next edge ``i`` needs its gradient.
+        ``mask[i]`` says whether next edge ``i`` needs its gradient; ``mask`` is
+        None when every edge that leads to a node does (see ``needs_mask``).
         """
         raise NotImplementedError(f"{self.name()}.apply is not implemented")
 
     def release_variables(self):
-        self._released = True
+        pass
+
+    def needs_mask(self, mask):
+        """``mask`` as a list (the engine passes None for "every connected edge")."""
+        if mask is None:
+            return [e[0] is not None for e in self._next_edges]
+        return mask
 
     def input_metadata(self, nr):
         return self._out_meta[nr]
@@ -155,14 +163,14 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._next_edges = ()
-        self._seq = _ACCUMULATE_SEQ + next(_sequence_nr)
+        self._seq = _ACCUMULATE_SEQ
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
     @property
     def _out_meta(self):
-        d = self.variable._data
+        d = self.variable._data  # read live: .data may have been swapped
         return ((d.shape, d.dtype),)
 
     def input_metadata(self, nr):

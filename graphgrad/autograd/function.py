@@ -84,6 +84,7 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
     _saved_variables = None
     _is_tensor_input = ()
     _out_meta = ()
+    _in_jvp = False
 
     def __init__(self):
         self._seq = next(_sequence_nr)
@@ -105,6 +106,8 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
     # -- saved tensors ------------------------------------------------------------
     @property
     def saved_tensors(self):
+        if self._in_jvp:  # inside jvp, ctx.saved_tensors are those of save_for_forward
+            return tuple(self.saved_for_forward)
         sv = self._saved_variables
         if sv is None:
             return ()
@@ -429,9 +432,11 @@ def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
         return
     tls.fw_level = None
     tls.refresh()
+    ctx._in_jvp = True
     try:
         res = ctx.apply_jvp(*tangents)
     finally:
+        ctx._in_jvp = False
         tls.fw_level = lvl
         tls.refresh()
     if not isinstance(res, tuple):

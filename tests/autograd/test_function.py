@@ -1,0 +1,503 @@
+"""Custom autograd.Function (seeds 000/001): differential tests against PyTorch."""
+from __future__ import annotations
+
+import gc
+import warnings
+import weakref
+
+import numpy as np
+import pytest
+
+import graphgrad
+from tests.conftest import run_both, torch
+
+
+def leaf(lib, values, dtype="float64"):
+    return lib.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
+
+
+# ----------------------------------------------------------------------------- helpers
+def linear_function(lib):
+    class LinearFunction(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, input, weight, bias=None):
+            ctx.save_for_backward(input, weight, bias)
+            output = input.mm(weight.t())
+            if bias is not None:
+                output += bias.unsqueeze(0).expand_as(output)
+            return output
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, weight, bias = ctx.saved_tensors
+            grad_input = grad_weight = grad_bias = None
+            if ctx.needs_input_grad[0]:
+                grad_input = grad_output.mm(weight)
+            if ctx.needs_input_grad[1]:
+                grad_weight = grad_output.t().mm(input)
+            if bias is not None and ctx.needs_input_grad[2]:
+                grad_bias = grad_output.sum(0)
+            return grad_input, grad_weight, grad_bias
+    return LinearFunction
+
+
+def square_new_style(lib):
+    class CustomSquare(lib.autograd.Function):
+        @staticmethod
+        def forward(x, scale=1.0):
+            return x ** 2 * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, scale = inputs
+            ctx.save_for_backward(x)
+            ctx.scale = scale
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * 2 * x * ctx.scale, None
+    return CustomSquare
+
+
+# ----------------------------------------------------------------------------- structure
+@pytest.mark.parametrize("lib", [graphgrad, torch], ids=["graphgrad", "torch"])
+def test_metaclass_creates_backward_class(lib):
+    Lin = linear_function(lib)
+    Sq = square_new_style(lib)
+    bc = Lin._backward_cls
+    assert bc.__name__ == "LinearFunctionBackward"
+    assert bc._forward_cls is Lin
+    assert issubclass(bc, lib.autograd.function.BackwardCFunction)
+    assert issubclass(bc, lib.autograd.function.FunctionCtx)
+    assert Sq._backward_cls._autograd_function_id != bc._autograd_function_id
+    x = leaf(lib, np.ones((2, 3)))
+    w = leaf(lib, np.ones((4, 3)))
+    y = Lin.apply(x, w)
+    assert isinstance(y.grad_fn, bc)
+    assert len(y.grad_fn.next_functions) == 3 - 1  # bias=None is not a tensor input
+    assert y.grad_fn.metadata == {}
+
+
+def test_linear_function_gradients():
+    def program(lib):
+        x = leaf(lib, np.arange(6.).reshape(2, 3) / 5)
+        w = leaf(lib, np.arange(12.).reshape(4, 3) / 7)
+        b = leaf(lib, np.arange(4.) / 3)
+        y = linear_function(lib).apply(x, w, b)
+        (y * y).sum().backward()
+        return y, x.grad, w.grad, b.grad, y.grad_fn.needs_input_grad
+    run_both(program)
+
+
+def test_new_style_binds_default_args_and_double_backward():
+    def program(lib):
+        x = leaf(lib, [1.5, -2.0])
+        Sq = square_new_style(lib)
+        y = Sq.apply(x)
+        y2 = Sq.apply(x, 3.0)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        return y, y2, g, gg
+    run_both(program)
+
+
+def test_forward_runs_without_grad_mode():
+    def program(lib):
+        seen = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                seen.append(lib.is_grad_enabled())
+                y = x * 2
+                seen.append(y.requires_grad)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                seen.append(lib.is_grad_enabled())
+                return g * 2
+        x = leaf(lib, [1.0])
+        F.apply(x).backward()
+        lib.autograd.grad(F.apply(x), x, create_graph=True)
+        return seen
+    run_both(program)
+
+
+@pytest.mark.parametrize("lib", [graphgrad, torch], ids=["graphgrad", "torch"])
+def test_instantiation_warns_and_legacy_call_raises(lib):
+    Sq = square_new_style(lib)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f = Sq()
+    assert any("should not be instantiated" in str(x.message) for x in w)
+    with pytest.raises(RuntimeError):
+        f(leaf(lib, [1.0]))
+
+
+def test_backward_and_vjp_both_overridden_raise():
+    def program(lib):
+        class Both(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g
+        x = leaf(lib, [1.0])
+        Both.apply(x).sum().backward()
+    run_both(program)
+
+
+def test_vjp_alone_is_used():
+    def program(lib):
+        class V(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g * 3
+        x = leaf(lib, [1.0, 2.0])
+        V.apply(x).sum().backward()
+        return x.grad
+    run_both(program)
+
+
+# ----------------------------------------------------------------------------- ctx
+def test_save_for_backward_outputs_intermediates_none():
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                mid = x.exp()
+                out = mid * 2
+                ctx.save_for_backward(out, mid, None)
+                ctx.note = "kept"
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                out, mid, nothing = ctx.saved_tensors
+                assert nothing is None and ctx.note == "kept"
+                return g * out
+        x = leaf(lib, [0.5, 1.0])
+        y = F.apply(x)
+        y.sum().backward()
+        return y, x.grad
+    run_both(program)
+
+
+def test_saved_input_modified_in_place_raises():
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return g * x
+        a = leaf(lib, [1.0, 2.0])
+        x = a * 1
+        y = F.apply(x)
+        x.add_(1)
+        y.sum().backward()
+    run_both(program)
+
+
+def test_mark_dirty_rebases_history():
+    def program(lib):
+        class Double_(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        a = leaf(lib, [1.0, 2.0])
+        b = a * 1
+        c = Double_.apply(b)
+        same = c is b
+        version = b._version
+        (c * c).sum().backward()
+        return same, version, c, a.grad
+    run_both(program)
+
+
+def test_mark_dirty_on_a_view_uses_copy_slices():
+    def program(lib):
+        class Double_(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        a = leaf(lib, [1.0, 2.0, 3.0])
+        b = a * 1
+        Double_.apply(b[1:])
+        name = type(b.grad_fn).__name__
+        (b * b).sum().backward()
+        return name, a.grad
+    run_both(program)
+
+
+def test_mark_dirty_on_a_leaf_raises():
+    def program(lib):
+        class Inc(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        Inc.apply(leaf(lib, [1.0]))
+    run_both(program)
+
+
+def test_mark_non_differentiable_and_materialized_zero_grads():
+    def program(lib):
+        seen = []
+
+        class SortLike(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * 2
+                mask = (x > 0).to(x.dtype)
+                ctx.mark_non_differentiable(mask)
+                return out, mask
+
+            @staticmethod
+            def backward(ctx, g, gmask):
+                seen.append(gmask)
+                return g * 2
+        x = leaf(lib, [1.0, -2.0])
+        out, mask = SortLike.apply(x)
+        out.sum().backward()
+        return out, mask, seen, x.grad
+    run_both(program)
+
+
+def test_set_materialize_grads_false_gives_none():
+    def program(lib):
+        seen = []
+
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                seen.append((g1 is None, g2 is None))
+                return g1 * 2 if g1 is not None else None
+        x = leaf(lib, [1.0, 2.0])
+        a, b = Two.apply(x)
+        a.sum().backward()
+        return seen, x.grad
+    run_both(program)
+
+
+def test_input_returned_as_is_becomes_a_view():
+    def program(lib):
+        class Id(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 5
+        x = leaf(lib, [1.0, 2.0])
+        y = Id.apply(x)
+        y.sum().backward()
+        return y is x, y._base is x, y, x.grad
+    run_both(program)
+
+
+def test_tuple_and_non_tensor_outputs_pass_through():
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                return x * k, "label", 7
+
+            @staticmethod
+            def backward(ctx, g, g_label, g_seven):
+                return g * 2, None
+        x = leaf(lib, [1.0, 2.0])
+        y, label, seven = F.apply(x, 2)
+        y.sum().backward()
+        return y, label, seven, x.grad
+    run_both(program)
+
+
+@pytest.mark.parametrize("bad", ["too_many", "grad_for_int", "bad_shape"])
+def test_backward_return_errors(bad):
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                return x * k
+
+            @staticmethod
+            def backward(ctx, g):
+                if bad == "too_many":
+                    return g, None, g
+                if bad == "grad_for_int":
+                    return g, g
+                return lib.ones(5, dtype=g.dtype), None
+        x = leaf(lib, [1.0, 2.0])
+        F.apply(x, 2).sum().backward()
+        return x.grad
+    run_both(program)
+
+
+def test_once_differentiable_blocks_double_backward():
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 2
+
+            @staticmethod
+            @lib.autograd.function.once_differentiable
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 2 * x * g
+        x = leaf(lib, [3.0])
+        y = F.apply(x)
+        g, = lib.autograd.grad(y, x, create_graph=True)
+        return g, lib.autograd.grad(g, x)
+    run_both(program)
+
+
+def test_jvp_through_custom_function():
+    def program(lib):
+        fwAD = lib.autograd.forward_ad
+        seen = []
+
+        class Mul(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y, k):
+                ctx.save_for_forward(x, y)
+                ctx.k = k
+                return x * y * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return None, None, None
+
+            @staticmethod
+            def jvp(ctx, xt, yt, kt):
+                seen.append(kt is None)
+                x, y = ctx.saved_tensors
+                return (xt * y + x * yt) * ctx.k
+        with fwAD.dual_level():
+            x = fwAD.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0, 0.5]))
+            out = Mul.apply(x, lib.tensor([3.0, 4.0]), 5)
+            tangent = fwAD.unpack_dual(out).tangent.clone()
+        return tangent, seen
+    run_both(program)
+
+
+def test_vmap_is_not_implemented():
+    class F(graphgrad.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x
+
+    with pytest.raises(NotImplementedError, match="vmap"):
+        F.vmap(None, (0,), graphgrad.ones(2))
+    assert F.generate_vmap_rule is False
+
+
+# ----------------------------------------------------------------------------- node API
+def test_hooks_on_function_node():
+    def program(lib):
+        calls = []
+        Sq = square_new_style(lib)
+        x = leaf(lib, [3.0])
+        y = Sq.apply(x)
+        y.grad_fn.register_prehook(lambda go: calls.append(("pre", go[0].item())))
+        h = y.grad_fn.register_hook(
+            lambda gi, go: (calls.append(("post", gi[0].item())), (gi[0] * 0.5, gi[1]))[1])
+        y.grad_fn.metadata["tag"] = 1
+        y.backward(retain_graph=True)
+        h.remove()
+        y.backward()
+        return calls, x.grad, y.grad_fn.metadata
+    run_both(program)
+
+
+def test_custom_function_saving_output_leaks_nothing():
+    class Exp(graphgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            r = i.exp()
+            ctx.save_for_backward(r)
+            return r
+
+        @staticmethod
+        def backward(ctx, g):
+            r, = ctx.saved_tensors
+            return g * r
+
+    gc.collect()
+    gc.disable()
+    try:
+        x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+        y = Exp.apply(x)
+        loss = (y * 2).sum()
+        node, out = weakref.ref(y.grad_fn), weakref.ref(y)
+        loss.backward()
+        del y, loss
+        assert node() is None and out() is None
+        y = Exp.apply(x)
+        node, out = weakref.ref(y.grad_fn), weakref.ref(y)
+        del y  # never backwarded: still no cycle
+        assert node() is None and out() is None
+    finally:
+        gc.enable()
+
+
+def test_gradcheck_of_seed_functions_by_finite_differences():
+    rng = np.random.default_rng(0)
+    Lin = linear_function(graphgrad)
+    x = graphgrad.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    w = graphgrad.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    b = graphgrad.tensor(rng.standard_normal(4), requires_grad=True)
+    gx, gw, gb = graphgrad.autograd.grad(Lin.apply(x, w, b).sum(), (x, w, b))
+    eps = 1e-6
+    for t, g in ((x, gx), (w, gw), (b, gb)):
+        num = np.zeros(t.shape)
+        for idx in np.ndindex(*t.shape):
+            old = t._data[idx]
+            t._data[idx] = old + eps
+            hi = Lin.apply(x, w, b).sum().item()
+            t._data[idx] = old - eps
+            lo = Lin.apply(x, w, b).sum().item()
+            t._data[idx] = old
+            num[idx] = (hi - lo) / (2 * eps)
+        np.testing.assert_allclose(g.numpy(), num, rtol=1e-6, atol=1e-7)

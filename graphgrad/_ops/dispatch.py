@@ -414,6 +414,13 @@ def _set_view(op, args, out):
     out._base = x if base is None else base
     out._view_fn = (x._view_fn, op, args[1:])
     out._view_ver = vc.value
+    if x._view_mode is not None:
+        out._view_mode = x._view_mode
+    if x._requires_grad and not tls.grad_enabled:
+        # a view made under no_grad / inference_mode still requires grad (as a leaf); an
+        # in-place change of it in grad mode is refused (check_inplace), as in PyTorch
+        out._requires_grad = True
+        out._view_mode = "inference" if tls.inference else "no_grad"
 
 
 def replay_view(chain, base):
@@ -471,6 +478,20 @@ def check_inplace(self, op_name):
                 f"a view of a leaf Variable that requires grad is being used in an in-place "
                 f"operation ({op_name}). Modify a clone of the leaf instead, or wrap the update "
                 "in `with graphgrad.no_grad():`.")
+    if self._view_mode is not None and tls.grad_enabled and self._requires_grad:
+        if self._view_mode == "inference":
+            raise RuntimeError(
+                f"A view was created in inference mode and is being modified inplace ({op_name}) "
+                "in normal mode. Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the inplace "
+                "either both inside the inference_mode block (if you don't want the inplace to "
+                "be tracked) or both outside (if you want the inplace to be tracked).")
+        raise RuntimeError(
+            f"A view was created in no_grad mode and is being modified inplace ({op_name}) with "
+            "grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+            "forbidden. You can clarify your code by moving both the view and the inplace "
+            "either both inside the no_grad block (if you don't want the inplace to be tracked) "
+            "or both outside (if you want the inplace to be tracked).")
     if self._vc is INFERENCE and not tls.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
@@ -515,29 +536,44 @@ def dispatch_inplace(op, self, *args):
             old_self._grad_fn, old_self._output_nr = _edge(self)
             old_self._base = self._base
             old_self._vc = VersionCounter()  # the copy is never modified
+    if not sd.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+            f" (in-place {op.name}_ on an expanded or read-only tensor)")
+    if record:
+        # build the node first: inputs are saved at their versions before the update (so
+        # x.mul_(x) fails at backward, as in PyTorch) and an error leaves self untouched
+        src = (old_self,) + args if old_self is not None else full
+        tmp = _wrap(sd)
+        tmp._vc = self._vc
+        node = _record(op, src, (tmp,))
     if tls.extra and tls.mutation_ctx is not None:
         from ..autograd._saved_hooks import before_inplace
         before_inplace(self)
+    # forward AD: the JVP rules need self's value from before the update
+    fw_old = _wrap(sd.copy()) if tls.extra and tls.fw_level is not None else None
     np.copyto(sd, res, casting="unsafe")
     self._bump_version()
     if record:
-        src = (old_self,) + args if old_self is not None else full
-        _record_inplace(op, self, src)
+        if node is not None:
+            for sv in node._saved:  # the saved result is self at its new version
+                if sv.__class__ is SavedVariable and sv.tensor is None:
+                    sv.version = self._vc.value
+        _rebase_history(self, node)
     elif self._base is not None and not self._base._requires_grad:
         self._view_ver = self._vc.value
     if tls.extra:
-        _extra_inplace(op, self, full)
+        _extra_inplace(op, self, full, fw_old)
     return self
 
 
-def _record_inplace(op, self, src):
-    """Rebase the history of ``self`` (and of its base, for a view) onto the new node."""
-    tmp = _wrap(self._data)
-    tmp._vc = self._vc
-    node = _record(op, src, (tmp,))
+def _rebase_history(self, node):
+    """Point ``self``'s history (and its base's, for a view) at the in-place op's node."""
+    if node is None:
+        return
     if self._base is None:
         self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
-        # the saved result (if any) must refer to self's counter at its new version
         return
     from .inplace import make_copy_slices
     make_copy_slices(self, node)
@@ -576,7 +612,7 @@ def _extra(op, args, outs):
         push_tangents(op, args, outs)
 
 
-def _extra_inplace(op, self, full):
+def _extra_inplace(op, self, full, fw_old=None):
     if tls.fw_level is not None:
         from ..autograd.forward_ad import push_tangents_inplace
-        push_tangents_inplace(op, self, full)
+        push_tangents_inplace(op, self, full, fw_old)

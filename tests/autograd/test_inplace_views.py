@@ -1,0 +1,167 @@
+"""In-place ops and views (seed 003 §3.3, seed 004 "in-place correctness checks")."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import run_both
+
+
+def leaf(lib, values):
+    return lib.tensor(np.asarray(values, dtype=np.float64), requires_grad=True)
+
+
+def test_inplace_on_a_view_rebases_the_base():
+    def program(lib):
+        x = leaf(lib, [[1.0, 2.0], [3.0, 4.0]])
+        y = x * 1
+        y[0].mul_(2)
+        names = (type(y.grad_fn).__name__, y.grad_fn.next_functions[0][0].name())
+        (y * y).sum().backward()
+        return names, y, x.grad
+    run_both(program)
+
+
+def test_setitem_with_a_tensor_is_differentiable_in_both():
+    def program(lib):
+        x = leaf(lib, np.arange(6.0).reshape(2, 3))
+        z = leaf(lib, [10.0, 20.0])
+        y = x * 1
+        y[:, 1] = z
+        (y * y).sum().backward()
+        return y, x.grad, z.grad
+    run_both(program)
+
+
+def test_setitem_with_a_number_and_a_slice():
+    def program(lib):
+        x = leaf(lib, np.arange(6.0).reshape(2, 3))
+        y = x.exp()
+        y[1, 1:] = 0.5
+        y.sum().backward()
+        return y, x.grad
+    run_both(program)
+
+
+def test_view_grad_fn_is_regenerated_after_base_changes():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        y = x * 1
+        v = y[1:]
+        before = type(v.grad_fn).__name__
+        y.mul_(3)
+        after = type(v.grad_fn).__name__
+        (v * v).sum().backward()
+        return before, after, x.grad
+    run_both(program)
+
+
+def test_chained_views_and_inplace():
+    def program(lib):
+        x = leaf(lib, np.arange(12.0).reshape(3, 4))
+        y = x * 1
+        v = y.t()[1:3]
+        v.add_(lib.ones(2, 3, dtype=lib.float64) * 5)
+        w = y.view(12)
+        (w ** 2).sum().backward()
+        return y, x.grad
+    run_both(program)
+
+
+def test_inplace_on_leaf_raises_and_no_grad_step_works():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        errors = []
+        for fn in (lambda: x.add_(1), lambda: x[0].mul_(2), lambda: x.zero_()):
+            try:
+                fn()
+            except RuntimeError:
+                errors.append(True)
+        (x * x).sum().backward()
+        with lib.no_grad():
+            x -= 0.1 * x.grad  # the optimizer-step pattern
+        return errors, x, x.is_leaf, x.requires_grad, x._version
+    run_both(program)
+
+
+def test_every_inplace_op_bumps_the_version():
+    def program(lib):
+        t = lib.zeros(3, dtype=lib.float64)
+        versions = [t._version]
+        for fn in (lambda: t.add_(1), lambda: t.mul_(2), lambda: t.sub_(1), lambda: t.div_(2),
+                   lambda: t.zero_(), lambda: t.fill_(3), lambda: t.copy_(lib.ones(3))):
+            fn()
+            versions.append(t._version)
+        v = t[1:]
+        v.add_(1)
+        return versions, t._version, v._version, t
+    run_both(program)
+
+
+def test_data_edits_are_not_tracked():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        y = x.exp()
+        x.data.mul_(10)          # not tracked: no version bump of the saved leaf
+        v = x._version
+        y.sum().backward()
+        return v, x.grad, x
+    run_both(program)
+
+
+def test_saved_tensor_modified_in_place_raises():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        y = x.sin()
+        z = y.exp()      # saves its result
+        w = y.cos()      # saves y
+        y.add_(1)
+        w.sum().backward()
+    run_both(program)
+
+
+def test_output_saved_then_modified_raises():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        y = x.exp()
+        y.mul_(2)
+        y.sum().backward()
+        return x.grad
+    run_both(program)
+
+
+def test_inplace_then_backward_through_earlier_ops():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        y = x * 2
+        y.add_(x)            # y = 3x
+        y.mul_(y)            # y = 9x^2 (mul_ saves the old self)
+        y.sum().backward()
+        return y, x.grad
+    run_both(program)
+
+
+def test_view_of_leaf_inplace_under_no_grad():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        with lib.no_grad():
+            x[1:].mul_(2)
+        (x * x).sum().backward()
+        return x, x.grad, x._version
+    run_both(program)
+
+
+@pytest.mark.parametrize("case", ["expand", "int_add_float", "broadcast_out"])
+def test_inplace_errors(case):
+    def program(lib):
+        if case == "expand":
+            t = lib.zeros(1, 3).expand(2, 3)
+            t.add_(1)
+        elif case == "int_add_float":
+            t = lib.ones(3, dtype=lib.int64)
+            t.add_(1.5)
+        else:
+            t = lib.ones(3)
+            t.add_(lib.ones(2, 3))
+        return t
+    run_both(program)

@@ -55,7 +55,7 @@ class SavedVariable:
     """One tensor saved for backward by a node."""
 
     __slots__ = ("data", "vc", "version", "tensor", "output_nr", "requires_grad", "packed",
-                 "unpack_hook")
+                 "unpack_hook", "fw")
 
     def __init__(self, t, is_output):
         vc = t._vc
@@ -67,6 +67,7 @@ class SavedVariable:
         self.vc = vc
         self.version = vc.value
         self.packed = None
+        self.fw = None  # a saved output's forward-AD tangent (set by forward_ad.push_tangents)
         if is_output:
             self.tensor = None
             self.output_nr = t._output_nr
@@ -80,9 +81,12 @@ class SavedVariable:
         pack, unpack = tls.saved_hooks[-1]
         from .._tensor import Tensor
         arg = self.tensor
-        if arg is None:  # our own output: hand the hook a tensor without history
+        if arg is None:
+            # our own output: hand the hook an alias that requires grad like the output but
+            # has no history, so that what the hook keeps cannot reference this node (cycle)
             arg = Tensor._wrap(self.data)
             arg._vc = self.vc
+            arg._requires_grad = self.requires_grad
         self.packed = (pack(arg),)
         self.unpack_hook = unpack
         self.data = None
@@ -148,6 +152,8 @@ class SavedVariable:
             return t
         t = Tensor._wrap(self.data)
         t._vc = self.vc
+        if self.fw is not None:  # forward-over-reverse: the output keeps its tangent
+            t._fw = self.fw
         if self.requires_grad and node is not None:
             t._requires_grad = True
             t._grad_fn = node

@@ -1,0 +1,138 @@
+"""Saved-tensor hooks and saved-tensor attributes of nodes (seed 004), against PyTorch."""
+from __future__ import annotations
+
+import numpy as np
+
+from tests.conftest import run_both
+
+
+def leaf(lib, values):
+    return lib.tensor(np.asarray(values, dtype=np.float64), requires_grad=True)
+
+
+def test_pack_unpack_calls_and_gradients():
+    def program(lib):
+        calls = []
+
+        def pack(t):
+            calls.append(("pack", tuple(t.shape), t.requires_grad))
+            return t * 1
+
+        def unpack(t):
+            calls.append(("unpack", tuple(t.shape)))
+            return t
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = x.sin() * x
+            z = y.exp()
+        z.sum().backward()
+        return calls, x.grad
+    run_both(program)
+
+
+def test_innermost_hooks_win_and_apply_to_custom_functions():
+    def program(lib):
+        calls = []
+
+        class Sq(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 2 * x * g
+        x = leaf(lib, [1.0, 2.0])
+        outer = lib.autograd.graph.saved_tensors_hooks(lambda t: calls.append("outer") or t,
+                                                       lambda t: t)
+        inner = lib.autograd.graph.saved_tensors_hooks(lambda t: calls.append("inner") or t,
+                                                       lambda t: calls.append("unpack") or t)
+        with outer:
+            with inner:
+                y = Sq.apply(x)
+            w = x.exp()
+        (y.sum() + w.sum()).backward()
+        return calls, x.grad
+    run_both(program)
+
+
+def test_unpack_hook_result_is_used():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach() * 0 + 5,
+                                                    lambda t: t):
+            y = x * x
+        y.sum().backward()
+        return x.grad
+    run_both(program)
+
+
+def test_disable_saved_tensors_hooks():
+    def program(lib):
+        with lib.autograd.graph.disable_saved_tensors_hooks("hooks are disabled here"):
+            x = leaf(lib, [1.0])
+            (x * x).sum().backward()     # saving without hooks still works
+            with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    run_both(program)
+
+
+def test_save_on_cpu_is_transparent():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        with lib.autograd.graph.save_on_cpu():
+            y = (x.exp() * x).sum()
+        y.backward()
+        return x.grad
+    run_both(program)
+
+
+def test_allow_mutation_on_saved_tensors():
+    def program(lib):
+        with lib.autograd.graph.allow_mutation_on_saved_tensors():
+            x = leaf(lib, [1.0, 2.0, 3.0])
+            a = x.clone()
+            b = a.sin()
+            a.mul_(10)
+            c = a.exp()
+            (b.sum() + c.sum()).backward()
+        return x.grad, a
+    run_both(program)
+
+
+def test_saved_attributes_on_builtin_nodes():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        y = lib.tensor([3.0, 4.0], dtype=lib.float64)
+        m = x * y
+        e = x.exp()
+        s = x.sum(0, keepdim=True)
+        out = (m.grad_fn._saved_other, m.grad_fn._saved_self is x,
+               e.grad_fn._saved_result, s.grad_fn._saved_dim, s.grad_fn._saved_keepdim,
+               tuple(s.grad_fn._saved_self_sym_sizes))
+        return out
+    run_both(program)
+
+
+def test_saved_attribute_after_free_raises():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        e = x.exp()
+        fn = e.grad_fn
+        e.sum().backward()
+        return fn._saved_result
+    run_both(program)
+
+
+def test_raw_saved_register_hooks():
+    def program(lib):
+        calls = []
+        x = leaf(lib, [1.0, 2.0])
+        e = x.exp()
+        e.grad_fn._raw_saved_result.register_hooks(lambda t: calls.append("pack") or t,
+                                                   lambda t: calls.append("unpack") or t)
+        e.sum().backward()
+        return calls, x.grad
+    run_both(program)

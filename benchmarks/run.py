@@ -111,7 +111,8 @@ def run_workload(wl, mode, slots, under_test_is_torch, check_only):
             result["status"][label] = f"WRONG: {exc}"
             continue
         except Exception as exc:
-            where = traceback.extract_tb(exc.__traceback__)[-1]
+            frames = traceback.extract_tb(exc.__traceback__)
+            where = ([f for f in frames if not f.filename.startswith("<")] or frames)[-1]
             result["status"][label] = (
                 f"error: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
             )
@@ -238,6 +239,20 @@ def _load_avg():
         return "?"
 
 
+def _busy_warning():
+    """A warning if other processes already keep the CPUs busy."""
+    try:
+        load, ncpu = os.getloadavg()[0], os.cpu_count() or 1
+    except OSError:
+        return ""
+    if load <= 0.5 * ncpu:
+        return ""
+    return (
+        f"warning: load average {load:.2f} on {ncpu} cpus: other processes are "
+        "running, timings (medians especially) will be disturbed"
+    )
+
+
 def _cpu_model():
     try:
         with open("/proc/cpuinfo") as fh:
@@ -313,6 +328,9 @@ def main(argv=None):
     if torch_mod is None:
         print(f"warning: {torch_reason}; torch columns skipped", file=sys.stderr)
 
+    busy = _busy_warning()
+    if busy:
+        print(busy, file=sys.stderr)
     print(f"graphgrad slot: {under_test_desc}")
     print(f"mode: {mode}; workloads: {', '.join(w.NAME for w in workloads)}\n")
 

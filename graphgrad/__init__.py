@@ -21,7 +21,7 @@ from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, f
 from . import _ops
 from ._ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
 from . import autograd
-from . import linalg, nn  # noqa: F401
+from . import linalg, nn, return_types  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled

@@ -135,10 +135,18 @@ _FREED = _freed_saved_variable()  # shared: a freed saved value carries no state
 
 def _materialize(grads, meta, create_graph):
     out = list(grads)
+    # zeros for the missing gradients carry the same leading batch dims as the given ones
+    # (autograd.grad(..., is_grads_batched=True))
+    batch = ()
+    for g, (shape, _) in zip(out, meta):
+        if g is not None:
+            gs = g._data.shape if isinstance(g, Tensor) else np.shape(g)
+            batch = tuple(gs[:len(gs) - len(shape)])
+            break
     for i, g in enumerate(out):
         if g is None:
             shape, dt = meta[i]
-            z = np.zeros(shape, dt)
+            z = np.zeros(batch + tuple(shape), dt)
             out[i] = _wrap(z) if create_graph else z
     return out
 
@@ -545,6 +553,8 @@ def dispatch_inplace(op, self, *args):
         # build the node first: inputs are saved at their versions before the update (so
         # x.mul_(x) fails at backward, as in PyTorch) and an error leaves self untouched
         src = (old_self,) + args if old_self is not None else full
+        if self._vc is None:
+            self._vc = VersionCounter()  # shared with the saved result below
         tmp = _wrap(sd)
         tmp._vc = self._vc
         node = _record(op, src, (tmp,))
@@ -613,6 +623,9 @@ def _extra(op, args, outs):
 
 
 def _extra_inplace(op, self, full, fw_old=None):
+    if tls.anomaly and self._grad_fn is not None and self._grad_fn._metadata is None:
+        from ..autograd.anomaly_mode import record_traceback
+        record_traceback(self._grad_fn)
     if tls.fw_level is not None:
         from ..autograd.forward_ad import push_tangents_inplace
         push_tangents_inplace(op, self, full, fw_old)

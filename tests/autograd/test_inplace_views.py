@@ -165,3 +165,17 @@ def test_inplace_errors(case):
             t.add_(lib.ones(2, 3))
         return t
     run_both(program)
+
+
+@pytest.mark.parametrize("modify_after", [False, True])
+def test_inplace_op_that_saves_its_result(modify_after):
+    # exp_ saves its result: self at its new version, on self's own (lazily made) counter
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        y = x * 1
+        y.exp_()
+        if modify_after:
+            y.mul_(2)
+        y.sum().backward()
+        return x.grad
+    run_both(program)

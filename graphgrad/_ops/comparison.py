@@ -25,7 +25,7 @@ def _cmp(name, ufunc):
                             f"{type(input).__name__}")
         if isinstance(other, np.generic):
             other = other.item()
-        return binary(op, input, other)
+        return _out(binary(op, input, other), out)
     fn.__name__ = name
     export(name)(fn)
     return op, fn
@@ -47,8 +47,8 @@ for _alias, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_
 def _logical(name, ufunc):
     op = defop(f"{name}(self, other)", lambda a, b: ufunc(a, b))
 
-    def fn(input, other):
-        return binary(op, input, other)
+    def fn(input, other, *, out=None):
+        return _out(binary(op, input, other), out)
     fn.__name__ = name
     export(name)(fn)
     return op, fn
@@ -61,8 +61,16 @@ LOGICAL_NOT = defop("logical_not(self)", np.logical_not)
 
 
 @export()
-def logical_not(input):
-    return unary(LOGICAL_NOT, input)
+def logical_not(input, *, out=None):
+    return _out(unary(LOGICAL_NOT, input), out)
+
+
+def _out(r, out):
+    """``out=``: copy the result into ``out`` (cast to its dtype, as PyTorch does)."""
+    if out is None:
+        return r
+    from .registry import PUBLIC
+    return PUBLIC["_write_out"](r, out)
 
 
 def _bitwise(name, ufunc):
@@ -92,6 +100,72 @@ ISFINITE = defop("isfinite(self)", np.isfinite)
 export("isnan")(lambda input: unary(ISNAN, input))
 export("isinf")(lambda input: unary(ISINF, input))
 export("isfinite")(lambda input: unary(ISFINITE, input))
+
+
+
+
+def _inplace_via_copy(name, fn):
+    """``x.eq_(y)`` etc.: the result, cast to x's dtype, copied into x.  Going through copy_
+    gives x's history a zero gradient, as PyTorch's non-differentiable in-place ops do."""
+    def fn_(self, other):
+        from .inplace import copy_
+        return copy_(self, fn(self, other))
+    fn_.__name__ = name + "_"
+    export(name + "_", function=False)(fn_)
+
+
+for _name, _f in (("eq", eq), ("ne", ne), ("lt", lt), ("le", le), ("gt", gt), ("ge", ge),
+                  ("logical_and", logical_and), ("logical_or", logical_or),
+                  ("logical_xor", logical_xor)):
+    _inplace_via_copy(_name, _f)
+
+
+@export(function=False)
+def logical_not_(self):
+    from .inplace import copy_
+    return copy_(self, logical_not(self))
+
+
+# ------------------------------------------------------------------ isclose / allclose
+def _isclose_kernel(a, b, rtol, atol, equal_nan):
+    if a.dtype.kind == "b":
+        return np.equal(a, b)
+    if a.dtype.kind in "iu":  # exact integers: compare in float64 like PyTorch's double math
+        a, b = a.astype(np.float64), b.astype(np.float64)
+    with np.errstate(all="ignore"):
+        # an infinite ``other`` makes the tolerance infinite: only equality counts there
+        close = (np.abs(a - b) <= atol + rtol * np.abs(b)) & np.isfinite(b) | (a == b)
+    if equal_nan:
+        close = close | (np.isnan(a) & np.isnan(b))
+    return close
+
+
+ISCLOSE = defop("isclose(self, other, *, rtol, atol, equal_nan)", _isclose_kernel)
+
+
+@export()
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|input - other| <= atol + rtol * |other|`` elementwise (bool tensor, no gradient)."""
+    for pos, (n, v) in enumerate((("input", input), ("other", other))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"isclose(): argument '{n}' (position {pos + 1}) must be Tensor, "
+                            f"not {type(v).__name__}")
+    if input._data.dtype != other._data.dtype:
+        from .dispatch import _torch_type_name
+        raise RuntimeError(f"{_torch_type_name(input.dtype)} did not match "
+                           f"{_torch_type_name(other.dtype)} (isclose compares tensors of one "
+                           "dtype; convert one with .to())")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    return dispatch(ISCLOSE, input, other, float(rtol), float(atol), bool(equal_nan))
+
+
+@export()
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element is close (see ``isclose``): a Python bool."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
 # ------------------------------------------------------------------ where

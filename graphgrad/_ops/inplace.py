@@ -23,9 +23,10 @@ from . import formulas as F
 from .registry import LINEAR, defop, export
 
 
-def _view_scatter_kernel(grad, chain, base_sizes, view_ndim):
+def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
     lead = grad.shape[:grad.ndim - view_ndim]
-    z = np.zeros(lead + tuple(base_sizes), grad.dtype)
+    # the base's dtype: views such as real/imag/view_as_real change the dtype
+    z = np.zeros(lead + tuple(base_sizes), grad.dtype if base_dtype is None else base_dtype)
     region = replay_view(chain, z) if not lead else _replay_batched(chain, z, len(lead))
     region[...] = grad
     return z
@@ -48,15 +49,15 @@ class _Stack:
             v[...] = g
 
 
-VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim)",
+VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim, base_dtype)",
                      _view_scatter_kernel, "AsStridedScatterBackward0",
                      grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR)
 
 
-def view_scatter(grad, chain, base_sizes, view_ndim):
+def view_scatter(grad, chain, base_sizes, view_ndim, base_dtype=None):
     if isinstance(grad, Tensor):
-        return dispatch(VIEW_SCATTER, grad, chain, base_sizes, view_ndim)
-    return _view_scatter_kernel(grad, chain, base_sizes, view_ndim)
+        return dispatch(VIEW_SCATTER, grad, chain, base_sizes, view_ndim, base_dtype)
+    return _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype)
 
 
 def _region(grad, chain, base_ndim):
@@ -77,7 +78,8 @@ class AsStridedBackward0(Node):
         g = grads[0]
         if g is None:
             return [None]
-        return [view_scatter(g, self._chain, self._base_meta[0], len(self._out_meta[0][0]))]
+        return [view_scatter(g, self._chain, self._base_meta[0], len(self._out_meta[0][0]),
+                             self._base_meta[1])]
 
 
 class CopySlices(Node):
@@ -100,12 +102,13 @@ class CopySlices(Node):
         fn_mask = (True,) + tuple(self.needs_mask(mask)[1:])
         res = fn._apply([g_view], fn_mask, create_graph)
         # zero the view's region of the base gradient, then put fn's gradient for it there
-        base_grad = g - view_scatter(g_view, self._chain, base_sizes, self._view_ndim)
+        base_dtype = self._out_meta[0][1]
+        base_grad = g - view_scatter(g_view, self._chain, base_sizes, self._view_ndim, base_dtype)
         r0 = res[0]
         if r0 is not None:
             meta = fn._next_edges[0][0]
-            base_grad = base_grad + view_scatter(_cast_like(r0, g), self._chain, base_sizes,
-                                                 self._view_ndim)
+            base_grad = base_grad + view_scatter(_cast_like(r0, g_view), self._chain, base_sizes,
+                                                 self._view_ndim, base_dtype)
         return [base_grad] + list(res[1:])
 
     def release_variables(self):

@@ -82,6 +82,68 @@ def _rpow_vjp(grad, exponent, self, result):
 POW_S = defop("pow.Scalar(exponent, *, self)", lambda e, s: np.power(s, e), "PowBackward2",
               exponent=_rpow_vjp, jvp=ELEMENTWISE)
 
+# ============================================================ rounding division, shared checks
+_TORCH_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}
+
+
+def _tname(a):
+    return _TORCH_NAMES.get(np.asarray(a).dtype.name, str(np.asarray(a).dtype))
+
+
+def _no_complex(name, *arrays):
+    """PyTorch's error for real-only kernels called on complex (or other) dtypes."""
+    for a in arrays:
+        if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_tname(a)}\'')
+
+
+def _floats_only(name, *arrays):
+    for a in arrays:
+        if getattr(a, "dtype", None) is not None and a.dtype.kind not in "fV":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_tname(a)}\'')
+
+
+def _int_zero_check(b):
+    if b.dtype.kind in "iu" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError (integer division or modulo by zero)")
+
+
+def _div_mode_kernel(a, b, rounding_mode):
+    _no_complex("div_" + rounding_mode, a)
+    if a.dtype.kind == "b":
+        raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for \'Bool\'')
+    if a.dtype.kind in "iu":
+        _int_zero_check(b)
+        q = np.floor_divide(a, b)
+        if rounding_mode == "trunc":  # C division: round toward zero
+            q = q + ((q * b != a) & ((a < 0) != (b < 0)))
+        return q
+    if rounding_mode == "trunc":
+        return np.trunc(np.true_divide(a, b))
+    return np.floor_divide(a, b)  # fmod-based and exact, as PyTorch's div_floor
+
+
+def _rounding_mode(mode):
+    if mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{mode}'")
+    return mode
+
+
+def _zero_jvp(self_t, other_t):
+    return F.zeros_like(self_t + other_t)
+
+
+# rounding division is piecewise constant: its gradient is zero (PyTorch's choice)
+DIV_MODE = defop("div.Tensor_mode(self, other, *, rounding_mode)", _div_mode_kernel,
+                 "DivBackward2", promote=True,
+                 self=lambda grad: F.zeros_like(grad), other=lambda grad: F.zeros_like(grad),
+                 jvp=_zero_jvp)
+
+
 # ============================================================ unary
 EXP = defop("exp(self)", np.exp, "ExpBackward0", promote="float",
             self=lambda grad, result: grad * F.conj(result), jvp=ELEMENTWISE)
@@ -111,7 +173,9 @@ RELU = defop("relu(self)", lambda a: np.maximum(a, 0, dtype=a.dtype), "ReluBackw
 CONJ_PHYSICAL = defop("conj_physical(self)", np.conj, "ConjPhysicalBackward0",
                       self=lambda grad: F.conj_physical(grad), jvp=LINEAR)
 # the engine casts the real gradient back to the complex input's dtype
-REAL = defop("real(self)", np.real, "RealBackward0", self=lambda grad: grad, jvp=LINEAR)
+# real(z) is a view of z's real part (NumPy's .real of a complex array is a view)
+REAL = defop("real(self)", np.real, "RealBackward0", is_view=True, self=lambda grad: grad,
+             jvp=LINEAR)
 CLONE = defop("clone(self)", np.copy, "CloneBackward0", self=lambda grad: grad, jvp=LINEAR)
 
 
@@ -134,10 +198,12 @@ def _check_tensor(name, x, pos="input"):
 
 
 def _make_unary(name, op):
-    def fn(input):
+    def fn(input, *, out=None):
         if input.__class__ is not Tensor:
             _check_tensor(name, input)
-        return unary(op, input)
+        if out is None:
+            return unary(op, input)
+        return _out(unary(op, input), out)
 
     def fn_(self):
         return dispatch_inplace(op, self)
@@ -195,8 +261,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     other = _as_operand("div", other)
     if rounding_mode is None:
         return _out(binary(DIV, input, other), out)
-    from .registry import PUBLIC
-    return _out(PUBLIC["_div_rounding"](input, other, rounding_mode), out)
+    return _out(dispatch(DIV_MODE, input, other, _rounding_mode(rounding_mode)), out)
 
 
 divide = export("divide")(div)
@@ -250,10 +315,10 @@ def mul_(self, other):
 
 @export()
 def div_(self, other, *, rounding_mode=None):
+    other = _as_operand("div_", other)
     if rounding_mode is not None:
-        r = div(self, other, rounding_mode=rounding_mode)
-        return self.copy_(r)
-    return dispatch_inplace(DIV, self, _as_operand("div_", other))
+        return dispatch_inplace(DIV_MODE, self, other, _rounding_mode(rounding_mode))
+    return dispatch_inplace(DIV, self, other)
 
 
 @export()
@@ -279,6 +344,12 @@ def real(input):
     if input._data.dtype.kind != "c":
         return input
     return unary(REAL, input)
+
+
+def _need_tensor(name, x, pos, argname):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
 
 
 # ------------------------------------------------------------ Python operators
@@ -333,4 +404,36 @@ OPERATORS = {
     "__neg__": lambda self: unary(NEG, self),
     "__pos__": lambda self: self,
     "__iadd__": _iadd, "__isub__": _isub, "__imul__": _imul, "__itruediv__": _itruediv,
+    "__floordiv__": lambda self, other: div(self, other, rounding_mode="floor"),
+    "__rfloordiv__": lambda self, other: _rdiv_floor(self, other),
+    "__ifloordiv__": lambda self, other: div_(self, other, rounding_mode="floor"),
+    "__mod__": lambda self, other: remainder(self, other),
+    "__rmod__": lambda self, other: remainder(other, self),
+    "__imod__": lambda self, other: remainder_(self, other),
 }
+
+
+def _rdiv_floor(self, other):
+    other = _as_operand("floordiv", other)
+    from .. import _dtype
+    return div(Tensor._wrap(np.asarray(other, _dtype.result_type(other, self).np)), self,
+               rounding_mode="floor")
+
+
+@export()
+def floor_divide(input, other, *, out=None):
+    """``input // other``: division rounded toward minus infinity (rounding_mode='floor')."""
+    return div(input, other, rounding_mode="floor", out=out)
+
+
+@export()
+def floor_divide_(self, other):
+    return div_(self, other, rounding_mode="floor")
+
+
+# the other binary/ternary ops and the unary family live in their own modules
+from . import pointwise_binary  # noqa: E402,F401
+from . import pointwise_unary as _unary_mod  # noqa: E402
+from .pointwise_binary import remainder, remainder_  # noqa: E402
+
+OPERATORS.update(_unary_mod.OPERATORS)

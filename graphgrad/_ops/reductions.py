@@ -1,41 +1,218 @@
-"""Reductions: table entries and public functions (sum, mean; more in the op-library issue)."""
+"""Reductions, scans and sorting: table entries and public functions.
+
+sum, mean, prod, max/min (whole, ``dim=`` and binary), amax/amin, argmax/argmin,
+logsumexp, norm / linalg.vector_norm, var/std, cumsum/cumprod, all/any,
+sort/argsort/topk/msort, cummax/cummin.
+
+Conventions used by the rules below:
+
+* Reductions over a set of dims store them as a sorted tuple of non-negative
+  ints relative to the input (``None`` = every dim), as PyTorch's ``_saved_dim``
+  shows them.  Rules rebuild the reduced shape with ``_restore`` /
+  ``F.expand_reduced``, which count dims from the end, so a gradient with
+  extra leading batch dims (``is_grads_batched``) broadcasts correctly.
+* Ops that select elements (max.dim, sort, topk, cummax) send the gradient to
+  the selected indices with the linear helper ops ``value_selecting_reduction_backward``
+  (a scatter), ``_scatter_add_dim`` and ``_gather_dim``; each is the other's VJP,
+  so derivatives of any order work.
+* Ties: whole-tensor ``max``/``min`` and ``amax``/``amin`` split the gradient
+  evenly between equal extreme values; ``max(dim=)`` sends it to the returned
+  index (the first occurrence), like PyTorch.
+* prod and cumprod are exact at zeros: the fast ``result / input`` form is used
+  only when the input has no zero; otherwise the products of "all the others"
+  are formed explicitly (O(n) in NumPy, and an O(n^2) graph of differentiable
+  ops under ``create_graph=True`` so higher derivatives are exact as well).
+"""
 from __future__ import annotations
+
+import builtins
+import math
+import warnings
 
 import numpy as np
 
+from .. import _dtype
+from .. import return_types
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
-from .dispatch import dispatch, unary
-from .registry import LINEAR, defop, export
+from .dispatch import dispatch, dispatch_inplace, unary
+from .registry import LINEAR, PUBLIC, defop, export, export_linalg
+
+_INF = math.inf
 
 
-def _sum_kernel(a, dim, keepdim, dtype):
-    r = a.sum(axis=dim, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
-    return r
+# ============================================================ small polymorphic helpers
+def _arr(x):
+    """The ndarray behind ``x`` (constants such as masks are computed on plain data)."""
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
-def _mean_kernel(a, dim, keepdim, dtype):
-    return a.mean(axis=dim, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
+def _const(arr, like):
+    """``arr`` as a constant of the same kind as ``like`` (Tensor or ndarray)."""
+    return Tensor._wrap(np.asarray(arr)) if isinstance(like, Tensor) else arr
 
 
 def _int_promote(a):
     return a.astype(np.int64) if a.dtype.kind in "bui" and a.dtype != np.int64 else a
 
 
-SUM = defop("sum(self)", lambda a: _int_promote(a).sum(), "SumBackward0",
+def _restore(x, sizes, dims, keepdim):
+    """Reshape a reduced (maybe batched) value so it broadcasts against ``batch + sizes``."""
+    n = len(sizes)
+    if keepdim or n == 0:
+        return x
+    if dims is None:
+        dims = range(n)
+    gs = F.shape(x)
+    nb = len(gs) - (n - len(dims))
+    kept = list(gs[:nb])
+    j = nb
+    for i in range(n):
+        if i in dims:
+            kept.append(1)
+        else:
+            kept.append(gs[j])
+            j += 1
+    return F.reshape(x, tuple(kept))
+
+
+def _sum_dims(x, dims, keepdim):
+    """Sum over non-negative ``dims`` of an unbatched ``x`` (``None`` = all)."""
+    nd = F.ndim(x)
+    dims = tuple(range(nd)) if dims is None else tuple(dims)
+    if isinstance(x, Tensor):
+        return dispatch(SUM_DIM, x, dims, keepdim, None)
+    return np.sum(x, axis=dims, keepdims=keepdim)
+
+
+def _rsum(x, neg_dims, keepdim=False):
+    """Sum over dims counted from the end (works on batched values)."""
+    nd = F.ndim(x)
+    dims = tuple(sorted(d % nd for d in neg_dims))
+    if isinstance(x, Tensor):
+        return dispatch(SUM_DIM, x, dims, keepdim, None)
+    return np.sum(x, axis=dims, keepdims=keepdim)
+
+
+def _neg(dim, n):
+    return dim - n if dim >= 0 else dim
+
+
+def _mean_keep(x, dims):
+    if isinstance(x, Tensor):
+        return dispatch(MEAN_DIM, x, tuple(range(x._data.ndim)) if dims is None else dims, True,
+                        None)
+    return np.mean(x, axis=dims, keepdims=True)
+
+
+def _abs(x):
+    """|x| (real for complex x), differentiable on Tensors."""
+    if not isinstance(x, Tensor):
+        return np.abs(x)
+    op = F._OP.get("abs")
+    if op is not None:
+        return dispatch(op, x)
+    if x._data.dtype.kind == "c":   # fallback until the pointwise family has abs
+        return F.real(x * F.conj(x)) ** 0.5
+    return F.where(Tensor._wrap(x._data < 0), -x, x)
+
+
+def _sgn(x):
+    """x / |x| (0 at 0); sign(x) for real x."""
+    if not isinstance(x, Tensor):
+        if x.dtype.kind == "c":
+            a = np.abs(x)
+            return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
+        return np.sign(x)
+    op = F._OP.get("sgn")
+    if op is not None:
+        return dispatch(op, x)
+    if x._data.dtype.kind != "c":   # the derivative of sign is zero: a constant is exact
+        return Tensor._wrap(np.sign(x._data))
+    zero = x._data == 0
+    a = _abs(x)
+    return F.where(Tensor._wrap(zero), 0.0, x / F.where(Tensor._wrap(zero), 1.0, a))
+
+
+def _flip(x, d):
+    if isinstance(x, Tensor):
+        return dispatch(FLIP_DIM, x, d)
+    return np.flip(x, d)
+
+
+def _cumsum_poly(x, d):
+    if isinstance(x, Tensor):
+        return dispatch(CUMSUM, x, d % x._data.ndim, None)
+    return np.cumsum(x, axis=d)
+
+
+def _rev_cumsum(g, d):
+    """Reversed cumulative sum along dim ``d`` (negative)."""
+    return _flip(_cumsum_poly(_flip(g, d), d), d)
+
+
+def _to_last(x, d):
+    """Swap dim ``d`` (negative) with the last one (an involution)."""
+    if d == -1:
+        return x
+    if isinstance(x, Tensor):
+        return F.transpose(x, d, -1)
+    return np.swapaxes(x, d, -1)
+
+
+def _others_matrix(xt, cumulative):
+    """M[..., k, i] = prod_{j<=i, j!=k} x_j (cumulative) or prod_{j!=k} x_j, along the last dim.
+
+    Built from differentiable ops only (expand, where, cumprod/prod), so its
+    derivatives are exact even where x has zeros.
+    """
+    shp = F.shape(xt)
+    n = shp[-1]
+    X = F.expand(F.unsqueeze(xt, -2), shp[:-1] + (n, n))
+    Xm = F.where(np.eye(n, dtype=bool), 1.0, X)
+    if cumulative:
+        return dispatch(CUMPROD, Xm, len(shp), None) if isinstance(Xm, Tensor) \
+            else np.cumprod(Xm, axis=-1)
+    return dispatch(PROD_DIM, Xm, len(shp), False, None) if isinstance(Xm, Tensor) \
+        else np.prod(Xm, axis=-1)
+
+
+# ============================================================ sum / mean
+def _sum_kernel(a, dim, keepdim, dtype):
+    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+    return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
+
+
+def _mean_kernel(a, dim, keepdim, dtype):
+    if dtype is not None:
+        a = a.astype(dtype.np, copy=False)
+    return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+
+
+SUM = defop("sum(self)", lambda a: np.asarray(_int_promote(a).sum()), "SumBackward0",
             self=lambda grad, self_sym_sizes: F.expand_reduced(grad, self_sym_sizes, None, False),
             jvp=LINEAR)
-SUM_DIM = defop("sum.dim_IntList(self, *, dim, keepdim, dtype)",
-                lambda a, dim, keepdim, dtype: _sum_kernel(
-                    _int_promote(a) if dtype is None else a, dim, keepdim, dtype),
-                "SumBackward1",
+SUM_DTYPE = defop("sum.dtype(self, *, dtype)",
+                  lambda a, dtype: np.asarray(a.astype(dtype.np, copy=False).sum(dtype=dtype.np)),
+                  "SumBackward0",
+                  self=lambda grad, self_sym_sizes:
+                      F.expand_reduced(grad, self_sym_sizes, None, False),
+                  jvp=LINEAR)
+SUM_DIM = defop("sum.dim_IntList(self, *, dim, keepdim, dtype)", _sum_kernel, "SumBackward1",
                 self=lambda grad, self_sym_sizes, dim, keepdim:
                     F.expand_reduced(grad, self_sym_sizes, dim, keepdim),
                 jvp=LINEAR)
-MEAN = defop("mean(self)", lambda a: a.mean(), "MeanBackward0",
+MEAN = defop("mean(self)", lambda a: np.asarray(a.mean()), "MeanBackward0",
              self=lambda grad, self_sym_sizes:
                  F.expand_reduced(grad, self_sym_sizes, None, False) / F.numel(self_sym_sizes),
              jvp=LINEAR)
+MEAN_DTYPE = defop("mean.dtype(self, *, dtype)",
+                   lambda a, dtype: np.asarray(a.astype(dtype.np, copy=False).mean()),
+                   "MeanBackward0",
+                   self=lambda grad, self_sym_sizes:
+                       F.expand_reduced(grad, self_sym_sizes, None, False)
+                       / F.numel(self_sym_sizes),
+                   jvp=LINEAR)
 MEAN_DIM = defop("mean.dim(self, *, dim, keepdim, dtype)", _mean_kernel, "MeanBackward1",
                  self=lambda grad, self_sym_sizes, dim, keepdim:
                      F.expand_reduced(grad, self_sym_sizes, dim, keepdim)
@@ -43,37 +220,976 @@ MEAN_DIM = defop("mean.dim(self, *, dim, keepdim, dtype)", _mean_kernel, "MeanBa
                  jvp=LINEAR)
 
 
-def _dims(dim, nd):
+# ============================================================ prod
+def _prod_kernel(a, dtype):
+    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+    return np.asarray(a.prod(dtype=a.dtype))
+
+
+def _prod_dim_kernel(a, dim, keepdim, dtype):
+    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+    if a.ndim == 0:
+        return a.copy()
+    return np.asarray(a.prod(axis=dim, keepdims=keepdim, dtype=a.dtype))
+
+
+def _prod_others_np(x, dim):
+    """prod over the group of every element except itself, in O(n) (exact with zeros)."""
+    a = x.reshape(-1) if dim is None else np.moveaxis(x, dim, -1)
+    ones = np.ones(a.shape[:-1] + (1,), a.dtype)
+    fwd = np.concatenate([ones, np.cumprod(a[..., :-1], axis=-1)], axis=-1)
+    rev = np.concatenate([np.cumprod(a[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    r = fwd * rev
+    return r.reshape(x.shape) if dim is None else np.moveaxis(r, -1, dim)
+
+
+def _prod_others(self, result, dim, keepdim):
+    sizes = F.shape(self)
+    xd = _arr(self)
+    if not (xd == 0).any():
+        return _restore(result, sizes, None if dim is None else (dim,), keepdim) / self
+    if not isinstance(self, Tensor):
+        return _prod_others_np(xd, dim)
+    if dim is None:
+        return F.reshape(_others_matrix(F.reshape(self, (xd.size,)), False), sizes)
+    d = dim - len(sizes)
+    return _to_last(_others_matrix(_to_last(self, d), False), d)
+
+
+def _prod_backward(grad, self, result, dim, keepdim):
+    sizes = F.shape(self)
+    if len(sizes) == 0:
+        return grad
+    g = _restore(grad, sizes, None if dim is None else (dim,), keepdim)
+    return g * F.conj(_prod_others(self, result, dim, keepdim))
+
+
+def _prod_jvp(self_t, self, result, dim, keepdim):
+    if F.ndim(self) == 0:
+        return self_t
+    t = self_t * _prod_others(self, result, dim, keepdim)
+    return _sum_dims(t, None if dim is None else (dim,), keepdim)
+
+
+PROD = defop("prod(self, *, dtype)", _prod_kernel, "ProdBackward0",
+             self=lambda grad, self, result: _prod_backward(grad, self, result, None, False),
+             jvp=lambda self_t, self, result: _prod_jvp(self_t, self, result, None, False))
+PROD_DIM = defop("prod.dim_int(self, *, dim, keepdim, dtype)", _prod_dim_kernel, "ProdBackward1",
+                 self=lambda grad, self, result, dim, keepdim:
+                     _prod_backward(grad, self, result, dim, keepdim),
+                 jvp=lambda self_t, self, result, dim, keepdim:
+                     _prod_jvp(self_t, self, result, dim, keepdim))
+
+
+# ============================================================ selection helpers (linear ops)
+def _vsrb_kernel(grad, dim, indices, sizes, keepdim):
+    """zeros(sizes).scatter(dim, indices, grad), with leading batch dims on grad."""
+    if not keepdim:
+        grad = np.expand_dims(grad, dim)
+        indices = np.expand_dims(indices, dim)
+    batch = grad.shape[:grad.ndim - len(sizes)]
+    out = np.zeros(batch + tuple(sizes), grad.dtype)
+    np.put_along_axis(out, np.broadcast_to(indices, batch + indices.shape), grad, axis=dim)
+    return out
+
+
+def _gather_kernel(a, dim, index):
+    batch = a.shape[:a.ndim - index.ndim]
+    return np.take_along_axis(a, np.broadcast_to(index, batch + index.shape), axis=dim)
+
+
+def _scatter_add_kernel(grad, dim, index, sizes):
+    batch = grad.shape[:grad.ndim - len(sizes)]
+    out = np.zeros(batch + tuple(sizes), grad.dtype)
+    idx = np.broadcast_to(index, batch + index.shape)
+    ax = dim % out.ndim
+    grids = np.ogrid[tuple(slice(s) for s in idx.shape)]
+    np.add.at(out, tuple(idx if i == ax else grids[i] for i in range(out.ndim)), grad)
+    return out
+
+
+def _gather_keep(x, dim, indices, keepdim):
+    """x.gather(dim, indices) (indices of a keepdim=``keepdim`` reduction), squeezed back."""
+    if not keepdim:
+        indices = np.expand_dims(indices, dim)
+    r = F._gather_dim(x, dim, indices)
+    return r if keepdim else F.squeeze_dims(r, (dim,))
+
+
+# dims are negative (counted from the end) in these three, so batch dims pass through
+VSRB = defop("value_selecting_reduction_backward(grad, *, dim, indices, sizes, keepdim)",
+             _vsrb_kernel, "ScatterBackward0",
+             grad=lambda grad, dim, indices, keepdim: _gather_keep(grad, dim, indices, keepdim),
+             jvp=LINEAR)
+GATHER_DIM = defop("_gather_dim(self, *, dim, index)", _gather_kernel, "GatherBackward0",
+                   self=lambda grad, self_sym_sizes, dim, index:
+                       F._scatter_add_dim(grad, dim, index, tuple(self_sym_sizes)),
+                   jvp=LINEAR)
+SCATTER_ADD_DIM = defop("_scatter_add_dim(grad, *, dim, index, sizes)", _scatter_add_kernel,
+                        "ScatterAddBackward0",
+                        grad=lambda grad, dim, index: F._gather_dim(grad, dim, index),
+                        jvp=LINEAR)
+FLIP_DIM = defop("_flip_dim(self, *, dim)", lambda a, dim: np.flip(a, dim).copy(),
+                 "FlipBackward0", self=lambda grad, dim: F._flip_dim(grad, dim), jvp=LINEAR)
+
+
+def _select_backward(grad, indices, sizes, dim, keepdim):
+    """The gradient of an op that picked ``indices`` along ``dim`` (max.dim, sort, topk)."""
+    n = len(sizes)
+    if n == 0:
+        return grad
+    return F.value_selecting_reduction_backward(grad, _neg(dim, n), _arr(indices), tuple(sizes),
+                                                keepdim)
+
+
+def _select_jvp(self_t, indices, dim, keepdim):
+    n = F.ndim(self_t)
+    if n == 0:
+        return self_t
+    return _gather_keep(self_t, _neg(dim, n), _arr(indices), keepdim)
+
+
+# ============================================================ max / min / amax / amin
+def _even_weights(self, result, dims, keepdim, nan_aware):
+    """mask / count of the elements equal to the (restored) extreme value: ties share evenly."""
+    x = _arr(self)
+    r = _arr(_restore(_arr(result), x.shape, dims, keepdim))
+    if nan_aware and r.ndim == 0 and np.isnan(r):
+        mask = np.isnan(x)
+    else:
+        mask = x == r
+    count = mask.sum(axis=None if dims is None else tuple(dims), keepdims=True)
+    with np.errstate(all="ignore"):
+        w = mask / count
+    return w.astype(x.dtype, copy=False)
+
+
+def _even_backward(grad, self, result, dims, keepdim, nan_aware=False):
+    w = _even_weights(self, result, dims, keepdim, nan_aware)
+    return _restore(grad, w.shape, dims, keepdim) * _const(w, grad)
+
+
+def _even_jvp(self_t, self, result, dims, keepdim, nan_aware=False):
+    w = _even_weights(self, result, dims, keepdim, nan_aware)
+    return _sum_dims(self_t * _const(w, self_t), dims, keepdim)
+
+
+def _extreme_kernel(fn):
+    def kernel(a):
+        return np.asarray(fn(a))
+    return kernel
+
+
+def _extreme_dim_kernel(argfn):
+    def kernel(a, dim, keepdim):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        idx = argfn(a, axis=dim, keepdims=True)
+        vals = np.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        return vals, idx.astype(np.int64, copy=False)
+    return kernel
+
+
+def _amax_kernel(fn):
+    def kernel(a, dim, keepdim):
+        return np.asarray(fn(a, axis=dim, keepdims=keepdim))
+    return kernel
+
+
+MAX = defop("max(self)", _extreme_kernel(np.max), "MaxBackward1",
+            self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True))
+MIN = defop("min(self)", _extreme_kernel(np.min), "MinBackward1",
+            self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True))
+MAX_DIM = defop("max.dim(self, *, dim, keepdim)", _extreme_dim_kernel(np.argmax), "MaxBackward0",
+                n_outputs=2, nondiff_outputs=(1,),
+                self=lambda grad, result1, self_sym_sizes, dim, keepdim:
+                    _select_backward(grad, result1, self_sym_sizes, dim, keepdim),
+                jvp=lambda self_t, result1, dim, keepdim:
+                    (_select_jvp(self_t, result1, dim, keepdim), None))
+MIN_DIM = defop("min.dim(self, *, dim, keepdim)", _extreme_dim_kernel(np.argmin), "MinBackward0",
+                n_outputs=2, nondiff_outputs=(1,),
+                self=lambda grad, result1, self_sym_sizes, dim, keepdim:
+                    _select_backward(grad, result1, self_sym_sizes, dim, keepdim),
+                jvp=lambda self_t, result1, dim, keepdim:
+                    (_select_jvp(self_t, result1, dim, keepdim), None))
+AMAX = defop("amax(self, *, dim, keepdim)", _amax_kernel(np.amax), "AmaxBackward0",
+             self=lambda grad, self, result, dim, keepdim:
+                 _even_backward(grad, self, result, dim, keepdim),
+             jvp=lambda self_t, self, result, dim, keepdim:
+                 _even_jvp(self_t, self, result, dim, keepdim))
+AMIN = defop("amin(self, *, dim, keepdim)", _amax_kernel(np.amin), "AminBackward0",
+             self=lambda grad, self, result, dim, keepdim:
+                 _even_backward(grad, self, result, dim, keepdim),
+             jvp=lambda self_t, self, result, dim, keepdim:
+                 _even_jvp(self_t, self, result, dim, keepdim))
+
+
+def _argext_kernel(fn):
+    def kernel(a, dim, keepdim):
+        if dim is None:
+            r = fn(a.reshape(-1))
+            return np.full((1,) * a.ndim if keepdim else (), r, np.int64)
+        if a.ndim == 0:
+            return np.zeros((), np.int64)
+        return np.asarray(fn(a, axis=dim, keepdims=keepdim), np.int64)
+    return kernel
+
+
+ARGMAX = defop("argmax(self, *, dim, keepdim)", _argext_kernel(np.argmax))
+ARGMIN = defop("argmin(self, *, dim, keepdim)", _argext_kernel(np.argmin))
+
+
+# ============================================================ logsumexp
+def _logsumexp_kernel(a, dim, keepdim):
+    real = a.real if a.dtype.kind == "c" else a
+    if real.size and builtins.all(a.shape[d] for d in dim):
+        m = np.amax(real, axis=dim, keepdims=True)
+        m = np.where(np.isinf(m), np.zeros((), m.dtype), m)
+    else:
+        m = np.zeros((), real.dtype)
+    r = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    if not keepdim:
+        r = np.squeeze(r, axis=dim)
+    return np.asarray(r)
+
+
+def _logsumexp_vjp(grad, self, result, dim, keepdim):
+    sizes = F.shape(self)
+    return _restore(grad, sizes, dim, keepdim) * F.conj(
+        F.exp(self - _restore(result, sizes, dim, keepdim)))
+
+
+def _logsumexp_jvp(self_t, self, result, dim, keepdim):
+    w = F.exp(self - _restore(result, F.shape(self), dim, keepdim))
+    return _sum_dims(self_t * w, dim, keepdim)
+
+
+LOGSUMEXP = defop("logsumexp(self, *, dim, keepdim)", _logsumexp_kernel, "LogsumexpBackward0",
+                  self=_logsumexp_vjp, jvp=_logsumexp_jvp)
+
+
+# ============================================================ vector norm
+def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
+    if dtype is not None:
+        a = a.astype(dtype.np, copy=False)
+    x = np.abs(a)
+    if ord == 2:
+        r = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
+    elif ord == 1:
+        r = np.sum(x, axis=dim, keepdims=keepdim)
+    elif ord == _INF:
+        r = np.amax(x, axis=dim, keepdims=keepdim)
+    elif ord == -_INF:
+        r = np.amin(x, axis=dim, keepdims=keepdim)
+    elif ord == 0:
+        r = np.sum(x != 0, axis=dim, keepdims=keepdim)
+    else:
+        r = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(r, dtype=x.dtype)
+
+
+def _vector_norm_unit(self, ord, dim, keepdim, result):
+    """The VJP of the norm for a gradient of ones (d norm / d conj(self), doubled)."""
+    sizes = F.shape(self)
+    r = _restore(result, sizes, dim, keepdim)
+    rd = _arr(r)
+    if ord == 1:
+        return _sgn(self)
+    if ord == 2:
+        zero = rd == 0
+        if zero.any():
+            zc = _const(zero, self)
+            return F.where(zc, 0.0, self / F.where(zc, 1.0, r))
+        return self / r
+    if ord in (_INF, -_INF):
+        xa = np.abs(_arr(self))
+        mask = xa == rd
+        with np.errstate(all="ignore"):
+            w = (mask / mask.sum(axis=dim, keepdims=True)).astype(xa.dtype, copy=False)
+        return _sgn(self) * _const(w, self)
+    p = ord
+    xd = _arr(self)
+    ax = _abs(self)
+    if p >= 2:
+        scaled = self * ax ** (p - 2)
+    else:
+        zero_x = xd == 0
+        if p < 1 and zero_x.any():
+            zc = _const(zero_x, self)
+            scaled = F.where(zc, 0.0, _sgn(self) * F.where(zc, 1.0, ax) ** (p - 1))
+        else:
+            scaled = _sgn(self) * ax ** (p - 1)
+    zero_r = rd == 0
+    if zero_r.any():
+        zc = _const(zero_r, self)
+        scale = F.where(zc, 0.0, F.where(zc, 1.0, r) ** (1 - p))
+    else:
+        scale = r ** (1 - p)
+    return scaled * scale
+
+
+def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
+    if ord == 0:
+        return None   # PyTorch: the 0-"norm" (a count) has no gradient
+    unit = _vector_norm_unit(self, ord, dim, keepdim, result)
+    return _restore(grad, F.shape(self), dim, keepdim) * unit
+
+
+def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
+    if ord == 0:
+        return F.zeros_like(result)
+    unit = _vector_norm_unit(self, ord, dim, keepdim, result)
+    return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim), True)
+
+
+VECTOR_NORM = defop("linalg_vector_norm(self, *, ord, dim, keepdim, dtype)", _vector_norm_kernel,
+                    "LinalgVectorNormBackward0", self=_vector_norm_vjp, jvp=_vector_norm_jvp)
+
+
+# ============================================================ var / std
+def _dof(sizes, dim, correction):
+    return builtins.max(0, F.numel(sizes, dim) - correction)
+
+
+def _var_kernel(a, dim, correction, keepdim):
+    d = a - a.mean(axis=dim, keepdims=True)
+    sq = d.real * d.real + d.imag * d.imag if a.dtype.kind == "c" else d * d
+    s = sq.sum(axis=dim, keepdims=keepdim)
+    dof = _dof(a.shape, dim, correction)
+    return np.asarray(s / dof if dof else s / 0.0)   # dof <= 0: inf/nan, as PyTorch
+
+
+def _var_unit(self, dim, correction):
+    """d var / d conj(self), doubled: 2 (self - mean) / dof."""
+    dof = _dof(F.shape(self), dim, correction)
+    return (self - _mean_keep(self, dim)) * (2.0 / dof if dof else _INF)
+
+
+def _var_vjp(grad, self, dim, correction, keepdim):
+    return _restore(grad, F.shape(self), dim, keepdim) * _var_unit(self, dim, correction)
+
+
+def _var_jvp(self_t, self, dim, correction, keepdim):
+    return F.real_if(_sum_dims(F.conj(_var_unit(self, dim, correction)) * self_t, dim, keepdim),
+                     True)
+
+
+def _safe_half_inv(grad, result):
+    """grad / (2 result), 0 where result == 0 (PyTorch's std rule)."""
+    zero = _arr(result) == 0
+    if not zero.any():
+        return grad / (2 * result)
+    zc = _const(zero, result)
+    return F.where(zc, 0.0, grad / (2 * F.where(zc, 1.0, result)))
+
+
+VAR = defop("var.correction(self, *, dim, correction, keepdim)",
+            lambda a, dim, correction, keepdim: _var_kernel(a, dim, correction, keepdim),
+            "VarBackward0", self=_var_vjp, jvp=_var_jvp)
+STD = defop("std.correction(self, *, dim, correction, keepdim)",
+            lambda a, dim, correction, keepdim: np.sqrt(_var_kernel(a, dim, correction, keepdim)),
+            "StdBackward0",
+            self=lambda grad, self, result, dim, correction, keepdim:
+                _var_vjp(_safe_half_inv(grad, result), self, dim, correction, keepdim),
+            jvp=lambda self_t, self, result, dim, correction, keepdim:
+                _safe_half_inv(_var_jvp(self_t, self, dim, correction, keepdim), result))
+
+
+# ============================================================ cumsum / cumprod
+def _scan_kernel(fn):
+    def kernel(a, dim, dtype):
+        a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+        if a.ndim == 0:
+            return a.copy()
+        return fn(a, axis=dim, dtype=a.dtype)
+    return kernel
+
+
+def _cumsum_vjp(grad, self_sym_sizes, dim):
+    n = len(self_sym_sizes)
+    if n == 0:
+        return grad
+    return _rev_cumsum(grad, _neg(dim, n))
+
+
+def _cumprod_backward_np(g, x, y, d):
+    """O(n) exact gradient of cumprod along d (negative), with zeros in x."""
+    xm, ym, gm = np.moveaxis(x, d, -1), np.moveaxis(y, d, -1), np.moveaxis(g, d, -1)
+    n = xm.shape[-1]
+    j = np.arange(n)
+    iszero = xm == 0
+    z = np.where(iszero.any(-1), iszero.argmax(-1), n)[..., None]   # first zero
+    before = j < z
+    x_safe = np.where(before, xm, 1)
+    part1 = np.flip(np.cumsum(np.flip(gm * np.conj(ym), -1), -1), -1) / np.conj(x_safe)
+    cp = np.cumprod(np.where(j > z, xm, 1), axis=-1)          # prod_{z<j<=i} x_j
+    excl = np.prod(x_safe, axis=-1, keepdims=True)           # prod_{j<z} x_j
+    s = np.sum(np.where(j >= z, gm * np.conj(cp), 0), axis=-1, keepdims=True)
+    part2 = np.where(j == z, np.conj(excl) * s, 0)
+    return np.moveaxis(np.where(before, part1, part2), -1, d)
+
+
+def _cumprod_vjp(grad, self, result, dim):
+    sizes = F.shape(self)
+    n = len(sizes)
+    if n == 0 or sizes[dim] <= 1:
+        return grad
+    d = _neg(dim, n)
+    xd = _arr(self)
+    if not (xd == 0).any():
+        return _rev_cumsum(grad * F.conj(result), d) / F.conj(self)
+    if not isinstance(self, Tensor) and not isinstance(grad, Tensor):
+        return _cumprod_backward_np(grad, xd, _arr(result), d)
+    # differentiable and exact: grad_k = sum_{i >= k} g_i conj(prod_{j<=i, j!=k} x_j)
+    M = _others_matrix(_to_last(self, d), True)
+    nn_ = sizes[dim]
+    tri = np.triu(np.ones((nn_, nn_), dtype=bool))
+    terms = F.where(tri, F.unsqueeze(_to_last(grad, d), -2) * F.conj(M), 0.0)
+    return _to_last(_rsum(terms, (-1,)), d)
+
+
+def _cumprod_jvp(self_t, self, result, dim):
+    sizes = F.shape(self)
+    n = len(sizes)
+    if n == 0 or sizes[dim] <= 1:
+        return self_t
+    d = _neg(dim, n)
+    if not (_arr(self) == 0).any():
+        return result * _cumsum_poly(self_t / self, d)
+    M = _others_matrix(_to_last(self, d), True)
+    nn_ = sizes[dim]
+    tri = np.triu(np.ones((nn_, nn_), dtype=bool))
+    terms = F.where(tri, F.unsqueeze(_to_last(self_t, d), -1) * M, 0.0)
+    return _to_last(_rsum(terms, (-2,)), d)
+
+
+CUMSUM = defop("cumsum(self, *, dim, dtype)", _scan_kernel(np.cumsum), "CumsumBackward0",
+               self=_cumsum_vjp, jvp=LINEAR)
+CUMPROD = defop("cumprod(self, *, dim, dtype)", _scan_kernel(np.cumprod), "CumprodBackward0",
+                self=_cumprod_vjp, jvp=_cumprod_jvp)
+
+
+# ============================================================ cummax / cummin
+def _cumext_kernel(acc):
+    def kernel(a, dim):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        v = acc(a, axis=dim)
+        eq = a == v
+        if a.dtype.kind in "fc":
+            eq |= np.isnan(a) & np.isnan(v)
+        shape = [1] * a.ndim
+        shape[dim] = a.shape[dim]
+        pos = np.arange(a.shape[dim], dtype=np.int64).reshape(shape)
+        idx = np.maximum.accumulate(np.where(eq, pos, -1), axis=dim)   # last tie wins
+        return v, idx
+    return kernel
+
+
+def _cumext_vjp(grad, result1, self_sym_sizes, dim):
+    n = len(self_sym_sizes)
+    if n == 0:
+        return grad
+    return F._scatter_add_dim(grad, _neg(dim, n), _arr(result1), tuple(self_sym_sizes))
+
+
+CUMMAX = defop("cummax(self, *, dim)", _cumext_kernel(np.maximum.accumulate), "CummaxBackward0",
+               n_outputs=2, nondiff_outputs=(1,), self=_cumext_vjp,
+               jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+CUMMIN = defop("cummin(self, *, dim)", _cumext_kernel(np.minimum.accumulate), "CumminBackward0",
+               n_outputs=2, nondiff_outputs=(1,), self=_cumext_vjp,
+               jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+
+
+# ============================================================ sort / topk / argsort
+def _argsort_np(a, dim, descending):
+    """Stable argsort; descending keeps equal elements in their original order, NaN first."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    idx = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
+    return a.shape[dim] - 1 - np.flip(idx, dim)
+
+
+def _sort_kernel(a, stable, dim, descending):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _argsort_np(a, dim, descending).astype(np.int64, copy=False)
+    return np.take_along_axis(a, idx, axis=dim), idx
+
+
+def _topk_kernel(a, k, dim, largest, sorted):  # noqa: A002
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _argsort_np(a, dim, largest)
+    idx = np.take(idx, np.arange(k), axis=dim).astype(np.int64, copy=False)
+    return np.take_along_axis(a, idx, axis=dim), idx
+
+
+SORT = defop("sort.stable(self, *, stable, dim, descending)", _sort_kernel, "SortBackward0",
+             n_outputs=2, nondiff_outputs=(1,),
+             self=lambda grad, result1, self_sym_sizes, dim:
+                 _select_backward(grad, result1, self_sym_sizes, dim, True),
+             jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+TOPK = defop("topk(self, *, k, dim, largest, sorted)", _topk_kernel, "TopkBackward0",
+             n_outputs=2, nondiff_outputs=(1,),
+             self=lambda grad, result1, self_sym_sizes, dim:
+                 _select_backward(grad, result1, self_sym_sizes, dim, True),
+             jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+ARGSORT = defop("argsort.stable(self, *, stable, dim, descending)",
+                lambda a, stable, dim, descending: np.zeros((), np.int64) if a.ndim == 0
+                else _argsort_np(a, dim, descending).astype(np.int64, copy=False))
+
+
+# ============================================================ all / any
+def _logical_kernel(fn):
+    def kernel(a, dim, keepdim):
+        r = np.asarray(fn(a, axis=dim, keepdims=keepdim))
+        return r.astype(np.uint8) if a.dtype == np.uint8 else r
+    return kernel
+
+
+ALL = defop("all.dims(self, *, dim, keepdim)", _logical_kernel(np.all))
+ANY = defop("any.dims(self, *, dim, keepdim)", _logical_kernel(np.any))
+
+
+# ============================================================ argument handling
+def _check_tensor(name, x):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _dims(dim, nd, empty_means_all=True, name="dim"):
+    """``dim`` (None, int or sequence) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(nd))
     if isinstance(dim, (list, tuple)):
-        dims = tuple(sorted(_wrap_dim(d, nd) for d in dim)) if nd else ()
-        if len(set(dims)) != len(dims):
-            raise RuntimeError("dim appears multiple times in the list of dims")
-        return dims
-    return (_wrap_dim(dim, nd),) if nd else ()
+        if len(dim) == 0:
+            return tuple(range(nd)) if empty_means_all else ()
+        out = []
+        for d in dim:
+            w = _wrap_dim(_as_int(d, name), nd)
+            if w in out:
+                raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+            out.append(w)
+        return tuple(sorted(out)) if nd else ()
+    return (_wrap_dim(_as_int(dim, name), nd),) if nd else ()
+
+
+def _as_int(d, name="dim"):
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int or tuple of ints, not "
+                        f"{type(d).__name__}")
+    return int(d)
+
+
+def _one_dim(name, dim, nd):
+    if isinstance(dim, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__} "
+                        f"({name} reduces over a single dimension)")
+    return _wrap_dim(_as_int(dim, name), nd)
+
+
+def _opt_dtype(dtype):
+    return None if dtype is None else _dtype.to_dtype(dtype)
+
+
+def _out(r, out):
+    if out is None:
+        return r
+    if isinstance(r, tuple):
+        for src, dst in zip(r, out):
+            PUBLIC["_write_out"](src, dst)
+        return type(r)(*out) if hasattr(r, "_fields") else tuple(out)
+    return PUBLIC["_write_out"](r, out)
+
+
+def _empty_check(name, x, dims):
+    shp = x._data.shape
+    if x._data.size == 0:
+        if dims is None:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                f"Specify the reduction dim with the 'dim' argument.")
+        for d in dims:
+            if shp[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _no_complex(name, x, exc=RuntimeError):
+    if x._data.dtype.kind == "c":
+        raise exc(f"{name}(): does not support complex input (got {x.dtype}); compare .abs() "
+                  f"or .real instead")
+
+
+# ============================================================ public: sum / mean / prod
+@export()
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+    """Sum of all elements, or over ``dim`` (int or tuple; ``()`` means all dims)."""
+    _check_tensor("sum", input)
+    dtype = _opt_dtype(dtype)
+    if dim is None:
+        r = unary(SUM, input) if dtype is None else dispatch(SUM_DTYPE, input, dtype)
+        if keepdim:
+            r = r.reshape((1,) * input._data.ndim)
+        return _out(r, out)
+    return _out(dispatch(SUM_DIM, input, _dims(dim, input._data.ndim), bool(keepdim), dtype),
+                out)
 
 
 @export()
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0 and False):
-        if dtype is not None:
-            input = input.to(dtype)
-        return unary(SUM, input)
-    from .._dtype import to_dtype
-    return dispatch(SUM_DIM, input, _dims(dim, input._data.ndim), bool(keepdim),
-                    to_dtype(dtype) if dtype is not None else None)
-
-
-@export()
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    from .._dtype import to_dtype
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_tensor("mean", input)
+    dtype = _opt_dtype(dtype)
     d = input._data.dtype
-    if d.kind not in "fcV" and dtype is None:
+    if dtype is None and d.kind not in "fcV":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input.dtype.name.capitalize()}")
+    if dtype is not None and dtype.category < 2:
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Optional dtype must be either a floating "
+            f"point or complex dtype. Got: {dtype.name.capitalize()}")
     if dim is None:
-        if dtype is not None:
-            input = input.to(dtype)
-        return unary(MEAN, input)
-    return dispatch(MEAN_DIM, input, _dims(dim, input._data.ndim), bool(keepdim),
-                    to_dtype(dtype) if dtype is not None else None)
+        r = unary(MEAN, input) if dtype is None else dispatch(MEAN_DTYPE, input, dtype)
+        if keepdim:
+            r = r.reshape((1,) * input._data.ndim)
+        return _out(r, out)
+    return _out(dispatch(MEAN_DIM, input, _dims(dim, input._data.ndim), bool(keepdim), dtype),
+                out)
+
+
+@export()
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Product of all elements, or over one ``dim``; exact gradients with zeros in the input."""
+    _check_tensor("prod", input)
+    dtype = _opt_dtype(dtype)
+    if dim is None:
+        r = dispatch(PROD, input, dtype)
+        if keepdim:
+            r = r.reshape((1,) * input._data.ndim)
+        return _out(r, out)
+    d = _one_dim("prod", dim, input._data.ndim)
+    return _out(dispatch(PROD_DIM, input, d, bool(keepdim), dtype), out)
+
+
+# ============================================================ public: max / min family
+def _binary_extreme(name, input, other):
+    public = "maximum" if name == "max" else "minimum"
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(other).__name__} "
+                        f"(for a scalar bound use clamp)")
+    fn = PUBLIC.get(public)
+    if fn is None:
+        raise NotImplementedError(f"{name}(input, other) is {public}(input, other), which is not "
+                                  "available yet")
+    return fn(input, other)
+
+
+def _make_extreme(name, whole_op, dim_op, rtype):
+    def fn(input, dim=None, keepdim=False, *, other=None, out=None):
+        _check_tensor(name, input)
+        if other is not None or isinstance(dim, Tensor):
+            return _out(_binary_extreme(name, input, dim if other is None else other), out)
+        _no_complex(name, input, NotImplementedError if dim is None else RuntimeError)
+        if dim is None:
+            if keepdim:
+                raise TypeError(f"{name}(): keepdim=True needs a dim; use amax/amin(input, "
+                                "dim=(), keepdim=True) to keep every dim")
+            _empty_check(name, input, None)
+            return _out(unary(whole_op, input), out)
+        nd = input._data.ndim
+        d = _one_dim(name, dim, nd)
+        if nd:
+            _empty_check(name, input, (d,))
+        return _out(rtype(*dispatch(dim_op, input, d, bool(keepdim))), out)
+    fn.__name__ = name
+    fn.__doc__ = (f"``{name}(input)``: the {name}imum value (gradient split evenly between "
+                  f"ties); ``{name}(input, dim, keepdim=False)``: named tuple (values, indices), "
+                  f"gradient to the index; ``{name}(input, other)``: elementwise "
+                  f"{'maximum' if name == 'max' else 'minimum'}.")
+    return fn
+
+
+max = export("max")(_make_extreme("max", MAX, MAX_DIM, return_types.max))  # noqa: A001
+min = export("min")(_make_extreme("min", MIN, MIN_DIM, return_types.min))  # noqa: A001
+
+
+def _make_amax(name, op):
+    def fn(input, dim=(), keepdim=False, *, out=None):
+        _check_tensor(name, input)
+        _no_complex(name, input, NotImplementedError)
+        nd = input._data.ndim
+        dims = _dims(dim, nd)
+        if input._data.size == 0:
+            every = dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)
+            _empty_check(name, input, None if every else dims)
+        return _out(dispatch(op, input, dims, bool(keepdim)), out)
+    fn.__name__ = name
+    fn.__doc__ = (f"``{name}(input, dim=(), keepdim=False)``: {name[1:]}imum over ``dim`` (all "
+                  f"dims when empty); the gradient is split evenly between ties.")
+    return fn
+
+
+amax = export("amax")(_make_amax("amax", AMAX))
+amin = export("amin")(_make_amax("amin", AMIN))
+
+
+def _make_argext(name, op):
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        _check_tensor(name, input)
+        _no_complex(name, input)
+        nd = input._data.ndim
+        if dim is None:
+            if input._data.size == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                                 f"input.numel() == 0.")
+            return _out(dispatch(op, input, None, bool(keepdim)), out)
+        d = _one_dim(name, dim, nd)
+        if nd and input._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return _out(dispatch(op, input, d, bool(keepdim)), out)
+    fn.__name__ = name
+    return fn
+
+
+argmax = export("argmax")(_make_argext("argmax", ARGMAX))
+argmin = export("argmin")(_make_argext("argmin", ARGMIN))
+
+
+# ============================================================ public: logsumexp, norms
+def _float_input(x):
+    if x._data.dtype.kind not in "fcV":
+        return x.to(_dtype.get_default_dtype())
+    return x
+
+
+@export()
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """log(sum(exp(input), dim)), computed stably (the max is subtracted first)."""
+    _check_tensor("logsumexp", input)
+    x = _float_input(input)
+    return _out(dispatch(LOGSUMEXP, x, _dims(dim, x._data.ndim), bool(keepdim)), out)
+
+
+def _check_norm_input(name, x, dtype):
+    d = x.dtype
+    if d.category < 2:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{_torch_name(d)}")
+    if dtype is not None:
+        if dtype.category != d.category:
+            kind = "complex" if d.category == 3 else "real"
+            raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got "
+                               f"{_torch_name(dtype)}")
+        if dtype.itemsize < d.itemsize:
+            raise RuntimeError(f"{name}: the dtype of the input ({_torch_name(d)}) should be "
+                               f"convertible without narrowing to the specified dtype "
+                               f"({_torch_name(dtype)})")
+
+
+def _torch_name(d):
+    from .dispatch import _torch_type_name
+    try:
+        return _torch_type_name(d)
+    except KeyError:
+        return d.name
+
+
+def _check_ord(name, ord):
+    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}(): argument 'ord' must be a number, not {type(ord).__name__} "
+                        f"(use linalg.matrix_norm for 'fro' and 'nuc')")
+    return float(ord)
+
+
+@export_linalg("vector_norm")
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``linalg.vector_norm``: the ``ord``-norm over ``dim`` (all dims when None)."""
+    _check_tensor("linalg.vector_norm", x)
+    ord = _check_ord("linalg.vector_norm", ord)
+    dtype = _opt_dtype(dtype)
+    _check_norm_input("linalg.vector_norm", x, dtype)
+    nd = x._data.ndim
+    dims = _dims(dim, nd)
+    if ord in (_INF, -_INF) and x._data.size == 0 and (
+            nd == 0 or builtins.any(x._data.shape[d] == 0 for d in dims)):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor "
+                           f"because the operation does not have an identity")
+    return _out(dispatch(VECTOR_NORM, x, ord, dims, bool(keepdim), dtype), out)
+
+
+@export()
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """``torch.norm``: vector p-norms (``'fro'`` is the 2-norm); ``'nuc'`` is the nuclear norm."""
+    _check_tensor("norm", input)
+    if isinstance(p, str):
+        if p == "fro":
+            if dim is not None and isinstance(dim, (list, tuple)) and len(dim) > 2:
+                raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or "
+                                   f"2. Got {list(dim)}")
+            return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
+        if p == "nuc":
+            mn = PUBLIC.get("linalg.matrix_norm")
+            from .registry import LINALG
+            mn = LINALG.get("matrix_norm", mn)
+            if mn is None:
+                raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm, which is not "
+                                          "available yet")
+            if dim is None:
+                dim = (-2, -1)
+            if not isinstance(dim, (list, tuple)) or len(dim) != 2:
+                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+            r = mn(input, "nuc", dim=tuple(dim), keepdim=keepdim, dtype=dtype)
+            return _out(r, out)
+        raise RuntimeError(f"norm(): unknown p {p!r}; use a number, 'fro' or 'nuc'")
+    if p is None:
+        p = 2
+    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+# ============================================================ public: var / std
+def _var_args(name, input, dim, unbiased, keepdim, correction):
+    _check_tensor(name, input)
+    if isinstance(dim, bool):          # var(input, unbiased)
+        if unbiased is not None and not isinstance(unbiased, bool):
+            raise TypeError(f"{name}(): got both an 'unbiased' flag and a dim")
+        unbiased, dim = dim, None
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}(): cannot specify both 'unbiased' and 'correction'; "
+                        f"unbiased=True is correction=1, unbiased=False is correction=0")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if input._data.dtype.kind not in "fcV":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    nd = input._data.ndim
+    dims = _dims(dim, nd)
+    n = F.numel(input._data.shape, dims)
+    if n - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      f"than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    return dims, correction
+
+
+@export()
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Variance over ``dim`` with ``correction`` (Bessel's by default; ``unbiased=`` legacy)."""
+    dims, c = _var_args("var", input, dim, unbiased, keepdim, correction)
+    return _out(dispatch(VAR, input, dims, c, bool(keepdim)), out)
+
+
+@export()
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Standard deviation over ``dim``; the gradient is 0 (not NaN) where the result is 0."""
+    dims, c = _var_args("std", input, dim, unbiased, keepdim, correction)
+    return _out(dispatch(STD, input, dims, c, bool(keepdim)), out)
+
+
+# ============================================================ public: scans
+def _make_scan(name, op):
+    def fn(input, dim, *, dtype=None, out=None):
+        _check_tensor(name, input)
+        d = _one_dim(name, dim, input._data.ndim)
+        return _out(dispatch(op, input, d, _opt_dtype(dtype)), out)
+
+    def fn_(self, dim, *, dtype=None):
+        d = _one_dim(name + "_", dim, self._data.ndim)
+        dt = _opt_dtype(dtype)
+        if dt is not None and dt != self.dtype:
+            raise RuntimeError(f"{name}_(): dtype {dt} differs from self's {self.dtype}; use the "
+                               f"out-of-place {name}")
+        return dispatch_inplace(op, self, d, dt)
+    fn.__name__, fn_.__name__ = name, name + "_"
+    export(name)(fn)
+    export(name + "_", function=False)(fn_)
+    return fn
+
+
+cumsum = _make_scan("cumsum", CUMSUM)
+cumprod = _make_scan("cumprod", CUMPROD)
+
+
+def _make_cumext(name, op, rtype):
+    def fn(input, dim, *, out=None):
+        _check_tensor(name, input)
+        _no_complex(name, input, NotImplementedError)
+        d = _one_dim(name, dim, input._data.ndim)
+        return _out(rtype(*dispatch(op, input, d)), out)
+    fn.__name__ = name
+    export(name)(fn)
+    return fn
+
+
+cummax = _make_cumext("cummax", CUMMAX, return_types.cummax)
+cummin = _make_cumext("cummin", CUMMIN, return_types.cummin)
+
+
+# ============================================================ public: sorting
+@export()
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    """(values, indices) sorted along ``dim``.  Always stable (equal elements keep their
+    order; ``stable=False`` allows any order in PyTorch).  NaN sorts as the largest value."""
+    _check_tensor("sort", input)
+    _no_complex("sort", input)
+    d = _one_dim("sort", dim, input._data.ndim)
+    return _out(return_types.sort(*dispatch(SORT, input, bool(stable), d, bool(descending))),
+                out)
+
+
+@export()
+def argsort(input, dim=-1, descending=False, stable=False):
+    _check_tensor("argsort", input)
+    _no_complex("argsort", input)
+    d = _one_dim("argsort", dim, input._data.ndim)
+    return dispatch(ARGSORT, input, bool(stable), d, bool(descending))
+
+
+@export()
+def msort(input, *, out=None):
+    return _out(sort(input, 0).values, out)
+
+
+@export()
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
+    """The ``k`` largest (or smallest) elements along ``dim`` as (values, indices).
+
+    The result is always in sorted order (``sorted=False`` leaves the order unspecified in
+    PyTorch).  Which of several equal elements is picked is unspecified too."""
+    _check_tensor("topk", input)
+    _no_complex("topk", input)
+    nd = input._data.ndim
+    d = _one_dim("topk", dim, nd)
+    n = input._data.shape[d] if nd else 1
+    k = _as_int(k, "topk")
+    if k < 0 or k > n:
+        raise RuntimeError(f"selected index k out of range (topk: k={k} but dimension {d} has "
+                           f"size {n})")
+    return _out(return_types.topk(*dispatch(TOPK, input, k, d, bool(largest), bool(sorted))),
+                out)
+
+
+# ============================================================ public: all / any
+def _make_logical(name, op):
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        _check_tensor(name, input)
+        nd = input._data.ndim
+        if dim is None:
+            dims = None
+            if keepdim:
+                dims = tuple(range(nd))
+        else:
+            dims = _dims(dim, nd, empty_means_all=False)
+        return _out(dispatch(op, input, dims, bool(keepdim)), out)
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}(input, dim=None, keepdim=False)``: logical {name} (bool result)."
+    export(name)(fn)
+    return fn
+
+
+all = _make_logical("all", ALL)  # noqa: A001
+any = _make_logical("any", ANY)  # noqa: A001

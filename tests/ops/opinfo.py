@@ -135,6 +135,10 @@ def flat_outputs(result):
 def to_numpy(t):
     if t is None:
         return None
+    if getattr(t, "_is_zerotensor", None) is not None and t._is_zerotensor():
+        # PyTorch returns a ZeroTensor for gradients known to be zero (e.g. of sign, or of
+        # piecewise-linear norms in double backward); it cannot be converted to NumPy
+        return np.zeros(tuple(t.shape), dtype=str(t.dtype).split(".")[-1])
     if hasattr(t, "resolve_conj"):
         t = t.resolve_conj().resolve_neg() if hasattr(t, "resolve_neg") else t.resolve_conj()
     d = t.detach()

@@ -1,0 +1,424 @@
+"""Pointwise binary and ternary ops beyond the arithmetic core: maximum/minimum, fmod,
+remainder, atan2, hypot, lerp, addcmul/addcdiv and the clamp family.
+
+Entries follow PyTorch's derivatives.yaml (including its choices at ties and
+kinks: ``maximum`` splits a tie's gradient evenly, ``clamp`` passes the
+gradient to ``self`` on the closed interval ``[min, max]``) and the complex
+convention ``grad * conj(df/dz)`` where PyTorch supports complex inputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import formulas as F
+from .dispatch import binary, dispatch, dispatch_inplace
+from .pointwise import (_as_operand, _floats_only, _int_zero_check, _need_tensor, _no_complex,
+                        _out, _tname)
+from .registry import ELEMENTWISE, LINEAR, defop, export
+
+
+def _max_min_kernel(name, ufunc):
+    def kernel(a, b):
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return ufunc(a, b)
+    return kernel
+
+
+# ties split the gradient evenly; a NaN sends it to both (it propagates from either)
+MAXIMUM = defop("maximum(self, other)", _max_min_kernel("maximum", np.maximum),
+                "MaximumBackward0", promote=True,
+                self=lambda grad, self, other:
+                    F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
+                other=lambda grad, self, other:
+                    F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
+                jvp=lambda self_t, other_t, self, other:
+                    F.where(self == other, (self_t + other_t) / 2,
+                            F.where(self < other, other_t, self_t)))
+MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
+                "MinimumBackward0", promote=True,
+                self=lambda grad, self, other:
+                    F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
+                other=lambda grad, self, other:
+                    F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
+                jvp=lambda self_t, other_t, self, other:
+                    F.where(self == other, (self_t + other_t) / 2,
+                            F.where(self > other, other_t, self_t)))
+
+
+def _fmod_kernel(a, b):
+    _no_complex("fmod", a)
+    if a.dtype.kind in "iub":
+        _int_zero_check(np.asarray(b))
+    return np.fmod(a, b)
+
+
+def _remainder_kernel(a, b):
+    _no_complex("remainder", a)
+    if a.dtype.kind in "iub":
+        _int_zero_check(np.asarray(b))
+    return np.remainder(a, b)
+
+
+# with a Python-number divisor only ``self`` has an edge (FmodBackward0 / RemainderBackward0)
+FMOD_S = defop("fmod.Scalar(self, other)", _fmod_kernel, "FmodBackward0", promote=True,
+               self=lambda grad: grad, jvp=ELEMENTWISE)
+FMOD = defop("fmod.Tensor(self, other)", _fmod_kernel, "FmodBackward1", promote=True,
+             self=lambda grad: grad,
+             other=lambda grad, self, other: -grad * F.div_Tensor_mode(self, other, "trunc"),
+             jvp=lambda self_t, other_t, self, other:
+                 self_t - other_t * F.div_Tensor_mode(self, other, "trunc"))
+REMAINDER_S = defop("remainder.Scalar(self, other)", _remainder_kernel, "RemainderBackward0",
+                    promote=True, self=lambda grad: grad, jvp=ELEMENTWISE)
+REMAINDER = defop("remainder.Tensor(self, other)", _remainder_kernel, "RemainderBackward1",
+                  promote=True,
+                  self=lambda grad: grad,
+                  other=lambda grad, self, other:
+                      -grad * F.div_Tensor_mode(self, other, "floor"),
+                  jvp=lambda self_t, other_t, self, other:
+                      self_t - other_t * F.div_Tensor_mode(self, other, "floor"))
+
+
+def _atan2_kernel(a, b):
+    _no_complex("atan2", a)
+    return np.arctan2(a, b)
+
+
+def _hypot_kernel(a, b):
+    _floats_only("hypot", a)
+    return np.hypot(a, b)
+
+
+def _atan2_recip(self, other):
+    # 1 / (y^2 + x^2), taken as 0 at the origin (PyTorch's choice there)
+    d = self * self + other * other
+    return F.where(d == 0, 0.0, 1 / F.where(d == 0, 1.0, d))
+
+
+ATAN2 = defop("atan2(self, other)", _atan2_kernel, "Atan2Backward0", promote="float",
+              self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
+              other=lambda grad, self, other: grad * -self * _atan2_recip(self, other),
+              jvp=lambda self_t, other_t, self, other:
+                  (self_t * other - other_t * self) * _atan2_recip(self, other))
+HYPOT = defop("hypot(self, other)", _hypot_kernel, "HypotBackward0", promote=True,
+              self=lambda grad, self, result: grad * self / result,
+              other=lambda grad, other, result: grad * other / result,
+              jvp=lambda self_t, other_t, self, other, result:
+                  (self_t * self + other_t * other) / result)
+
+
+def _lerp_kernel(a, end, weight):
+    if a.dtype.kind not in "fcV":
+        raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for \'{_tname(a)}\'')
+    # PyTorch's two-sided form: exact at weight 0 and at weight 1
+    diff = end - a
+    small = np.abs(weight) < 0.5
+    if np.ndim(small) == 0 and not isinstance(small, np.ndarray):
+        return a + weight * diff if small else end - diff * (1 - weight)
+    return np.where(small, a + weight * diff, end - diff * (1 - weight))
+
+
+LERP_S = defop("lerp.Scalar(self, end, *, weight)", _lerp_kernel, "LerpBackward0",
+               self=lambda grad, weight: grad * F.conj(1 - weight),
+               end=lambda grad, weight: grad * F.conj(weight),
+               jvp=LINEAR)
+LERP = defop("lerp.Tensor(self, end, weight)", _lerp_kernel, "LerpBackward1",
+             self=lambda grad, weight: grad * F.conj(1 - weight),
+             end=lambda grad, weight: grad * F.conj(weight),
+             weight=lambda grad, self, end: grad * F.conj(end - self),
+             jvp=lambda self_t, end_t, weight_t, self, end, weight:
+                 self_t * (1 - weight) + end_t * weight + weight_t * (end - self))
+
+
+def _addcdiv_check(t1, t2):
+    if t1.dtype.kind in "iub" and t2.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2. Use "
+            "addcmul(input, tensor1, 1 / tensor2, value=value) (or convert to float) instead.")
+
+
+def _addcdiv_kernel(a, t1, t2, value):
+    _addcdiv_check(t1, t2)
+    return a + value * (t1 / t2)
+
+
+ADDCMUL = defop("addcmul(self, tensor1, tensor2, *, value)",
+                lambda a, t1, t2, value: a + value * (t1 * t2), "AddcmulBackward0", promote=True,
+                self=lambda grad: grad,
+                tensor1=lambda grad, tensor2, value: grad * F.conj(tensor2 * value),
+                tensor2=lambda grad, tensor1, value: grad * F.conj(tensor1 * value),
+                jvp=lambda self_t, tensor1_t, tensor2_t, tensor1, tensor2, value:
+                    self_t + value * (tensor1_t * tensor2 + tensor1 * tensor2_t))
+ADDCDIV = defop("addcdiv(self, tensor1, tensor2, *, value)", _addcdiv_kernel, "AddcdivBackward0",
+                promote=True,
+                self=lambda grad: grad,
+                tensor1=lambda grad, tensor2, value: grad * F.conj(value / tensor2),
+                tensor2=lambda grad, tensor1, tensor2, value:
+                    -grad * F.conj(value * tensor1 / (tensor2 * tensor2)),
+                jvp=lambda self_t, tensor1_t, tensor2_t, tensor1, tensor2, value:
+                    self_t + value * (tensor1_t / tensor2
+                                      - tensor1 * tensor2_t / (tensor2 * tensor2)))
+
+
+# ------------------------------------------------------------ clamp
+def _clamp_kernel(a, min, max):  # noqa: A002
+    if a.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+    if min is None:
+        return np.minimum(a, max)
+    if max is None:
+        return np.maximum(a, min)
+    return np.minimum(np.maximum(a, min), max)
+
+
+def _clamp_self_mask(self, min, max):  # noqa: A002
+    if min is None:
+        return self <= max
+    if max is None:
+        return self >= min
+    return (self >= min) & (self <= max)
+
+
+def _clamp_min_vjp(grad, self, min, max):  # noqa: A002
+    mask = self < min if max is None else (self < min) & (min < max)
+    return F.where(mask, grad, 0.0)
+
+
+def _clamp_max_vjp(grad, self, min, max):  # noqa: A002
+    mask = self > max if min is None else (self > max) | (min > max)
+    return F.where(mask, grad, 0.0)
+
+
+def _clamp_jvp(self_t, min_t, max_t, self, min, max):  # noqa: A002
+    # PyTorch's forward rule (it differs from the VJP only at ties)
+    r = self_t
+    if max is not None:
+        r = F.where(self > max, max_t, r)
+    if min is not None:
+        r = F.where(self < min, min_t, r)
+        if max is not None:
+            r = F.where(min > max, max_t, r)
+    return r
+
+
+def _clamp_self_vjp(grad, self, min, max):  # noqa: A002
+    return F.where(_clamp_self_mask(self, min, max), grad, 0.0)
+
+
+CLAMP = defop("clamp(self, *, min, max)", _clamp_kernel, "ClampBackward1",
+              self=_clamp_self_vjp, jvp=ELEMENTWISE)
+CLAMP_T = defop("clamp.Tensor(self, min, max)", _clamp_kernel, "ClampBackward0", promote=True,
+                self=_clamp_self_vjp, min=_clamp_min_vjp, max=_clamp_max_vjp, jvp=_clamp_jvp)
+CLAMP_MIN = defop("clamp_min(self, *, min)", lambda a, min: _clamp_kernel(a, min, None),
+                  "ClampMinBackward0", self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
+                  jvp=ELEMENTWISE)
+CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(a, min, None),
+                    "ClampMinBackward1", promote=True,
+                    self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
+                    min=lambda grad, self, min: F.where(self < min, grad, 0.0),
+                    jvp=lambda self_t, min_t, self, min: F.where(self < min, min_t, self_t))
+CLAMP_MAX = defop("clamp_max(self, *, max)", lambda a, max: _clamp_kernel(a, None, max),
+                  "ClampMaxBackward0", self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
+                  jvp=ELEMENTWISE)
+CLAMP_MAX_T = defop("clamp_max.Tensor(self, max)", lambda a, max: _clamp_kernel(a, None, max),
+                    "ClampMaxBackward1", promote=True,
+                    self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
+                    max=lambda grad, self, max: F.where(self > max, grad, 0.0),
+                    jvp=lambda self_t, max_t, self, max: F.where(self > max, max_t, self_t))
+
+
+# ============================================================ public functions
+def _binary_tensors(name, op, inplace=True):
+    def fn(input, other, *, out=None):
+        _need_tensor(name, input, 1, "input")
+        _need_tensor(name, other, 2, "other")
+        return _out(binary(op, input, other), out)
+
+    def fn_(self, other):
+        _need_tensor(name + "_", other, 1, "other")
+        return dispatch_inplace(op, self, other)
+    fn.__name__, fn_.__name__ = name, name + "_"
+    fn.__doc__ = f"Elementwise ``{name}(input, other)`` (backward node {op.node_name})."
+    export(name)(fn)
+    if inplace:
+        export(name + "_")(fn_)
+    return fn
+
+
+maximum = _binary_tensors("maximum", MAXIMUM, inplace=False)
+minimum = _binary_tensors("minimum", MINIMUM, inplace=False)
+atan2 = _binary_tensors("atan2", ATAN2)
+arctan2 = export("arctan2")(atan2)
+export("arctan2_")(lambda self, other: dispatch_inplace(ATAN2, self, other))
+hypot = _binary_tensors("hypot", HYPOT)
+
+
+def _mod_op(name, op_s, op_t):
+    def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor) and isinstance(other, Tensor) and name == "remainder":
+            # remainder(Number, Tensor): the number as a 0-d tensor of the result dtype
+            from .. import _dtype
+            input = Tensor._wrap(np.asarray(input, _dtype.result_type(input, other).np))
+        _need_tensor(name, input, 1, "input")
+        if isinstance(other, Tensor):
+            return _out(binary(op_t, input, other), out)
+        return _out(dispatch(op_s, input, _as_operand(name, other)), out)
+
+    def fn_(self, other):
+        if isinstance(other, Tensor):
+            return dispatch_inplace(op_t, self, other)
+        return dispatch_inplace(op_s, self, _as_operand(name + "_", other))
+    fn.__name__, fn_.__name__ = name, name + "_"
+    fn.__doc__ = (f"Elementwise ``{name}(input, other)``: the remainder with the sign of "
+                  f"{'the dividend (C fmod)' if name == 'fmod' else 'the divisor (Python %)'}.")
+    export(name)(fn)
+    export(name + "_")(fn_)
+    return fn, fn_
+
+
+fmod, fmod_ = _mod_op("fmod", FMOD_S, FMOD)
+remainder, remainder_ = _mod_op("remainder", REMAINDER_S, REMAINDER)
+
+
+def _lerp_args(input, end, weight):
+    _need_tensor("lerp", input, 1, "input")
+    _need_tensor("lerp", end, 2, "end")
+    if end._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected dtype {input.dtype.name.replace('float64', 'double')} for "
+                           f"`end` but got dtype {end.dtype.name.replace('float32', 'float')} "
+                           "(lerp does not promote; convert `end` with .to(input.dtype))")
+    if isinstance(weight, Tensor):
+        if weight._data.dtype != input._data.dtype:
+            if weight._data.ndim:
+                raise RuntimeError(
+                    f"expected dtype {input.dtype.name} for `weight` but got dtype "
+                    f"{weight.dtype.name} (lerp does not promote; convert `weight` with "
+                    ".to(input.dtype))")
+            weight = weight.to(input.dtype)
+        return LERP, weight
+    if isinstance(weight, np.generic):
+        weight = weight.item()
+    if not isinstance(weight, (int, float, complex)) or isinstance(weight, bool):
+        raise TypeError(f"lerp(): argument 'weight' must be Tensor or Number, not "
+                        f"{type(weight).__name__}")
+    return LERP_S, weight
+
+
+@export()
+def lerp(input, end, weight, *, out=None):
+    """``input + weight * (end - input)``, weight a number or a tensor."""
+    op, weight = _lerp_args(input, end, weight)
+    return _out(dispatch(op, input, end, weight), out)
+
+
+@export()
+def lerp_(self, end, weight):
+    op, weight = _lerp_args(self, end, weight)
+    return dispatch_inplace(op, self, end, weight)
+
+
+def _addc(name, op):
+    def fn(input, tensor1, tensor2, *, value=1, out=None):
+        for i, (t, n) in enumerate(((input, "input"), (tensor1, "tensor1"),
+                                    (tensor2, "tensor2"))):
+            _need_tensor(name, t, i + 1, n)
+        if op is ADDCDIV:  # before promotion casts the integer operands
+            _addcdiv_check(tensor1._data, tensor2._data)
+        return _out(dispatch(op, input, tensor1, tensor2, _as_operand(name, value)), out)
+
+    def fn_(self, tensor1, tensor2, *, value=1):
+        return dispatch_inplace(op, self, tensor1, tensor2, _as_operand(name + "_", value))
+    fn.__name__, fn_.__name__ = name, name + "_"
+    sym = "*" if name == "addcmul" else "/"
+    fn.__doc__ = f"``input + value * tensor1 {sym} tensor2`` (backward node {op.node_name})."
+    export(name)(fn)
+    export(name + "_")(fn_)
+    return fn
+
+
+addcmul = _addc("addcmul", ADDCMUL)
+addcdiv = _addc("addcdiv", ADDCDIV)
+
+
+def _clamp_call(input, min, max, name="clamp"):  # noqa: A002
+    """The op and arguments of ``clamp(input, min, max)`` (numbers or tensors)."""
+    _need_tensor(name, input, 1, "input")
+    if input._data.dtype.kind == "f" and (min is None or min.__class__ in (int, float)) and \
+            (max is None or max.__class__ in (int, float)) and (min is not None or max is not None):
+        return CLAMP, (input, min, max)  # the common case: numbers keep a float dtype
+    if min is None and max is None:
+        raise RuntimeError(f"torch.{name}: At least one of 'min' or 'max' must not be None")
+    bounds = [b.item() if isinstance(b, np.generic) else b for b in (min, max)]
+    kinds = {isinstance(b, Tensor) for b in bounds if b is not None}
+    if len(kinds) > 1:
+        raise TypeError(f"{name}() received an invalid combination of arguments: min and max "
+                        "must both be Tensors or both be Numbers (or None)")
+    if kinds == {True}:
+        return CLAMP_T, (input, bounds[0], bounds[1])
+    for b in bounds:
+        if b is not None and not isinstance(b, (int, float)):
+            raise TypeError(f"{name}(): min and max must be Numbers or Tensors, not "
+                            f"{type(b).__name__}")
+    from .. import _dtype
+    rt = _dtype.result_type(input, *[b for b in bounds if b is not None])
+    if rt.np != input._data.dtype and input._data.dtype.kind != "c":
+        input = input.to(rt)
+    return CLAMP, (input, bounds[0], bounds[1])
+
+
+@export()
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+    """Clamp every element into ``[min, max]`` (numbers or broadcastable tensors)."""
+    op, args = _clamp_call(input, min, max)
+    return _out(dispatch(op, *args), out)
+
+
+@export()
+def clamp_(self, min=None, max=None):  # noqa: A002
+    op, args = _clamp_call(self, min, max, "clamp_")
+    return dispatch_inplace(op, self, *args[1:])
+
+
+clip = export("clip")(clamp)
+clip_ = export("clip_")(clamp_)
+
+
+@export()
+def clamp_min(input, min):  # noqa: A002
+    _need_tensor("clamp_min", input, 1, "input")
+    if isinstance(min, Tensor):
+        return binary(CLAMP_MIN_T, input, min)
+    return dispatch(*_clamp_scalar_one(CLAMP_MIN, input, min))
+
+
+@export()
+def clamp_max(input, max):  # noqa: A002
+    _need_tensor("clamp_max", input, 1, "input")
+    if isinstance(max, Tensor):
+        return binary(CLAMP_MAX_T, input, max)
+    return dispatch(*_clamp_scalar_one(CLAMP_MAX, input, max))
+
+
+def _clamp_scalar_one(op, input, bound):
+    bound = _as_operand(op.name, bound)
+    from .. import _dtype
+    rt = _dtype.result_type(input, bound)
+    if rt.np != input._data.dtype:
+        input = input.to(rt)
+    return op, input, bound
+
+
+@export()
+def clamp_min_(self, min):  # noqa: A002
+    if isinstance(min, Tensor):
+        return dispatch_inplace(CLAMP_MIN_T, self, min)
+    return dispatch_inplace(CLAMP_MIN, self, _as_operand("clamp_min_", min))
+
+
+@export()
+def clamp_max_(self, max):  # noqa: A002
+    if isinstance(max, Tensor):
+        return dispatch_inplace(CLAMP_MAX_T, self, max)
+    return dispatch_inplace(CLAMP_MAX, self, _as_operand("clamp_max_", max))

@@ -1,4 +1,7 @@
-"""Shape ops and views: view/reshape, transpose, expand, (un)squeeze, select, slice, indexing.
+"""Shape ops and views: view/reshape, transpose, expand, (un)squeeze, select, slice/narrow,
+flatten, and basic ``__getitem__`` (ints, slices, None, Ellipsis as a chain of views; keys
+with index lists/tensors/masks go to indexing.advanced_getitem).  More views (permute,
+movedim, unflatten, unbind/split/chunk, as_strided, view_as_real/complex) are in views.py.
 
 View ops (``is_view=True``) return NumPy views that share memory and the
 version counter with their base; the dispatcher records how to replay them
@@ -40,6 +43,12 @@ UNSAFE_VIEW = defop("_unsafe_view(self, *, size)", lambda a, size: a.reshape(siz
                     self=lambda grad, self_sym_sizes, size:
                         F.reshape_to(grad, self_sym_sizes, len(size)),
                     jvp=LINEAR)
+# reshape of a non-contiguous tensor that can still be viewed (PyTorch's _reshape_alias)
+RESHAPE_ALIAS = defop("_reshape_alias(self, *, size)", lambda a, size: a.reshape(size),
+                      "ReshapeAliasBackward0", is_view=True,
+                      self=lambda grad, self_sym_sizes, size:
+                          F.reshape_to(grad, self_sym_sizes, len(size)),
+                      jvp=LINEAR)
 ALIAS = defop("alias(self)", lambda a: a.view(), "AliasBackward0", is_view=True,
               self=lambda grad: grad, jvp=LINEAR)
 TRANSPOSE = defop("transpose(self, *, dim0, dim1)", np.swapaxes, "TransposeBackward0",
@@ -124,26 +133,6 @@ SLICE_BACKWARD = defop("slice_backward(grad, *, sizes, dim, start, end, step)",
                        jvp=LINEAR)
 
 
-def _index_backward_kernel(grad, sizes, indices):
-    lead = grad.shape[:grad.ndim - _index_out_ndim(sizes, indices)]
-    z = np.zeros(lead + tuple(sizes), grad.dtype)
-    np.add.at(z, (slice(None),) * len(lead) + indices, grad)
-    return z
-
-
-def _index_out_ndim(sizes, indices):
-    return np.empty(tuple(sizes), np.bool_)[indices].ndim if sizes else 0
-
-
-INDEX = defop("index(self, *, indices)", lambda a, indices: a[indices], "IndexBackward0",
-              self=lambda grad, self_sym_sizes, indices:
-                  F.index_backward(grad, tuple(self_sym_sizes), indices),
-              jvp=LINEAR)
-INDEX_BACKWARD = defop("index_backward(grad, *, sizes, indices)", _index_backward_kernel,
-                       "IndexPutBackward0",
-                       grad=lambda grad, indices: F.index(grad, indices), jvp=LINEAR)
-
-
 # ================================================================ public functions
 def _size_arg(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -189,11 +178,12 @@ def _wrap_dtype_view(input, d):
 def reshape(input, *shape):
     size = _infer_size(_size_arg(shape), input._data.size, "reshape")
     d = input._data
+    view_op = VIEW if d.flags.c_contiguous else RESHAPE_ALIAS
     if size == d.shape:
-        return dispatch(VIEW, input, size)
+        return dispatch(view_op, input, size)
     r = d.reshape(size)
     if np.may_share_memory(r, d) or d.size == 0:
-        return dispatch(VIEW, input, size)
+        return dispatch(view_op, input, size)
     # not viewable: PyTorch clones then views (CloneBackward0 -> UnsafeViewBackward0)
     return dispatch(UNSAFE_VIEW, unary(CLONE_OP(), input), size)
 
@@ -270,7 +260,7 @@ def expand(input, *sizes):
     return dispatch(EXPAND, input, tuple(out))
 
 
-@export()
+@export(function=False)
 def expand_as(input, other):
     return expand(input, other.shape)
 
@@ -337,34 +327,28 @@ def _is_basic(k):
     return k is None or k is Ellipsis or isinstance(k, (int, slice)) and not isinstance(k, bool)
 
 
-def _to_numpy_index(k):
-    if isinstance(k, Tensor):
-        if k._data.dtype.kind not in "iub":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return k._data
-    if isinstance(k, (list, tuple)):
-        return np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
-    if isinstance(k, np.ndarray):
-        return k
+def _as_int_index(k):
+    """0-d integer tensors and NumPy integers index like Python ints (a select view)."""
+    if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu":
+        return int(k._data)
+    if isinstance(k, np.integer):
+        return int(k)
     return k
 
 
 def getitem(self, key):
-    """``tensor[key]``: views for basic indexing (PyTorch's select/slice/unsqueeze chain)."""
+    """``tensor[key]``: views for basic indexing (PyTorch's select/slice/unsqueeze chain);
+    keys with lists, index tensors or masks go to advanced indexing (IndexBackward0)."""
     if not isinstance(key, tuple):
-        key = (key,)
+        if isinstance(key, list) and key and any(
+                isinstance(k, (slice, type(None), type(Ellipsis))) for k in key):
+            key = tuple(key)  # legacy: a list holding slices indexes like a tuple
+        else:
+            key = (key,)
+    key = tuple(_as_int_index(k) for k in key)
     if not all(_is_basic(k) for k in key):
-        if isinstance(key[0], (list,)) and len(key) == 1 and key[0] and \
-                all(isinstance(k, (list, Tensor)) or _is_basic(k) for k in key[0]) and \
-                any(isinstance(k, (slice, type(None), type(Ellipsis))) for k in key[0]):
-            key = tuple(key[0])
-        idx = tuple(_to_numpy_index(k) for k in key)
-        try:
-            return dispatch(INDEX, self, idx)
-        except RuntimeError as e:
-            if "out of bounds" in str(e):
-                raise IndexError(str(e)) from None
-            raise
+        from .indexing import advanced_getitem
+        return advanced_getitem(self, key)
     nd = self._data.ndim
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if sum(1 for k in key if k is Ellipsis) > 1:
@@ -406,4 +390,9 @@ def getitem(self, key):
 
 
 __all__ = ["view", "reshape", "transpose", "t", "expand", "unsqueeze", "squeeze", "select",
-           "narrow", "getitem", "flatten"]
+           "narrow", "getitem", "flatten", "permute", "movedim", "unflatten", "unbind", "split",
+           "chunk", "as_strided", "view_as_real", "view_as_complex"]
+
+# more views (permute, unbind/split/chunk, as_strided, view_as_real/complex) live in views.py
+from .views import (as_strided, chunk, movedim, permute, split, unbind,  # noqa: E402,F401
+                    unflatten, view_as_complex, view_as_real)

@@ -130,20 +130,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grad_tensors = _tensor_or_tensors_to_tuple(grad_tensors, len(tensors))
-    if len(grad_tensors) != len(tensors):
-        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
     grads = _make_grads(tensors, grad_tensors, create_graph, False)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients: "
+                           "pass one gradient (or None for a scalar) per tensor")
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(tensors)
     input_edges = _input_edges(inputs, "backward") if inputs is not None else None
-    captured = execute(roots, grads, retain_graph, create_graph, inputs=input_edges,
-                       accumulate=True)
     if inputs is not None:
-        for t, g in zip(inputs, captured):
-            if isinstance(t, Tensor) and t._grad_fn is not None and g is not None:
-                g = g if isinstance(g, Tensor) else Tensor._wrap(np.array(g))
-                t._grad = g if t._grad is None else t._grad + g
+        for t in inputs:
+            if isinstance(t, Tensor) and t._grad_fn is not None:
+                # as PyTorch does: a non-leaf input gets its .grad through retain_grad
+                # (which stays on), so its tensor hooks apply first
+                t.retain_grad()
+    execute(roots, grads, retain_graph, create_graph, inputs=input_edges, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -161,10 +162,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(inputs) == 0:
         raise RuntimeError("grad requires at least one input (got an empty `inputs`)")
     grad_outputs = _tensor_or_tensors_to_tuple(grad_outputs, len(outputs))
+    grads = _make_grads(outputs, grad_outputs, create_graph, is_grads_batched)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
                            f"grad_outputs for {len(outputs)} outputs")
-    grads = _make_grads(outputs, grad_outputs, create_graph, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outputs)
@@ -179,8 +180,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     t.output_nr)[0]
                 dt = t._data.dtype if isinstance(t, Tensor) else t.node.input_metadata(
                     t.output_nr)[1]
-                if is_grads_batched:
-                    shape = (grads[0].shape[0] if grads[0] is not None else 1,) + tuple(shape)
+                # zeros shaped like the input, without the batch dim (as PyTorch does, also
+                # with is_grads_batched=True)
                 result.append(Tensor._wrap(np.zeros(shape, dt)))
                 continue
             if not allow_unused:
@@ -202,3 +203,13 @@ def Variable(data, requires_grad=False, volatile=False):  # noqa: N802 - PyTorch
         return data.detach().requires_grad_(requires_grad) if requires_grad else data
     from .. import tensor
     return tensor(data, requires_grad=requires_grad)
+
+
+# the higher-level tools (issue 5); imported last, they use grad/backward above
+from . import functional  # noqa: E402
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+# the function shadows the module on the package, as in PyTorch; the module stays importable
+# (``from graphgrad.autograd.gradcheck import GradcheckError``) through sys.modules
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+__all__ += ["functional", "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
+            "set_detect_anomaly"]

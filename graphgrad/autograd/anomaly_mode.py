@@ -1,14 +1,28 @@
 """Anomaly detection (seed 004): forward tracebacks on nodes, NaN checks in backward.
 
-Off by default: the dispatcher reads one thread-local flag.  When on, every
-node created records the stack of the forward call in
-``metadata["traceback_"]``; an error raised while running a node in
-backward is reported together with that traceback, and a node that returns
-NaN raises ``RuntimeError("Function 'XBackward0' returned nan values in its
-0th output.")`` when ``check_nan`` is on.
+Off by default, and free when off: the dispatcher tests one thread-local
+flag (``tls.extra``) per op and the engine one local boolean per node.
+
+When on (``detect_anomaly()`` / ``set_detect_anomaly(True)``):
+
+- every backward node created records the stack of the forward call that
+  created it, as a list of formatted lines, in ``node.metadata["traceback_"]``
+  (graphgrad's own frames at the end are left out).  A node created while
+  backward runs with ``create_graph=True`` also records the node whose
+  backward created it, in ``metadata["parent_"]``.
+- an error raised while backward processes a node (its formula, its hooks, or
+  the NaN check) first emits a UserWarning "Error detected in XBackward0.
+  Traceback of forward call that caused the error: ..." (followed by one
+  warning per ``parent_``: "Previous calculation was induced by ..."), then
+  propagates unchanged -- PyTorch's behaviour.
+- with ``check_nan`` (default), a node whose gradients contain NaN raises
+  ``RuntimeError("Function 'DivBackward0' returned nan values in its 1th
+  output.")``.
 """
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 import warnings
 
@@ -18,33 +32,47 @@ from .._state import tls
 from .grad_mode import _DecoratorContextManager
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def is_anomaly_enabled():
+    """Whether anomaly detection is on (in this thread)."""
     return tls.anomaly
 
 
 def is_anomaly_check_nan_enabled():
+    """Whether anomaly detection also checks backward results for NaN."""
     return tls.anomaly_check_nan
 
 
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Turn anomaly detection on or off (PyTorch's ``torch.set_anomaly_enabled``)."""
+    tls.anomaly, tls.anomaly_check_nan = bool(enabled), bool(check_nan)
+    tls.refresh()
+
+
 class detect_anomaly(_DecoratorContextManager):
-    """Context manager/decorator enabling anomaly detection inside the block."""
+    """Context manager (and decorator) that turns anomaly detection on inside its block.
+
+    check_nan: raise when a backward function returns NaN (default True).
+    """
 
     def __init__(self, check_nan=True):
+        self.prev = tls.anomaly
+        self.prev_check_nan = tls.anomaly_check_nan
         self.check_nan = check_nan
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self):
-        self.prev = (tls.anomaly, tls.anomaly_check_nan)
-        tls.anomaly, tls.anomaly_check_nan = True, self.check_nan
-        tls.refresh()
+        self.prev = tls.anomaly
+        self.prev_check_nan = tls.anomaly_check_nan
+        set_anomaly_enabled(True, self.check_nan)
 
     def __exit__(self, *exc):
-        tls.anomaly, tls.anomaly_check_nan = self.prev
-        tls.refresh()
+        set_anomaly_enabled(self.prev, self.prev_check_nan)
 
     def clone(self):
         with warnings.catch_warnings():
@@ -53,43 +81,135 @@ class detect_anomaly(_DecoratorContextManager):
 
 
 class set_detect_anomaly:
-    """Turn anomaly detection on/off; a function call and a context manager."""
+    """Turn anomaly detection on or off: as a function call (the setting stays) or as a
+    context manager (restored on exit).
+
+    mode: on (True) or off (False).  check_nan: raise when backward returns NaN.
+    """
 
     def __init__(self, mode, check_nan=True):
-        self.prev = (tls.anomaly, tls.anomaly_check_nan)
-        tls.anomaly, tls.anomaly_check_nan = bool(mode), bool(check_nan)
-        tls.refresh()
+        self.prev = tls.anomaly
+        self.prev_check_nan = tls.anomaly_check_nan
+        set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self):
-        return self
+        pass
 
     def __exit__(self, *exc):
-        tls.anomaly, tls.anomaly_check_nan = self.prev
-        tls.refresh()
+        set_anomaly_enabled(self.prev, self.prev_check_nan)
+
+
+# ------------------------------------------------------------------ forward side
+def _user_stack():
+    """The current stack, formatted, without graphgrad's own frames at its end."""
+    frames = traceback.extract_stack()[:-1]
+    end = len(frames)
+    while end > 0 and frames[end - 1].filename.startswith(_PKG_DIR):
+        end -= 1
+    if end == 0:  # graphgrad calling itself (tests of graphgrad): keep everything
+        end = len(frames)
+    return traceback.format_list(frames[:end])
 
 
 def record_traceback(node):
-    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+    """Store the forward stack (and the backward node running, if any) on ``node``.
+
+    Called by the dispatcher for each node it creates while anomaly mode is on.
+    """
+    md = node.metadata
+    md["traceback_"] = _user_stack()
+    parent = _running_backward_node()
+    if parent is not None and parent is not node:
+        md["parent_"] = parent
+
+
+def _engine_loop_code():
+    from .engine import _run
+    return _run.__code__
+
+
+def _running_backward_node():
+    """The node the innermost running backward is processing (its formula, its hooks or
+    the accumulation of its results), found as the ``node`` local of the engine's loop."""
+    code = _engine_loop_code()
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code is code:
+            node = frame.f_locals.get("node")
+            return None if node is None or type(node).__name__ == "GraphRoot" else node
+        frame = frame.f_back
+    return None
+
+
+# ------------------------------------------------------------------ backward side
+def call_with_anomaly(node, grads, mask, create_graph):
+    """Run ``node``'s backward formula (the engine calls this instead of ``node._apply``
+    when anomaly mode is on)."""
+    return node._apply(grads, mask, create_graph)
 
 
 def _has_nan(g):
     d = g._data if hasattr(g, "_data") else g
-    return d is not None and np.isnan(d).any()
+    if d is None:
+        return False
+    d = np.asarray(d)
+    if d.dtype.kind not in "fc":
+        try:
+            d = d.astype(np.float32)  # bfloat16 / half stored as ml_dtypes
+        except (TypeError, ValueError):
+            return False
+    return bool(np.isnan(d).any())
 
 
-def call_with_anomaly(node, grads, mask, create_graph):
-    try:
-        outs = node._apply(grads, mask, create_graph)
-    except Exception:
-        tb = node.metadata.get("traceback_") if node._metadata is not None else None
-        if tb:
-            warnings.warn(
-                f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                f"error:\n{''.join(tb)}", UserWarning, stacklevel=2)
-        raise
-    if tls.anomaly_check_nan:
-        for i, g in enumerate(outs):
-            if g is not None and _has_nan(g):
-                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
-                                   "output.")
-    return list(outs)
+def check_nan(node, outs):
+    """Raise if a gradient ``node`` returned contains NaN (when check_nan is on)."""
+    if not tls.anomaly_check_nan:
+        return
+    for i, g in enumerate(outs):
+        if g is not None and _has_nan(g):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+
+
+def _metadata(node):
+    md = getattr(node, "_metadata", None)
+    return md if md is not None else {}
+
+
+def print_stack(node):
+    """Warn with the forward traceback of ``node`` and of its ``parent_`` chain."""
+    name = node.name()
+    stack = _metadata(node).get("traceback_")
+    if not stack:
+        warnings.warn(f"Error detected in {name}. No forward pass information available. "
+                      "Enable detect anomaly during forward pass for more information.",
+                      UserWarning, stacklevel=3)
+        return
+    warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the "
+                  f"error:\n{''.join(stack)}", UserWarning, stacklevel=3)
+    seen = {id(node)}
+    parent = _metadata(node).get("parent_")
+    while parent is not None and id(parent) not in seen:
+        seen.add(id(parent))
+        pstack = _metadata(parent).get("traceback_")
+        if not pstack:
+            break
+        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
+                      f"forward call that induced the previous calculation:\n{''.join(pstack)}",
+                      UserWarning, stacklevel=3)
+        parent = _metadata(parent).get("parent_")
+
+
+def report_backward_error(exc, run_code):
+    """Called by the engine when backward fails with anomaly mode on: find the node that
+    was being processed (the ``node`` local of the engine's loop, ``run_code``, in the
+    exception's traceback) and print its forward traceback."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code is run_code:
+            node = frame.f_locals.get("node")
+            if node is not None and type(node).__name__ != "GraphRoot":
+                print_stack(node)
+            return
+        tb = tb.tb_next

@@ -35,7 +35,8 @@ def enter_dual_level():
     """Start a new forward-AD level and return its index (nesting is not supported)."""
     if tls.fw_level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    lvl = _Level(next(_level_ids))
+    # levels are numbered by nesting depth, as in PyTorch (only one can be active: 0)
+    lvl = _Level(0)
     tls.fw_level = lvl
     tls.refresh()
     return lvl.idx
@@ -98,18 +99,20 @@ def make_dual(tensor, tangent, *, level=None):
     if tangent._data.dtype != tensor._data.dtype:
         raise RuntimeError(f"Expected tangent to have the same dtype as the primal "
                            f"({tensor.dtype}), got {tangent.dtype}")
-    out = _alias_no_fw(tensor)
+    out = _alias_no_fw(tensor, view=True)  # PyTorch's _make_dual: a view (ViewBackward0)
     out._fw = (lvl, tangent)
     return out
 
 
-def _alias_no_fw(tensor):
+def _alias_no_fw(tensor, view=False):
     from .._ops.dispatch import dispatch
-    from .._ops.shape import ALIAS
+    from .._ops.shape import ALIAS, VIEW
     saved = tls.fw_level
     tls.fw_level = None
     tls.refresh()
     try:
+        if view:
+            return dispatch(VIEW, tensor, tensor._data.shape)
         return dispatch(ALIAS, tensor)
     finally:
         tls.fw_level = saved
@@ -219,3 +222,47 @@ def push_tangents(op, args, outs):
             r = r.to(o.dtype) if o._data.dtype.kind == "c" or r._data.dtype.kind != "c" else \
                 r.real.to(o.dtype)
         o._fw = (lvl, r)
+        _share_with_saved_output(o)
+
+
+def _share_with_saved_output(o):
+    """A node that saved its own output gets the output's tangent too, so that a backward
+    formula using ``result`` under forward AD (forward-over-reverse) sees it."""
+    from .saved import SavedVariable
+    node = o._grad_fn
+    saved = getattr(node, "_saved", None) if node is not None else None
+    if not saved:
+        return
+    for s in saved:
+        if s.__class__ is SavedVariable and s.tensor is None and s.data is o._data:
+            s.fw = o._fw
+
+
+def push_tangents_inplace(op, self, full, old):
+    """Tangent of ``self`` after ``self.op_(*full[1:])`` (called by the dispatcher).
+
+    ``old`` is a Tensor holding self's value from before the update.  The JVP rule is
+    evaluated on ``(old, *args)``; the new tangent is written into self's existing tangent
+    in place when possible, so that the tangents of views of the same dual tensor (views
+    of its tangent) see the change, as in PyTorch.
+    """
+    from .._tensor import Tensor
+    lvl = tls.fw_level
+    tangent = tangent_of(self, lvl)
+    if old is None or (tangent is None and not any(
+            isinstance(a, Tensor) and tangent_of(a, lvl) is not None for a in full[1:])):
+        return
+    if tangent is not None:
+        old._fw = (lvl, tangent)
+    out = Tensor._wrap(self._data)
+    push_tangents(op, (old,) + tuple(full[1:]), (out,))
+    new = tangent_of(out, lvl)
+    if new is None:
+        return
+    if tangent is not None and not tangent._requires_grad and not new._requires_grad and \
+            tangent._data.flags.writeable and tangent._data.shape == new._data.shape:
+        np.copyto(tangent._data, new._data, casting="unsafe")
+        return
+    if not new._data.flags.writeable:  # a broadcast view: own the memory
+        new = Tensor._wrap(np.array(new._data)) if not new._requires_grad else new.clone()
+    self._fw = (lvl, new)

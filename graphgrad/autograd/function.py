@@ -89,6 +89,9 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
     def __init__(self):
         self._seq = next(_sequence_nr)
         self._next_edges = ()
+        if tls.anomaly:  # anomaly mode: every node records where it was created
+            from .anomaly_mode import record_traceback
+            record_traceback(self)
 
     # -- seed 000's BackwardCFunction.apply: choose backward or vjp -----------------
     def apply(self, *args):

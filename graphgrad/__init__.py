@@ -43,9 +43,31 @@ def _tensor_property(name, fget):
     setattr(Tensor, name, property(fget))
 
 
-_tensor_property("T", lambda self: self.permute(*reversed(range(self.ndim)))
-                 if self.ndim > 2 else (self.t() if self.ndim == 2 else self))
-_tensor_property("mT", lambda self: self.transpose(-2, -1))
+def _T(self):
+    if self.ndim == 2:
+        return self.permute(1, 0)  # PyTorch: PermuteBackward0, not TBackward0
+    import warnings
+    warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                  "is deprecated and it will throw an error in a future release. Consider `x.mT` "
+                  "to transpose batches of matrices or `x.permute(*range(x.ndim - 1, -1, -1))` "
+                  "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+    return self.permute(*reversed(range(self.ndim)))  # PermuteBackward0, even for 0-d/1-d
+
+
+_tensor_property("T", _T)
+def _mT(self):
+    if self.ndim == 0:
+        import warnings
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+        return self
+    if self.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    return self.transpose(-2, -1)
+
+
+_tensor_property("mT", _mT)
 _tensor_property("real", lambda self: _PUBLIC["real"](self))
 _tensor_property("imag", lambda self: _PUBLIC["imag"](self) if "imag" in _PUBLIC else None)
 _tensor_property("H", lambda self: self.t().conj() if hasattr(self, "conj") else self.t())

@@ -118,6 +118,17 @@ def from_numpy(ndarray):
     return _wrap(ndarray)
 
 
+def _sizes(fn, sizes, size):
+    """The size of ``fn(*sizes)`` / ``fn(size=...)`` (PyTorch accepts both forms)."""
+    if size is not None:
+        if sizes:
+            raise TypeError(f"{fn}() got multiple values for argument 'size'")
+        return _size((size,))
+    if not sizes:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+    return _size(sizes)
+
+
 def _size(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
@@ -134,16 +145,17 @@ def _dt(dtype):
     return (to_dtype(dtype) or _dtype.get_default_dtype()).np
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.zeros(_size(size), _dt(dtype)), requires_grad)
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_sizes("zeros", sizes, size), _dt(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.ones(_size(size), _dt(dtype)), requires_grad)
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.ones(_sizes("ones", sizes, size), _dt(dtype)), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
-    return _finish(np.zeros(_size(size), _dt(dtype)), requires_grad)
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memory_format=None,
+          out=None):
+    return _finish(np.zeros(_sizes("empty", sizes, size), _dt(dtype)), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -239,16 +251,18 @@ def rng():
     return _rng[0]
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _finish(_rng[0].random(_size(size)).astype(_dt(dtype)), requires_grad)
+def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    shape = _sizes("rand", sizes, size)
+    return _finish(_rng[0].random(shape).astype(_dt(dtype)), requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
     d = to_dtype(dtype) or _dtype.get_default_dtype()
+    shape = _sizes("randn", sizes, size)
     if d.is_complex:
-        r = (_rng[0].standard_normal(_size(size)) + 1j * _rng[0].standard_normal(_size(size)))
+        r = (_rng[0].standard_normal(shape) + 1j * _rng[0].standard_normal(shape))
         return _finish((r / np.sqrt(2)).astype(d.np), requires_grad)
-    return _finish(_rng[0].standard_normal(_size(size)).astype(d.np), requires_grad)
+    return _finish(_rng[0].standard_normal(shape).astype(d.np), requires_grad)
 
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False,

@@ -39,6 +39,7 @@ class Tensor:
     _fw = None               # (level, tangent) for forward-mode AD
     _is_param = False
     _view_ver = 0            # version at which a view's grad_fn was last set
+    _view_mode = None        # "no_grad" / "inference": the view was made with grad mode off
 
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected op
 
@@ -111,6 +112,12 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None and self._vc.value != self._view_ver and \
+                self._base._requires_grad:
+            # the base was modified in place since this view was made: its history is
+            # now AsStridedBackward0 from the base's new history (as _view_edge does)
+            from ._ops.dispatch import _regenerate_view_grad_fn
+            _regenerate_view_grad_fn(self)
         return self._grad_fn
 
     @property
@@ -123,7 +130,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self._retains_grad:
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -201,6 +208,7 @@ class Tensor:
                     t._grad = Tensor._wrap(grad._data.copy())
             else:
                 t._grad = t._grad + grad
+        retain_grad_hook.tensor_ref = ref  # lets the engine journal the .grad it sets
         self._grad_fn._set_retains_grad_hook(self._output_nr, retain_grad_hook)
         self._retains_grad = True
 
@@ -336,7 +344,7 @@ class Tensor:
         if self._vc is INFERENCE and False:
             pass
         if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
+            suffixes.append(f"grad_fn=<{type(self._grad_fn).__name__}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         fw = self._fw

@@ -327,7 +327,22 @@ REPR_PROGRAMS = {
     "bool": lambda lib: lib.tensor([True, False]),
     "empty": lambda lib: lib.zeros(0, 3),
     "matrix": lambda lib: lib.arange(6.0).reshape(2, 3),
+    "copy_backwards": lambda lib: lib.zeros(2).copy_(lib.ones(2, requires_grad=True)),
+    "copy_slices": lambda lib: _copy_slices(lib),
+    "view_no_grad": lambda lib: _no_grad_view(lib),
 }
+
+
+def _copy_slices(lib):
+    y = lib.ones(3, requires_grad=True) * 1
+    y[1:].mul_(2)
+    return y
+
+
+def _no_grad_view(lib):
+    x = lib.ones(3, requires_grad=True)
+    with lib.no_grad():
+        return x[1:]
 
 
 @pytest.mark.parametrize("name", sorted(REPR_PROGRAMS))
@@ -533,3 +548,40 @@ def test_raised_marker_is_comparable():
     # the harness itself: a program raising in both libraries compares by type only
     ours, theirs = run_both(lambda lib: lib.ones(2).view(3))
     assert isinstance(ours, Raised) and isinstance(theirs, Raised)
+
+
+def test_iteration():
+    run_both(lambda lib: list(lib.arange(3.0).requires_grad_() * 1))
+    run_both(lambda lib: [t.tolist() for t in lib.arange(6).reshape(3, 2)])
+    run_both(lambda lib: iter(lib.tensor(1.0)))
+
+
+def test_base_of_views():
+    def prog(lib):
+        a = lib.ones(2, 3)
+        v = a[0]
+        w = v[1:]
+        return a._base, v._base is a, w._base is a, a.t()._base is a, a.clone()._base
+    run_both(prog)
+
+
+def test_output_nr_of_multi_output_op():
+    def prog(lib):
+        parts = (lib.arange(6.0).reshape(3, 2).requires_grad_() * 1).unbind(0)
+        return [(p.output_nr, p.grad_fn is parts[0].grad_fn) for p in parts]
+    run_both(prog)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+def test_T_and_mT(shape):
+    run_both(lambda lib: lib.ones(shape, requires_grad=True).T)
+    run_both(lambda lib: lib.ones(shape, requires_grad=True).mT)
+
+
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty", "rand", "randn"])
+def test_creation_size_forms(fn):
+    run_both(lambda lib: getattr(lib, fn)(size=(2, 3)).shape)
+    run_both(lambda lib: getattr(lib, fn)(()).shape)
+    run_both(lambda lib: getattr(lib, fn)([2]).shape)
+    run_both(lambda lib: getattr(lib, fn)())

@@ -20,8 +20,9 @@ leaf's ``.grad`` is journaled so that a backward that fails leaves every
 """
 from __future__ import annotations
 
-import heapq
+import itertools
 import sys
+import threading
 
 import numpy as np
 
@@ -106,11 +107,46 @@ def _call_tensor_pre_hooks(hooks, g, create_graph):
     for fn in tuple(hooks.values()):
         r = fn(_to_tensor(g))
         if r is not None:
-            g = _from_tensor(r, create_graph)
+            if not isinstance(r, Tensor):
+                raise TypeError(f"expected Tensor, but hook {_hook_name(fn)!r} returned "
+                                f"{type(r).__name__!r}")
+            g = _from_tensor(_check_hook_value(fn, r, g), create_graph)
     return g
 
 
-def _run_tensor_hooks(node, grads, create_graph):
+def _hook_name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _check_hook_value(fn, new, old):
+    """A gradient returned by a hook must keep the size and dtype of the one it replaces."""
+    if new is None or old is None:
+        return new
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Tensor or None, but hook {_hook_name(fn)!r} returned "
+                        f"{type(new).__name__!r} in its tuple")
+    od = old._data if isinstance(old, Tensor) else old
+    nd = new._data
+    if nd.shape != od.shape:
+        raise RuntimeError(f"hook {_hook_name(fn)!r} has changed the size of value (was "
+                           f"{list(od.shape)}, got {list(nd.shape)})")
+    if nd.dtype != od.dtype:
+        raise RuntimeError(f"hook {_hook_name(fn)!r} has changed the type of value (was "
+                           f"{od.dtype} got {nd.dtype})")
+    return new
+
+
+def _check_hook_tuple(fn, r, old):
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook {_hook_name(fn)!r} returned "
+                        f"{type(r).__name__!r}")
+    if len(r) != len(old):
+        raise RuntimeError(f"hook {_hook_name(fn)!r} has returned an incorrect number of "
+                           f"values (got {len(r)}, but expected {len(old)})")
+    return tuple(_check_hook_value(fn, n, o) for n, o in zip(r, old))
+
+
+def _run_tensor_hooks(node, grads, create_graph, journal):
     tph = node._tensor_pre_hooks
     if tph:
         for nr, hooks in tph.items():
@@ -120,6 +156,9 @@ def _run_tensor_hooks(node, grads, create_graph):
     if rgh:
         for nr, fn in rgh.items():
             if grads[nr] is not None:
+                t = fn.tensor_ref() if hasattr(fn, "tensor_ref") else None
+                if t is not None:  # the non-leaf's .grad is rolled back too on failure
+                    journal.entries.append((t, t._grad, None))
                 fn(_to_tensor(grads[nr]))
 
 
@@ -191,7 +230,11 @@ def _accumulate_grad(node, g, create_graph, journal):
         old._bump_version()
     if var._post_acc_hooks:
         for fn in tuple(var._post_acc_hooks.values()):
-            fn(var)
+            if fn(var) is not None:
+                raise RuntimeError(
+                    "Tensor post accumulate grad hooks should return None (the hook "
+                    f"{getattr(fn, '__name__', fn)!r} returned a value; modify tensor.grad "
+                    "in place instead).")
 
 
 def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumulate=True,
@@ -227,16 +270,53 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     tls.engine_depth += 1
     journal = _Journal()
     anomaly = tls.anomaly
+    prev_task = getattr(_local, "task", None)
+    _local.task = (next(_task_ids), deps, needed, captures, accumulate)
     try:
         _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
              accumulate, journal, anomaly)
-    except BaseException:
+    except BaseException as exc:
         journal.rollback()
+        if anomaly:  # report the forward traceback of the node that failed
+            from .anomaly_mode import report_backward_error
+            report_backward_error(exc, _run.__code__)
         raise
     finally:
         tls.grad_enabled = prev_mode
         tls.engine_depth -= 1
+        _local.task = prev_task
     return captured
+
+
+# -- what hooks may ask about the running backward (PyTorch's torch._C helpers) ----------
+_local = threading.local()   # .task: (id, deps, needed, captures, accumulate) or None
+_task_ids = itertools.count()
+
+
+def current_graph_task_id():
+    """Id of the backward call running on this thread, -1 outside backward."""
+    task = getattr(_local, "task", None)
+    return -1 if task is None else task[0]
+
+
+def will_engine_execute_node(node):
+    """Whether the running backward will execute ``node`` (its hooks will run)."""
+    task = getattr(_local, "task", None)
+    if task is None:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    _, deps, needed, captures, accumulate = task
+    if needed is None:
+        return node in deps
+    if node in needed:
+        return True
+    if node in captures:
+        if node.__class__ is AccumulateGrad and not accumulate:
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported.")
+        return True
+    return False
 
 
 def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
@@ -250,13 +330,21 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         if grads is None:
             grads = [None] * max(node.num_outputs, 1)
         is_acc = node.__class__ is AccumulateGrad
+        cap = None
+        if captures is not None:
+            cap = captures.get(node)
+            if cap is not None and node in needed:
+                # a captured node that also runs is captured before its tensor pre-hooks,
+                # which then run as part of the node (PyTorch's evaluate_function)
+                for nr, k in cap:
+                    captured[k] = grads[nr]
+                cap = None
         if is_acc:
             if node.variable._hooks and grads[0] is not None:
                 grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
         elif node._tensor_pre_hooks or node._retains_grad_hooks:
-            _run_tensor_hooks(node, grads, create_graph)
+            _run_tensor_hooks(node, grads, create_graph, journal)
         if captures is not None:
-            cap = captures.get(node)
             if cap is not None:
                 for nr, k in cap:
                     captured[k] = grads[nr]
@@ -283,6 +371,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             outs = node._apply(grads, mask, create_graph)
         if node._post_hooks:
             outs = _call_post_hooks(node, list(outs), grads, create_graph)
+        if anomaly:
+            from .anomaly_mode import check_nan
+            check_nan(node, outs)
         if not keep_graph:
             node.release_variables()
         if len(outs) != len(edges):
@@ -385,11 +476,7 @@ def _call_pre_hooks(node, grads, create_graph):
     for fn in tuple(node._pre_hooks.values()):
         r = fn(tgrads)
         if r is not None:
-            if not isinstance(r, (tuple, list)) or len(r) != len(tgrads):
-                raise RuntimeError(
-                    f"hook registered with register_prehook on {node.name()} returned "
-                    f"{type(r).__name__}; expected a tuple of {len(tgrads)} gradients or None")
-            tgrads = tuple(r)
+            tgrads = _check_hook_tuple(fn, r, tgrads)
     return [_from_tensor(g, create_graph) for g in tgrads]
 
 
@@ -399,9 +486,5 @@ def _call_post_hooks(node, outs, grads, create_graph):
     for fn in tuple(node._post_hooks.values()):
         r = fn(tin, tout)
         if r is not None:
-            if not isinstance(r, (tuple, list)) or len(r) != len(tin):
-                raise RuntimeError(
-                    f"hook registered with register_hook on {node.name()} returned "
-                    f"{type(r).__name__}; expected a tuple of {len(tin)} gradients or None")
-            tin = tuple(r)
+            tin = _check_hook_tuple(fn, r, tin)
     return [_from_tensor(g, create_graph) for g in tin]

@@ -27,7 +27,15 @@ class _DecoratorContextManager:
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError(f"{type(self).__name__} cannot decorate a class")
+            import warnings
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                f"should only decorate functions or methods. To preserve the current behavior of "
+                f"class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.", FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
+            return self.clone()(func)
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):
@@ -65,7 +73,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording inside the block (views and versions still tracked)."""
 
     def __init__(self):
@@ -79,7 +96,7 @@ class no_grad(_DecoratorContextManager):
         tls.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording inside the block (e.g. within no_grad)."""
 
     def __enter__(self):
@@ -94,8 +111,11 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode: as a function call it takes effect at once; also a context manager."""
 
     def __init__(self, mode):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
+                            f"{type(mode).__name__}")
         self.prev = tls.grad_enabled
-        self.mode = bool(mode)
+        self.mode = mode
         tls.grad_enabled = self.mode
 
     def __call__(self, func):
@@ -125,11 +145,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (tls.grad_enabled, tls.inference)
-        if self.mode:
-            tls.grad_enabled = False
-            tls.inference = True
-        else:
-            tls.inference = False
+        # entering inference mode disables grad mode; leaving it (mode=False) enables it
+        tls.grad_enabled = not self.mode
+        tls.inference = self.mode
         tls.refresh()
 
     def __exit__(self, *exc):

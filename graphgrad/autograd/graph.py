@@ -17,7 +17,8 @@ from typing import Any, NamedTuple
 
 from ..utils.hooks import add_hook
 
-__all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad"]
+__all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad",
+           "register_multi_grad_hook"]
 
 _sequence_nr = itertools.count()
 # AccumulateGrad runs as soon as it is ready: PyTorch gives it sequence_nr UINT64_MAX
@@ -164,6 +165,10 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next_edges = ()
         self._seq = _ACCUMULATE_SEQ
+        from .._state import tls
+        if tls.anomaly:  # anomaly mode: every node records where it was created
+            from .anomaly_mode import record_traceback
+            record_traceback(self)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -216,6 +221,111 @@ def get_gradient_edge(tensor):
 
 def next_sequence_nr():
     return next(_sequence_nr)
+
+
+# ------------------------------------------------------------------ multi-tensor hooks
+class _MultiHandle:
+    """Handle of ``register_multi_grad_hook``: ``remove()`` removes every per-tensor hook."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward pass with the gradients of several tensors.
+
+    Args:
+        tensors: the tensors to watch (leaves or not; each must require grad in "all" mode).
+        fn: in ``mode="all"``, ``fn(grads)`` runs after the gradients of every watched
+            tensor that this backward computes are ready; ``grads`` has one entry per
+            tensor, None for those the backward does not reach.  In ``mode="any"``,
+            ``fn(grad)`` runs once, with the first watched gradient computed.
+            Its return value is ignored.
+        mode: "all" or "any".
+
+    Returns:
+        A handle whose ``remove()`` unregisters the hook.
+
+    Example::
+
+        >>> import graphgrad as torch
+        >>> a = torch.ones(2, requires_grad=True); b = torch.ones(2, requires_grad=True)
+        >>> h = torch.autograd.graph.register_multi_grad_hook(
+        ...     (a, b), lambda grads: print([g is None for g in grads]))
+        >>> (a * 2).sum().backward()
+        [False, True]
+    """
+    import threading
+    from . import engine
+
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    lock = threading.Lock()
+    tensors = tuple(tensors)
+
+    if mode == "all":
+        n = len(tensors)
+        nodes = []
+        for t in tensors:
+            if not t.requires_grad:
+                raise AssertionError("Expected gradient function to be set (every tensor given "
+                                     "to register_multi_grad_hook must require grad)")
+            nodes.append(gradient_edge(t)[0])
+        count, buffer, nb_calls = {}, {}, {}
+
+        def get_inner_hook(idx):
+            def inner_hook(grad):
+                task = engine.current_graph_task_id()
+                with lock:
+                    curr = count.get(task, 0)
+                    count[task] = curr + 1
+                    if curr == 0:  # first watched gradient of this backward
+                        buffer[task] = [None] * n
+                        nb_calls[task] = sum(
+                            1 for node in nodes if engine.will_engine_execute_node(node))
+                buffer[task][idx] = grad
+                if curr == nb_calls[task] - 1:
+                    grads = buffer.pop(task)
+                    del count[task], nb_calls[task]
+                    fn(grads)
+            return inner_hook
+
+        handles = tuple(t.register_hook(get_inner_hook(i)) for i, t in enumerate(tensors))
+        # keep the grad accumulators of watched leaves alive while the hook is registered
+        return _MultiHandleWithNodes(handles, nodes)
+
+    ran = {}
+
+    def wrapped_fn(grad):
+        task = engine.current_graph_task_id()
+        with lock:
+            prev = ran.get(task, False)
+            ran[task] = True
+        if not prev:
+            fn(grad)
+
+    return _MultiHandle(tuple(t.register_hook(wrapped_fn) for t in tensors
+                              if t.requires_grad))
+
+
+class _MultiHandleWithNodes(_MultiHandle):
+    __slots__ = ("nodes",)
+
+    def __init__(self, handles, nodes):
+        super().__init__(handles)
+        self.nodes = nodes
 
 
 from ._saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,  # noqa: E402

@@ -1,0 +1,686 @@
+"""The backward engine: backward/grad signatures, errors, higher order, ordering, memory, threads."""
+import gc
+import random
+import sys
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import graphgrad
+from tests.conftest import Raised, run_both
+
+
+def _xy(lib):
+    return (lib.tensor([0.5, 1.5, -1.0], requires_grad=True),
+            lib.tensor([2.0, -0.5, 3.0], requires_grad=True))
+
+
+# ------------------------------------------------------------------ backward()
+def test_seed_example():
+    def prog(lib):
+        x = lib.tensor([2.0], requires_grad=True)
+        y = lib.tensor([3.0], requires_grad=True)
+        loss = (x * y + 1) ** 2
+        loss.backward()
+        return loss, x.grad, y.grad
+    ours, _ = run_both(prog)
+    assert ours[1].tolist() == [42.0] and ours[2].tolist() == [28.0]
+
+
+def test_backward_with_gradient():
+    def prog(lib):
+        x, y = _xy(lib)
+        (x * y).backward(lib.tensor([1.0, -1.0, 2.0]))
+        return x.grad, y.grad
+    run_both(prog)
+
+
+def test_backward_gradient_as_keyword_and_broadcast_input():
+    def prog(lib):
+        x = lib.tensor([[0.5], [1.5]], requires_grad=True)
+        b = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        (x * b).backward(gradient=lib.ones(2, 3))
+        return x.grad, b.grad
+    run_both(prog)
+
+
+def test_autograd_backward_several_roots_and_grad_tensors():
+    def prog(lib):
+        x, y = _xy(lib)
+        lib.autograd.backward([(x * y).sum(), (y * y).sum()])
+        first = (x.grad.clone(), y.grad.clone())
+        lib.autograd.backward([x * y, y.exp()], grad_tensors=[lib.ones(3), lib.full((3,), 0.5)])
+        lib.autograd.backward(x * y, lib.tensor([1.0, -1.0, 0.0]))
+        return first, x.grad, y.grad
+    run_both(prog)
+
+
+def test_autograd_backward_with_none_gradient_for_scalar():
+    def prog(lib):
+        x, y = _xy(lib)
+        lib.autograd.backward([(x * y).sum(), y * 2], grad_tensors=[None, lib.ones(3)])
+        return x.grad, y.grad
+    run_both(prog)
+
+
+def test_gradient_accumulates_across_calls():
+    def prog(lib):
+        x, y = _xy(lib)
+        (x * y).sum().backward()
+        g = x.grad
+        (x * x).sum().backward()
+        (x.sin()).sum().backward()
+        return x.grad, y.grad, x.grad is g
+    run_both(prog)
+
+
+def test_accumulation_is_in_place_and_bumps_version():
+    def prog(lib):
+        x, _ = _xy(lib)
+        (x * 2).sum().backward()
+        g = x.grad
+        v = g._version
+        (x * 3).sum().backward()
+        return x.grad is g, g._version > v, g
+    run_both(prog)
+
+
+def test_grad_set_to_none_then_recomputed():
+    def prog(lib):
+        x, _ = _xy(lib)
+        (x * 2).sum().backward()
+        x.grad = None
+        (x * 3).sum().backward()
+        return x.grad
+    run_both(prog)
+
+
+def test_user_grad_is_accumulated_into():
+    def prog(lib):
+        x, _ = _xy(lib)
+        x.grad = lib.ones(3)
+        g = x.grad
+        (x * 2).sum().backward()
+        return x.grad, x.grad is g, g
+    run_both(prog)
+
+
+def test_gradient_dtype_is_cast_to_input_dtype():
+    def prog(lib):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = x.float() * 2
+        y.backward(lib.ones(2))
+        return x.grad
+    run_both(prog)
+
+
+def test_backward_inputs_tensors():
+    def prog(lib):
+        x, y = _xy(lib)
+        (x * y).sum().backward(inputs=[y])
+        first = (x.grad, y.grad)
+        (x * y).sum().backward(inputs=x)
+        return first, x.grad, y.grad
+    run_both(prog)
+
+
+def test_backward_inputs_non_leaf_accumulates_into_its_grad():
+    def prog(lib):
+        x, _ = _xy(lib)
+        z = x * 3
+        lib.autograd.backward((z * z).sum(), inputs=[z])
+        return z.grad, x.grad
+    run_both(prog)
+
+
+def test_backward_inputs_non_leaf_with_hooks_and_retain_grad():
+    def prog(lib):
+        x, _ = _xy(lib)
+        out = []
+        for hook, retain in ((False, True), (True, False), (True, True)):
+            y = x * 2
+            if hook:
+                y.register_hook(lambda g: g + 1)
+            if retain:
+                y.retain_grad()
+            before = y.retains_grad
+            (y * y).sum().backward(inputs=[y, x] if hook and retain else [y])
+            out.append((before, y.retains_grad, y.grad))
+        return out, x.grad
+    run_both(prog)
+
+
+def test_backward_inputs_gradient_edge():
+    def prog(lib):
+        x, y = _xy(lib)
+        (x * y).sum().backward(inputs=[lib.autograd.graph.get_gradient_edge(x)])
+        return x.grad, y.grad
+    run_both(prog)
+
+
+def test_backward_retain_graph_default_follows_create_graph():
+    def prog(lib):
+        x, _ = _xy(lib)
+        loss = (x ** 3).sum()
+        loss.backward(create_graph=True)
+        loss.backward()  # create_graph=True kept the graph
+        x.grad = None
+        return loss, x.grad
+    run_both(prog)
+
+
+# ------------------------------------------------------------------ grad()
+def test_grad_returns_tuple_and_does_not_accumulate():
+    def prog(lib):
+        x, y = _xy(lib)
+        g = lib.autograd.grad((x * y).sum(), [x, y])
+        return g, type(g).__name__, x.grad, y.grad
+    run_both(prog)
+
+
+def test_grad_single_tensor_input():
+    def prog(lib):
+        x, _ = _xy(lib)
+        return lib.autograd.grad((x * x).sum(), x)
+    run_both(prog)
+
+
+def test_grad_outputs_and_several_outputs():
+    def prog(lib):
+        x, y = _xy(lib)
+        g1 = lib.autograd.grad([x * y, y.exp()], [x, y],
+                               grad_outputs=[lib.ones(3), lib.full((3,), 2.0)])
+        g2 = lib.autograd.grad([(x * 2).sum(), (x * x).sum()], x)
+        g3 = lib.autograd.grad([x * 2, (x * x).sum()], x, grad_outputs=[lib.ones(3), None])
+        return g1, g2, g3
+    run_both(prog)
+
+
+def test_grad_of_non_leaf_input():
+    def prog(lib):
+        x, _ = _xy(lib)
+        u = x.sin()
+        v = (u * u).sum()
+        return lib.autograd.grad(v, [u, x])
+    run_both(prog)
+
+
+def test_grad_allow_unused_and_materialize():
+    def prog(lib):
+        x, y = _xy(lib)
+        out = [lib.autograd.grad((x * 2).sum(), [x, y], allow_unused=True)]
+        out.append(lib.autograd.grad((x * 2).sum(), [x, y], materialize_grads=True))
+        out.append(lib.autograd.grad((x * 2).sum(), [x, y], allow_unused=True,
+                                     materialize_grads=True))
+        return out
+    run_both(prog)
+
+
+def test_grad_input_reached_only_through_non_differentiable_path():
+    def prog(lib):
+        x, y = _xy(lib)
+        z = x.detach() * y
+        return lib.autograd.grad(z.sum(), [x, y], allow_unused=True)
+    run_both(prog)
+
+
+def test_grad_only_runs_the_part_of_the_graph_leading_to_inputs():
+    def prog(lib):
+        calls = []
+        x, y = _xy(lib)
+        a = x * 2
+        c = y * 3
+        a.register_hook(lambda g: calls.append("a"))
+        c.register_hook(lambda g: calls.append("c"))
+        s = (a * c).sum()
+        g = lib.autograd.grad(s, x, retain_graph=True)
+        first = list(calls)
+        calls.clear()
+        s.backward(inputs=[y])
+        return g, first, calls, x.grad, y.grad
+    run_both(prog)
+
+
+def test_grad_with_create_graph_on_constant_gradient():
+    def prog(lib):
+        x, _ = _xy(lib)
+        (g,) = lib.autograd.grad((x * 2).sum(), x, create_graph=True)
+        return g
+    run_both(prog)
+
+
+# ------------------------------------------------------------------ errors
+ERRORS = {
+    "non_scalar_backward": lambda lib, x, y: (x * y).backward(),
+    "non_scalar_grad": lambda lib, x, y: lib.autograd.grad(x * y, x),
+    "no_requires_grad": lambda lib, x, y: lib.ones(2).sum().backward(),
+    "no_requires_grad_grad": lambda lib, x, y: lib.autograd.grad(lib.ones(2).sum(), x),
+    "no_grad_output": lambda lib, x, y: _under_no_grad(lib, x).backward(),
+    "wrong_shape": lambda lib, x, y: (x * y).backward(lib.ones(2)),
+    "wrong_shape_broadcastable": lambda lib, x, y: (x * y).backward(lib.ones(1, 3)),
+    "wrong_shape_0d": lambda lib, x, y: lib.autograd.grad((x * y).sum(), x,
+                                                          grad_outputs=lib.ones(1)),
+    "wrong_shape_grad": lambda lib, x, y: lib.autograd.grad(x * y, x, grad_outputs=lib.ones(4)),
+    "gradient_not_tensor": lambda lib, x, y: (x * y).backward([1.0, 1.0, 1.0]),
+    "too_few_gradients": lambda lib, x, y: lib.autograd.backward(
+        [x * y, x * 2], grad_tensors=[lib.ones(3)]),
+    "complex_gradient_for_real": lambda lib, x, y: (x * y).backward(
+        lib.ones(3, dtype=lib.complex64)),
+    "unused_input": lambda lib, x, y: lib.autograd.grad((x * 2).sum(), [x, y]),
+    "unused_input_false": lambda lib, x, y: lib.autograd.grad((x * 2).sum(), [x, y],
+                                                              allow_unused=False),
+    "materialize_without_allow_unused": lambda lib, x, y: lib.autograd.grad(
+        (x * 2).sum(), [x, y], allow_unused=False, materialize_grads=True),
+    "input_without_grad": lambda lib, x, y: lib.autograd.grad((x * 2).sum(), lib.ones(2)),
+    "empty_grad_inputs": lambda lib, x, y: lib.autograd.grad((x * 2).sum(), []),
+    "empty_backward_inputs": lambda lib, x, y: (x * 2).sum().backward(inputs=[]),
+    "backward_input_without_grad": lambda lib, x, y: (x * 2).sum().backward(
+        inputs=[lib.ones(2)]),
+    "int_output": lambda lib, x, y: lib.tensor([1, 2]).sum().backward(),
+}
+
+
+def _under_no_grad(lib, x):
+    with lib.no_grad():
+        return (x * 2).sum()
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors(name):
+    def prog(lib):
+        x, y = _xy(lib)
+        ERRORS[name](lib, x, y)
+        return x.grad, y.grad
+    ours, _ = run_both(prog)
+    assert isinstance(ours, Raised)
+
+
+def test_error_messages_are_helpful():
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"implicitly created only for scalar outputs.*\[2\]"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape.*\[3\].*\[2\]"):
+        (x * 2).backward(graphgrad.ones(3))
+    with pytest.raises(RuntimeError, match="allow_unused=True"):
+        graphgrad.autograd.grad((x * 2).sum(), [x, graphgrad.ones(1, requires_grad=True)])
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        graphgrad.ones(2).sum().backward()
+
+
+# ------------------------------------------------------------------ a failed backward
+def test_failed_backward_leaves_grad_untouched():
+    # PyTorch keeps the gradients accumulated before the failure (x.grad becomes 11 here);
+    # graphgrad rolls them back so nothing is left half-updated (docs/differences.md).
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    y = graphgrad.tensor([3.0, 4.0], requires_grad=True)
+    x.grad = graphgrad.tensor([10.0, 10.0])
+    g = x.grad
+    b = y.exp()
+
+    def boom(grad):
+        assert x.grad.tolist() == [11.0, 11.0]  # x was accumulated before this hook ran
+        raise ZeroDivisionError("boom")
+    b.register_hook(boom)
+    loss = b.sum() + x.sum()
+    with pytest.raises(ZeroDivisionError):
+        loss.backward()
+    assert x.grad is g and x.grad.tolist() == [10.0, 10.0]
+    assert y.grad is None
+
+
+def test_failed_backward_rolls_back_first_gradients_too():
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    y = graphgrad.tensor([3.0, 4.0], requires_grad=True)
+    z = y * 1
+    w = z.sin()
+    z.add_(1)  # SinBackward0 will fail its version check
+    loss = w.sum() + (x * 2).sum()
+    with pytest.raises(RuntimeError, match="inplace operation"):
+        loss.backward()
+    assert x.grad is None and y.grad is None
+
+
+def test_failed_backward_with_create_graph_restores_grad():
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    g = x.grad
+    y = x.exp()
+    y.register_hook(lambda grad: 1 / 0)
+    loss = y.sum() + (x ** 2).sum()
+    with pytest.raises(ZeroDivisionError):
+        loss.backward(create_graph=True)
+    assert x.grad is g and x.grad.tolist() == [2.0, 4.0]
+
+
+# ------------------------------------------------------------------ higher order
+def _nth_grads(lib, f, x, n):
+    out = []
+    y = f(x).sum()
+    for _ in range(n):
+        (y,) = lib.autograd.grad(y, x, create_graph=True)
+        out.append(y)
+        y = y.sum()
+    return out
+
+
+HIGHER = {
+    "cube": lambda x: x ** 3,
+    "sin": lambda x: x.sin(),
+    "tanh_chain": lambda x: (x * 2).tanh().tanh(),
+    "sin_tanh": lambda x: x.sin().tanh() * x,
+    "exp_log": lambda x: (x.exp() + 1).log(),
+    "sigmoid": lambda x: x.sigmoid() * x.cos(),
+    "div_pow": lambda x: 1 / (x ** 2 + 1),
+    "pow_tensor": lambda x: x ** x,
+    "matmul": lambda x: (x.unsqueeze(1) @ x.unsqueeze(0)).sin() @ x,
+    "mean_view": lambda x: x.view(2, 2).mean(0) ** 3,
+}
+
+
+@pytest.mark.parametrize("name", list(HIGHER))
+def test_higher_order_derivatives(name):
+    def prog(lib):
+        x = lib.tensor([0.3, 0.7, 1.2, 1.9], dtype=lib.float64, requires_grad=True)
+        return _nth_grads(lib, HIGHER[name], x, 3)
+    run_both(prog)
+
+
+def test_third_derivative_of_cube_is_six():
+    x = graphgrad.tensor([0.3, 2.0], requires_grad=True)
+    g1, g2, g3 = _nth_grads(graphgrad, lambda t: t ** 3, x, 3)
+    np.testing.assert_allclose(g1.detach().numpy(), [0.27, 12.0], rtol=1e-6)
+    np.testing.assert_allclose(g2.detach().numpy(), [1.8, 12.0], rtol=1e-6)
+    np.testing.assert_allclose(g3.detach().numpy(), [6.0, 6.0], rtol=1e-6)
+
+
+def test_backward_create_graph_grad_requires_grad():
+    def prog(lib):
+        x = lib.tensor([0.5, 1.5], requires_grad=True)
+        (x ** 3).sum().backward(create_graph=True)
+        g = x.grad
+        first = (g, g.requires_grad, g.is_leaf)
+        g.sum().backward()  # no create_graph: accumulated in place into the same tensor
+        return first, x.grad, x.grad is g
+    run_both(prog)
+
+
+def test_backward_create_graph_twice_gives_new_grad_tensor():
+    def prog(lib):
+        x = lib.tensor([0.5, 1.5], requires_grad=True)
+        (x * x).sum().backward()
+        g0 = x.grad
+        (x * x).sum().backward(create_graph=True)
+        return x.grad is g0, x.grad, g0
+    run_both(prog)
+
+
+def test_hessian_vector_product_through_backward():
+    def prog(lib):
+        x = lib.tensor([0.5, 1.5, -0.3], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 0.5, 2.0], dtype=lib.float64)
+        (g,) = lib.autograd.grad((x.sin() * x.exp()).sum(), x, create_graph=True)
+        (hv,) = lib.autograd.grad(g, x, grad_outputs=v)
+        return g, hv
+    run_both(prog)
+
+
+def test_double_backward_through_inplace_and_views():
+    def prog(lib):
+        x = lib.tensor([0.5, 1.5, -0.3], dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        y[1:].mul_(x[:2])
+        z = y.exp().sum()
+        (g,) = lib.autograd.grad(z, x, create_graph=True)
+        return g, lib.autograd.grad(g.sum(), x)
+    run_both(prog)
+
+
+# ------------------------------------------------------------------ long chains, memory
+def test_100k_op_chain_without_recursion():
+    limit = sys.getrecursionlimit()
+    x = graphgrad.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0]
+    assert sys.getrecursionlimit() == limit
+
+
+def test_deep_graph_helpers_do_not_recurse():
+    x = graphgrad.tensor([0.5], requires_grad=True)
+    y = x
+    for _ in range(20_000):
+        y = y + 0.0
+    assert y.grad_fn._topological_nr() == 20_000
+    (g,) = graphgrad.autograd.grad(y.sum(), x, create_graph=True)
+    assert g.tolist() == [1.0]
+
+
+def test_graph_freed_after_backward_and_del_without_gc():
+    gc.disable()
+    try:
+        x = graphgrad.tensor([0.5, 1.5], requires_grad=True)
+        mid = x.sin() * 2
+        loss = mid.exp().sum()
+        refs = [weakref.ref(mid.grad_fn), weakref.ref(loss.grad_fn),
+                weakref.ref(mid.grad_fn.next_functions[0][0])]
+        del mid
+        loss.backward()
+        del loss
+        assert all(r() is None for r in refs)
+        assert x.grad is not None
+    finally:
+        gc.enable()
+
+
+def test_create_graph_grads_free_their_graph_without_gc():
+    gc.disable()
+    try:
+        x = graphgrad.tensor([0.5, 1.5], requires_grad=True)
+        y = (x.tanh() ** 2).sum()
+        (g,) = graphgrad.autograd.grad(y, x, create_graph=True)
+        ref = weakref.ref(g.grad_fn)
+        del y, g
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+# ------------------------------------------------------------------ ready-queue order
+def _random_program(seed):
+    """A random DAG of ops with a hook on every tensor; returns the hook call order."""
+    def prog(lib):
+        rng = random.Random(seed)
+        calls = []
+        ts = []
+        for i in range(rng.randint(1, 5)):
+            t = lib.tensor([0.3 + i, 0.7], requires_grad=True)
+            t.register_hook(lambda g, i=i: calls.append(f"leaf{i}"))
+            if rng.random() < 0.3:
+                t.register_post_accumulate_grad_hook(lambda t, i=i: calls.append(f"acc{i}"))
+            ts.append(t)
+        for k in range(rng.randint(1, 12)):
+            a, b = rng.choice(ts), rng.choice(ts)
+            op = rng.choice(["mul", "add", "sin", "exp", "sub", "tanh"])
+            y = {"mul": lambda: a * b, "add": lambda: a + b, "sin": lambda: a.sin(),
+                 "exp": lambda: (a * 0.1).exp(), "sub": lambda: a - b,
+                 "tanh": lambda: a.tanh()}[op]()
+            y.register_hook(lambda g, k=k: calls.append(f"t{k}"))
+            if rng.random() < 0.3:
+                y.grad_fn.register_prehook(lambda g, k=k: calls.append(f"pre{k}"))
+            ts.append(y)
+        outs = rng.sample(ts, rng.randint(1, min(3, len(ts))))
+        sum(o.sum() for o in outs).backward()
+        return calls
+    return prog
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_hook_order_follows_torch_ready_queue(seed):
+    run_both(_random_program(seed))
+
+
+def test_leaves_accumulate_in_torch_order():
+    def prog(lib):
+        calls = []
+        leaves = [lib.tensor([1.0 + i], requires_grad=True) for i in range(6)]
+        for i, t in enumerate(leaves):
+            t.register_post_accumulate_grad_hook(lambda t, i=i: calls.append(i))
+        prod = leaves[0]
+        for t in leaves[1:]:
+            prod = prod * t
+        (prod + leaves[3] * leaves[5] + sum(leaves)).sum().backward()
+        return calls
+    run_both(prog)
+
+
+# ------------------------------------------------------------------ threads
+def test_two_threads_independent_backward_one_under_no_grad():
+    barrier = threading.Barrier(2)
+    results, errors = {}, []
+
+    def with_grad():
+        try:
+            x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+            y = x
+            for i in range(200):
+                y = (y * 1.01).sin() + x
+                if i % 50 == 0:
+                    barrier.wait(timeout=10)
+            assert graphgrad.is_grad_enabled() and y.requires_grad
+            y.sum().backward()
+            results["grad"] = x.grad.clone()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    def without_grad():
+        try:
+            x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+            with graphgrad.no_grad():
+                y = x
+                for i in range(200):
+                    y = (y * 1.01).sin() + x
+                    if i % 50 == 0:
+                        barrier.wait(timeout=10)
+                    assert not graphgrad.is_grad_enabled() and not y.requires_grad
+            z = (x * 3).sum()
+            z.backward()
+            results["no_grad"] = (y.grad_fn, x.grad.clone())
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=with_grad), threading.Thread(target=without_grad)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    # the same computation single-threaded
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    y = x
+    for _ in range(200):
+        y = (y * 1.01).sin() + x
+    y.sum().backward()
+    np.testing.assert_allclose(results["grad"].numpy(), x.grad.numpy(), rtol=1e-6)
+    assert results["no_grad"][0] is None
+    assert results["no_grad"][1].tolist() == [3.0, 3.0]
+
+
+def test_backward_in_threads_with_hooks_interleaved():
+    barrier = threading.Barrier(2)
+    out, errors = {}, []
+
+    def work(name, scale):
+        try:
+            x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+            y = x * scale
+
+            def hook(g):
+                barrier.wait(timeout=10)  # both threads are inside backward here
+                assert graphgrad.is_grad_enabled() is False
+                return g
+            y.register_hook(hook)
+            (y * y).sum().backward()
+            out[name] = x.grad.tolist()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=("a", 2.0)),
+               threading.Thread(target=work, args=("b", 3.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert out == {"a": [8.0, 16.0], "b": [18.0, 36.0]}
+    assert graphgrad.is_grad_enabled()
+
+
+def _random_grad_program(seed):
+    """Random graph with hooks and retain_grad; one of grad/backward(inputs=) on it."""
+    def prog(lib):
+        rng = random.Random(seed)
+        calls, ts = [], []
+        for i in range(rng.randint(1, 4)):
+            t = lib.tensor([0.3 + i, 0.7, -0.2], requires_grad=True)
+            if rng.random() < 0.5:
+                t.register_hook(lambda g, i=i: (calls.append(f"leaf{i}"), g * 2)[1])
+            ts.append(t)
+        for k in range(rng.randint(1, 10)):
+            a, b = rng.choice(ts), rng.choice(ts)
+            op = rng.choice(["mul", "add", "sin", "exp", "sub", "view", "slice", "inplace"])
+            if op == "inplace":
+                y = a * 1
+                y[1:].mul_(b[:2])
+            else:
+                y = {"mul": lambda: a * b, "add": lambda: a + b, "sin": lambda: a.sin(),
+                     "exp": lambda: (a * 0.1).exp(), "sub": lambda: a - b,
+                     "view": lambda: a.view(3, 1).t().reshape(3),
+                     "slice": lambda: a[::1]}[op]()
+            if rng.random() < 0.4:
+                y.register_hook(lambda g, k=k: (calls.append(f"t{k}"), g + 1)[1])
+            if rng.random() < 0.2:
+                y.retain_grad()
+            ts.append(y)
+        outs = rng.sample(ts, rng.randint(1, min(3, len(ts))))
+        loss = sum((o * o).sum() for o in outs)
+        mode = rng.choice(["grad", "backward", "backward_inputs", "grad_create"])
+        ins = rng.sample(ts, rng.randint(1, min(3, len(ts))))
+        if mode == "grad":
+            r = lib.autograd.grad(loss, ins, allow_unused=True)
+        elif mode == "grad_create":
+            r = [g if g is None else g.detach()
+                 for g in lib.autograd.grad(loss, ins, allow_unused=True, create_graph=True)]
+        elif mode == "backward":
+            loss.backward()
+            r = [t.grad for t in ts if t.is_leaf or t.retains_grad]
+        else:
+            loss.backward(inputs=ins)
+            r = [t.grad for t in ins] + [t.retains_grad for t in ts]
+        return calls, r
+    return prog
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_graphs_with_hooks_and_inputs(seed):
+    run_both(_random_grad_program(seed))
+
+
+def test_failed_backward_rolls_back_retained_non_leaf_grads():
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    z = x * 3
+    y = x * 2  # made after z: its node runs first
+    y.retain_grad()
+    y.sum().backward(retain_graph=True)
+    g = y.grad
+
+    def boom(grad):
+        assert y.grad.tolist() == [2.0, 2.0]  # y's gradient was retained in this backward
+        raise ZeroDivisionError
+    z.register_hook(boom)
+    with pytest.raises(ZeroDivisionError):
+        (y.sum() + z.sum()).backward()
+    assert y.grad is g and y.grad.tolist() == [1.0, 1.0]

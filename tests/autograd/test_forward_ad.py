@@ -1,0 +1,335 @@
+"""Forward-mode AD: dual levels, make_dual/unpack_dual, JVPs of the starter ops."""
+import numpy as np
+import pytest
+
+import graphgrad
+from tests.conftest import Raised, run_both
+
+# importing torch's forward AD scripts a few functions with the deprecated torch.jit.script
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _fw(lib):
+    return lib.autograd.forward_ad
+
+
+# ------------------------------------------------------------------ API
+def test_make_dual_and_unpack_dual():
+    def prog(lib):
+        fw = _fw(lib)
+        x = lib.tensor([1.0, 2.0])
+        v = lib.tensor([0.5, -1.0])
+        with fw.dual_level() as lvl:
+            d = fw.make_dual(x, v)
+            u = fw.unpack_dual(d)
+            return (type(lvl).__name__, lvl, d, u.primal, u.tangent, u[0] is u.primal,
+                    u[1] is u.tangent, u.tangent is v, u.primal is x, d._base is x,
+                    type(u).__name__, fw.unpack_dual(x), fw.unpack_dual(d * 2),
+                    fw.make_dual(x, v, level=lvl))
+    run_both(prog)
+
+
+def test_unpacked_dual_tensor_is_a_namedtuple():
+    def prog(lib):
+        fw = _fw(lib)
+        u = fw.unpack_dual(lib.ones(2))
+        return (u._fields, isinstance(u, tuple), isinstance(u, fw.UnpackedDualTensor), u.tangent)
+    run_both(prog)
+
+
+def test_dual_tensor_repr():
+    def prog(lib):
+        fw = _fw(lib)
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([0.5, -1.0]))
+            return repr(d).replace("torch.", "").replace("graphgrad.", ""), repr(d.sin())
+    ours, theirs = run_both(prog)
+    assert ours[1] == theirs[1].replace("torch.", "graphgrad.")
+
+
+def test_tangent_gone_after_level_exits():
+    def prog(lib):
+        fw = _fw(lib)
+        x = lib.tensor([1.0, 2.0])
+        with fw.dual_level():
+            d = fw.make_dual(x, lib.ones(2))
+            e = d.sin()
+        after = (fw.unpack_dual(d), fw.unpack_dual(e), e.sin(), repr(d) == repr(x))
+        with fw.dual_level():
+            again = (fw.unpack_dual(d).tangent, fw.unpack_dual(e).tangent,
+                     fw.unpack_dual(e * 2).tangent)
+        return after, again
+    run_both(prog)
+
+
+def test_enter_and_exit_dual_level():
+    def prog(lib):
+        fw = _fw(lib)
+        lvl = fw.enter_dual_level()
+        d = fw.make_dual(lib.ones(2), lib.full((2,), 3.0))
+        t = fw.unpack_dual(d * d).tangent
+        fw.exit_dual_level(level=lvl)
+        return lvl, t, fw.unpack_dual(d).tangent
+    run_both(prog)
+
+
+def test_dual_level_exits_on_exception():
+    def prog(lib):
+        fw = _fw(lib)
+        try:
+            with fw.dual_level():
+                d = fw.make_dual(lib.ones(2), lib.ones(2))
+                raise KeyError
+        except KeyError:
+            pass
+        with fw.dual_level():
+            return fw.unpack_dual(d).tangent, fw.unpack_dual(fw.make_dual(lib.ones(1),
+                                                                          lib.ones(1)))
+    run_both(prog)
+
+
+FW_ERRORS = {
+    "make_dual_outside_level": lambda lib, fw: fw.make_dual(lib.ones(2), lib.ones(2)),
+    "shape_mismatch": lambda lib, fw: _in_level(fw, lambda: fw.make_dual(lib.ones(2),
+                                                                         lib.ones(3))),
+    "int_primal": lambda lib, fw: _in_level(fw, lambda: fw.make_dual(lib.tensor([1, 2]),
+                                                                     lib.tensor([1, 2]))),
+    "nested_level": lambda lib, fw: _in_level(fw, lambda: fw.enter_dual_level()),
+    "wrong_level": lambda lib, fw: _in_level(fw, lambda: fw.make_dual(lib.ones(2), lib.ones(2),
+                                                                      level=7)),
+    "exit_wrong_level": lambda lib, fw: _in_level(fw, lambda: fw.exit_dual_level(level=7)),
+    "exit_without_level": lambda lib, fw: fw.exit_dual_level(),
+}
+
+
+def _in_level(fw, fn):
+    with fw.dual_level():
+        return fn()
+
+
+@pytest.mark.parametrize("name", list(FW_ERRORS))
+def test_forward_ad_errors(name):
+    def prog(lib):
+        return FW_ERRORS[name](lib, _fw(lib))
+    ours, _ = run_both(prog)
+    assert isinstance(ours, Raised)
+    assert graphgrad._state.tls.fw_level is None  # no level left behind
+
+
+# ------------------------------------------------------------------ JVPs of the starter ops
+SHAPES = {"v": (3,), "w": (3,), "m": (2, 3), "n": (3, 2), "b": (4, 2, 3), "c": (4, 3, 2),
+          "s": (), "r": (2, 1, 3)}
+
+
+def _inputs(lib, names, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in names:
+        p = rng.uniform(0.5, 1.5, SHAPES[k])
+        t = rng.standard_normal(SHAPES[k])
+        out.append((lib.tensor(p, dtype=lib.float64), lib.tensor(t, dtype=lib.float64)))
+    return out
+
+
+def _inplace(op):
+    def f(a, b=None):
+        y = a.clone()
+        return op(y, b) if b is not None else op(y)
+    return f
+
+
+JVP_OPS = {
+    "add": ("vw", lambda a, b: a + b),
+    "add_broadcast": ("mv", lambda a, b: a + b),
+    "add_scalar": ("v", lambda a: a + 2.5),
+    "add_alpha": ("vw", lambda a, b: a.add(b, alpha=3.0)),
+    "sub": ("vw", lambda a, b: a - b),
+    "sub_alpha": ("vw", lambda a, b: a.sub(b, alpha=0.5)),
+    "rsub": ("v", lambda a: 2 - a),
+    "mul": ("vw", lambda a, b: a * b),
+    "mul_broadcast": ("rm", lambda a, b: a * b),
+    "mul_scalar": ("v", lambda a: a * 3.0),
+    "div": ("vw", lambda a, b: a / b),
+    "div_scalar": ("v", lambda a: a / 4.0),
+    "rdiv": ("v", lambda a: 2 / a),
+    "neg": ("v", lambda a: -a),
+    "pow_scalar": ("v", lambda a: a ** 3),
+    "pow_float": ("v", lambda a: a ** 2.5),
+    "pow_tensor": ("vw", lambda a, b: a ** b),
+    "pow_0d": ("vs", lambda a, b: a ** b),
+    "rpow": ("v", lambda a: 2.0 ** a),
+    "dot": ("vw", lambda a, b: a @ b),
+    "mv": ("mv", lambda a, b: a @ b),
+    "mm": ("mn", lambda a, b: a @ b),
+    "vm": ("vn", lambda a, b: a @ b),
+    "bmm": ("bc", lambda a, b: a @ b),
+    "batched_fold": ("bn", lambda a, b: a @ b),
+    "batched_mv": ("bv", lambda a, b: a @ b),
+    "exp": ("v", lambda a: a.exp()),
+    "log": ("v", lambda a: a.log()),
+    "sin": ("v", lambda a: a.sin()),
+    "cos": ("v", lambda a: a.cos()),
+    "tanh": ("v", lambda a: a.tanh()),
+    "sigmoid": ("v", lambda a: a.sigmoid()),
+    "relu": ("v", lambda a: (a - 1).relu()),
+    "sum": ("m", lambda a: a.sum()),
+    "sum_dim": ("b", lambda a: a.sum(1)),
+    "sum_dims_keepdim": ("b", lambda a: a.sum((0, 2), keepdim=True)),
+    "mean": ("m", lambda a: a.mean()),
+    "mean_dim": ("b", lambda a: a.mean(-1, keepdim=True)),
+    "view": ("m", lambda a: a.view(3, 2)),
+    "reshape_copy": ("m", lambda a: a.t().reshape(6)),
+    "transpose": ("b", lambda a: a.transpose(0, 2)),
+    "t": ("m", lambda a: a.t()),
+    "expand": ("r", lambda a: a.expand(2, 4, 3)),
+    "unsqueeze": ("m", lambda a: a.unsqueeze(1)),
+    "squeeze": ("r", lambda a: a.squeeze()),
+    "squeeze_dim": ("r", lambda a: a.squeeze(1)),
+    "getitem_int": ("b", lambda a: a[1]),
+    "getitem_slices": ("b", lambda a: a[1:, ::2, None]),
+    "getitem_ellipsis": ("b", lambda a: a[..., 0]),
+    "clone": ("m", lambda a: a.clone()),
+    "to_float": ("m", lambda a: a.float()),
+    "add_": ("vw", _inplace(lambda y, b: y.add_(b))),
+    "add_scalar_": ("v", _inplace(lambda y: y.add_(1.5))),
+    "mul_": ("vw", _inplace(lambda y, b: y.mul_(b))),
+    "mul_scalar_": ("v", _inplace(lambda y: y.mul_(3.0))),
+    "zero_": ("v", _inplace(lambda y: y.zero_())),
+    "copy_": ("vw", _inplace(lambda y, b: y.copy_(b))),
+    "setitem": ("vw", _inplace(lambda y, b: (y.__setitem__(slice(1, None), b[:2]), y)[1])),
+    "inplace_on_view": ("m", _inplace(lambda y: (y[0].mul_(2), y)[1])),
+    "chain": ("vw", lambda a, b: ((a * b).sin() + a.exp() / b).sum()),
+}
+
+
+def _jvp(lib, name, tangents_for="all"):
+    names, f = JVP_OPS[name]
+    fw = _fw(lib)
+    ins = _inputs(lib, names)
+    with fw.dual_level():
+        duals = [fw.make_dual(p, t) if tangents_for == "all" or i == 0 else p
+                 for i, (p, t) in enumerate(ins)]
+        out = f(*duals)
+        u = fw.unpack_dual(out)
+        return u.primal, u.tangent
+
+
+@pytest.mark.parametrize("name", list(JVP_OPS))
+def test_jvp_matches_torch(name):
+    run_both(lambda lib: _jvp(lib, name))
+
+
+@pytest.mark.parametrize("name", [n for n in JVP_OPS if len(JVP_OPS[n][0]) == 2])
+def test_jvp_with_tangent_on_first_input_only(name):
+    run_both(lambda lib: _jvp(lib, name, tangents_for="first"))
+
+
+@pytest.mark.parametrize("name", list(JVP_OPS))
+def test_jvp_matches_finite_differences(name):
+    names, f = JVP_OPS[name]
+    ins = _inputs(graphgrad, names)
+    _, tangent = _jvp(graphgrad, name)
+    eps = 1e-2 if name == "to_float" else 1e-6  # to_float: float32 output, linear
+
+    def at(sign):
+        return f(*[p + sign * eps * t for p, t in ins]).numpy().astype(np.float64)
+    fd = (at(1) - at(-1)) / (2 * eps)
+    tol = 1e-3 if name == "to_float" else 1e-6
+    np.testing.assert_allclose(tangent.numpy(), fd, rtol=tol, atol=tol)
+
+
+def test_tangent_of_view_follows_inplace_on_base():
+    def prog(lib):
+        fw = _fw(lib)
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([1.0, 1.0, 1.0]))
+            y = d.clone()
+            v = y[1:]
+            y.mul_(lib.tensor([2.0, 3.0, 4.0]))
+            return fw.unpack_dual(y), fw.unpack_dual(v)
+    run_both(prog)
+
+
+def test_inplace_gives_tangent_to_tensor_without_one():
+    def prog(lib):
+        fw = _fw(lib)
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([0.5, -1.0]))
+            z = lib.zeros(2)
+            z.copy_(d)
+            a = fw.unpack_dual(z)
+            z.add_(d)
+            b = fw.unpack_dual(z)
+            z.zero_()
+            return a, b, fw.unpack_dual(z)
+    run_both(prog)
+
+
+def test_ops_on_non_dual_inputs_have_no_tangent():
+    def prog(lib):
+        fw = _fw(lib)
+        with fw.dual_level():
+            x = lib.tensor([1.0, 2.0])
+            return fw.unpack_dual(x.sin() * 2).tangent, fw.unpack_dual(x @ x).tangent
+    run_both(prog)
+
+
+# ------------------------------------------------------------------ with reverse mode
+def test_forward_over_reverse_hvp():
+    def prog(lib):
+        fw = _fw(lib)
+        x = lib.tensor([0.5, 1.5, -0.3], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 0.5, 2.0], dtype=lib.float64)
+        with fw.dual_level():
+            d = fw.make_dual(x, v)
+            y = (d.sin() * d.exp()).sum()
+            (g,) = lib.autograd.grad(y, d, create_graph=True)
+            return fw.unpack_dual(g).tangent, g
+    run_both(prog)
+
+
+def test_reverse_over_forward():
+    def prog(lib):
+        fw = _fw(lib)
+        p = lib.tensor([1.0, 2.0], requires_grad=True)
+        tg = lib.tensor([1.0, 1.0], requires_grad=True)
+        with fw.dual_level():
+            dp = fw.make_dual(p, tg)
+            out = (dp * dp).sin()
+            jvp = fw.unpack_dual(out).tangent
+            jvp.sum().backward()
+            return jvp, p.grad, tg.grad, dp
+    run_both(prog)
+
+
+def test_make_dual_of_requires_grad_tensor_is_a_view():
+    def prog(lib):
+        fw = _fw(lib)
+        p = lib.tensor([1.0, 2.0], requires_grad=True)
+        with fw.dual_level():
+            dp = fw.make_dual(p, lib.ones(2))
+            return dp, dp._base is p, dp.is_leaf, type(dp.grad_fn.next_functions[0][0]).__name__
+    run_both(prog)
+
+
+def test_forward_ad_under_no_grad_and_inference_of_values():
+    def prog(lib):
+        fw = _fw(lib)
+        with lib.no_grad(), fw.dual_level():
+            d = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([0.5, 0.5]))
+            return fw.unpack_dual(d.exp() * d)
+    run_both(prog)
+
+
+def test_inplace_on_dual_updates_the_given_tangent_in_place():
+    def prog(lib):
+        fw = _fw(lib)
+        x, v = lib.tensor([1.0, 2.0]), lib.tensor([0.5, -1.0])
+        with fw.dual_level():
+            d = fw.make_dual(x, v)
+            d.mul_(2)
+            same = fw.unpack_dual(d).tangent is v
+            e = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0]).expand(2))
+            e.mul_(2)
+            return x, v, same, fw.unpack_dual(e)
+    run_both(prog)

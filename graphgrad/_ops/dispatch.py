@@ -68,6 +68,8 @@ class FormulaNode(Node):
 
     def release_variables(self):
         saved = self._saved
+        if not saved:
+            return
         kinds = self._op.save_kinds
         for i, s in enumerate(saved):
             if s.__class__ is SavedVariable:
@@ -159,6 +161,8 @@ def make_node_class(op):
                           for p in rule[1]))
     attrs = {"__slots__": (), "_op": op, "_srcs": tuple(srcs),
              "__module__": "graphgrad.autograd.generated"}
+    if op.n_outputs == 1:
+        attrs["_apply"] = _specialized_apply(op, tuple(srcs))
     if op.node_name in _HANDWRITTEN:
         # PyTorch's hand-written C++ nodes report a qualified name()
         attrs["name"] = lambda self, _n="torch::autograd::" + op.node_name: _n
@@ -166,6 +170,42 @@ def make_node_class(op):
 
 
 _HANDWRITTEN = {"CopyBackwards"}  # node names that are C++ classes in PyTorch
+
+
+def _specialized_apply(op, srcs):
+    """``FormulaNode._apply`` unrolled for one op (what PyTorch's codegen does in C++).
+
+    The generic version builds an argument list per rule on every call; this one is
+    generated once per op, with the saved values unpacked into locals and each rule
+    called with them directly.  Same semantics: all saved values are unpacked (and
+    version-checked) first, then each needed edge's rule runs.
+    """
+    names = op.save_names
+    lines = ["def _apply(self, grads, mask, create_graph):",
+             "    grad = grads[0]",
+             "    if grad is None:",
+             f"        return [None] * {len(srcs)}"]
+    if names:
+        lines.append("    saved = self._saved")
+    for i, n in enumerate(names):
+        lines += [f"    s{i} = saved[{i}]",
+                  f"    if s{i}.__class__ is SV:",
+                  f"        s{i} = s{i}.unpack(self, {n!r}) if create_graph else "
+                  f"s{i}.unpack_data(self, {n!r})"]
+    lines.append("    edges = self._next_edges")
+    outs = []
+    for k, src in enumerate(srcs):
+        args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
+        lines += [f"    if (edges[{k}][0] is not None) if mask is None else mask[{k}]:",
+                  f"        o{k} = rule{k}({args})",
+                  "    else:",
+                  f"        o{k} = None"]
+        outs.append(f"o{k}")
+    lines.append(f"    return [{', '.join(outs)}]")
+    env = {"SV": SavedVariable}
+    env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
+    exec(compile("\n".join(lines), f"<backward of {op.node_name}>", "exec"), env)
+    return env["_apply"]
 
 
 # ====================================================================== errors

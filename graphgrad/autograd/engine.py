@@ -329,36 +329,11 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         grads = buffers.pop(node, None)
         if grads is None:
             grads = [None] * max(node.num_outputs, 1)
-        is_acc = node.__class__ is AccumulateGrad
-        cap = None
-        if captures is not None:
-            cap = captures.get(node)
-            if cap is not None and node in needed:
-                # a captured node that also runs is captured before its tensor pre-hooks,
-                # which then run as part of the node (PyTorch's evaluate_function)
-                for nr, k in cap:
-                    captured[k] = grads[nr]
-                cap = None
-        if is_acc:
-            if node.variable._hooks and grads[0] is not None:
-                grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
-        elif node._tensor_pre_hooks or node._retains_grad_hooks:
-            _run_tensor_hooks(node, grads, create_graph, journal)
-        if captures is not None:
-            if cap is not None:
-                for nr, k in cap:
-                    captured[k] = grads[nr]
-            if node not in needed:
-                continue
-        if is_acc:
-            if node._pre_hooks:
-                grads = _call_pre_hooks(node, grads, create_graph)
-            _accumulate_grad(node, grads[0], create_graph, journal)
-            if node._post_hooks:
-                _call_post_hooks(node, [], grads, create_graph)
-            continue
-        if node._pre_hooks:
-            grads = _call_pre_hooks(node, grads, create_graph)
+        if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
+            grads = _before_node(node, grads, needed, captures, captured, create_graph,
+                                 journal)
+            if grads is None:
+                continue  # not executed (captured only), or an AccumulateGrad (done)
         edges = node._next_edges
         if needed is None:
             mask = None  # every edge that leads somewhere
@@ -419,6 +394,44 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             i += 1
         outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
     return captured
+
+
+def _before_node(node, grads, needed, captures, captured, create_graph, journal):
+    """Hooks and captures before a node runs; runs AccumulateGrad itself.
+
+    Returns the (possibly replaced) gradients, or None when the node is not to be
+    executed further by the loop.  Order as in PyTorch's evaluate_function: tensor
+    pre-hooks (and retains_grad), captures for autograd.grad, node pre-hooks.
+    """
+    is_acc = node.__class__ is AccumulateGrad
+    cap = None
+    if captures is not None:
+        cap = captures.get(node)
+        if cap is not None and node in needed:
+            # a captured node that also runs is captured before its tensor pre-hooks,
+            # which then run as part of the node (PyTorch's evaluate_function)
+            for nr, k in cap:
+                captured[k] = grads[nr]
+            cap = None
+    if is_acc:
+        if node.variable._hooks and grads[0] is not None:
+            grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
+    elif node._tensor_pre_hooks or node._retains_grad_hooks:
+        _run_tensor_hooks(node, grads, create_graph, journal)
+    if captures is not None:
+        if cap is not None:
+            for nr, k in cap:
+                captured[k] = grads[nr]
+        if node not in needed:
+            return None
+    if node._pre_hooks:
+        grads = _call_pre_hooks(node, grads, create_graph)
+    if is_acc:
+        _accumulate_grad(node, grads[0], create_graph, journal)
+        if node._post_hooks:
+            _call_post_hooks(node, [], grads, create_graph)
+        return None
+    return grads
 
 
 # NOTE [Ready queue order]

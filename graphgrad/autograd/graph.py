@@ -50,6 +50,7 @@ class Node:
     _retains_grad_hooks = None  # {output_nr: fn(grad)}
     _metadata = None
     _released = False
+    _has_hooks = False        # set once any hook is registered: the engine's fast-path test
 
     # -- what the engine calls ------------------------------------------------
     def _apply(self, grads, mask, create_graph):
@@ -114,13 +115,16 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        self._has_hooks = True
         return add_hook(self, "_post_hooks", fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        self._has_hooks = True
         return add_hook(self, "_pre_hooks", fn)
 
     def _register_tensor_pre_hook(self, output_nr, fn):
+        self._has_hooks = True
         hooks = self._tensor_pre_hooks
         if hooks is None:
             hooks = self._tensor_pre_hooks = {}
@@ -133,6 +137,7 @@ class Node:
         return handle
 
     def _set_retains_grad_hook(self, output_nr, fn):
+        self._has_hooks = True
         if self._retains_grad_hooks is None:
             self._retains_grad_hooks = {}
         self._retains_grad_hooks[output_nr] = fn

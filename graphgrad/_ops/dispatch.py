@@ -268,18 +268,25 @@ def dispatch(op, *args):
     nt = len(op.tensor_params)
     datas = list(args)
     any_req = False
-    n_tensors = 0
+    same = True      # all tensor inputs share one dtype and there are no scalar operands
+    dt = None
     for i in range(nt):
         a = args[i]
         if isinstance(a, Tensor):
-            datas[i] = a._data
-            n_tensors += 1
+            d = datas[i] = a._data
+            if dt is None:
+                dt = d.dtype
+            elif d.dtype is not dt and d.dtype != dt:
+                same = False
             if a._requires_grad:
                 any_req = True
-        elif a is not None and not isinstance(a, _SCALARS):
-            raise TypeError(f"{op.name}(): argument '{op.params[i]}' must be Tensor or a number, "
-                            f"not {type(a).__name__}")
-    if op.promote and (n_tensors > 1 or op.promote == "float" or n_tensors < nt):
+        elif a is not None:
+            if not isinstance(a, _SCALARS):
+                raise TypeError(f"{op.name}(): argument '{op.params[i]}' must be Tensor or a "
+                                f"number, not {type(a).__name__}")
+            same = False
+    if op.promote and (not same or (op.promote == "float" and dt is not None
+                                    and dt.kind not in "fcV")):
         _promote(op, args, datas, nt)
     try:
         res = op.kernel(*datas)

@@ -189,9 +189,30 @@ def matmul(a, b):
     return np.matmul(a, b)
 
 
+# OpenBLAS runs a gemm on one thread when M*N*K is at most 65536 * 4; above that it wakes
+# its thread pool, which costs far more than the product for moderate sizes on a small or
+# busy machine (measured here: W2's 1.3M-flop backward products and W4/W5's products).  A
+# moderately sized product is therefore computed as row blocks that each stay under the
+# threshold; large products (above _GEMM_SPLIT_MAX) keep the threads, which pay off there.
+_GEMM_ONE_THREAD = 65536 * 4
+_GEMM_SPLIT_MAX = 1 << 23
+
+
 def _gemm(a, b):
-    """``a @ b`` for 2-D ndarrays: one BLAS call, as hand-written NumPy would make."""
-    return np.matmul(a, b)
+    """``a @ b`` for 2-D ndarrays (see the note above)."""
+    m, k = a.shape
+    n = b.shape[1]
+    work = m * k * n
+    if work <= _GEMM_ONE_THREAD or work > _GEMM_SPLIT_MAX or a.dtype != b.dtype or \
+            a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
+        return np.matmul(a, b)
+    rows = _GEMM_ONE_THREAD // (k * n)
+    if rows < 4:
+        return np.matmul(a, b)
+    out = np.empty((m, n), a.dtype)
+    for i in range(0, m, rows):
+        np.matmul(a[i:i + rows], b, out=out[i:i + rows])
+    return out
 
 
 def where(cond, a, b):

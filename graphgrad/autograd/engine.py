@@ -324,6 +324,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     buffers = {}
     heap = [(root._seq, root)]
     ndarray = _ndarray
+    getrefcount = sys.getrefcount
     while heap:
         node = heap.pop()[1] if len(heap) == 1 else _heap_pop(heap)
         grads = buffers.pop(node, None)
@@ -383,7 +384,17 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                         buf = buffers[child] = [None] * len(child._out_meta)
                 if g is not None:
                     prev = buf[nr]
-                    buf[nr] = g if prev is None else prev + g
+                    if prev is None:
+                        buf[nr] = g
+                    elif not create_graph and prev.__class__ is ndarray and \
+                            prev.base is None and getrefcount(prev) <= 3 and \
+                            prev.flags.writeable and prev.shape == g.shape and \
+                            prev.dtype == g.dtype:
+                        # the buffer owns this array (nothing else refers to it): add in
+                        # place, as PyTorch's InputBuffer::accumulate does
+                        prev += g
+                    else:
+                        buf[nr] = prev + g
                 n = deps[child] - 1
                 deps[child] = n
                 if n == 0:

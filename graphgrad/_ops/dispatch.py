@@ -361,7 +361,14 @@ def _record(op, args, outs):
     if single:
         o._requires_grad = True
         o._grad_fn = node
-        node._out_meta = ((d.shape, d.dtype),)
+        shape = d.shape
+        key = (shape, d.dtype)
+        meta = _META.get(key)
+        if meta is None:
+            if len(_META) > 4096:
+                _META.clear()
+            meta = _META[key] = (key,)
+        node._out_meta = meta
     else:
         nondiff = op.nondiff_outputs
         for k, o in enumerate(outs):
@@ -376,6 +383,11 @@ def _record(op, args, outs):
             if code == 3 and (needed is None or any(edges[j][0] is not None for j in needed)):
                 saved[i] = SavedVariable(outs[idx], True)
     return node
+
+
+# (shape, dtype) -> ((shape, dtype),): one shared _out_meta per output signature, so a
+# recorded op keeps no metadata tuples of its own alive (fewer objects for the GC to walk)
+_META = {}
 
 
 def _edge(a):

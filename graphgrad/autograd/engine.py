@@ -20,6 +20,7 @@ leaf's ``.grad`` is journaled so that a backward that fails leaves every
 """
 from __future__ import annotations
 
+import gc
 import itertools
 import sys
 import threading
@@ -272,6 +273,12 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     anomaly = tls.anomaly
     prev_task = getattr(_local, "task", None)
     _local.task = (next(_task_ids), deps, needed, captures, accumulate)
+    # A backward allocates and frees many short-lived objects but creates no cycles; left
+    # on, the cyclic collector would repeatedly walk the whole heap (the graph, and every
+    # module the program imported) while the graph is being consumed.
+    gc_was_enabled = gc.isenabled()
+    if gc_was_enabled:
+        gc.disable()
     try:
         _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
              accumulate, journal, anomaly)
@@ -282,6 +289,8 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             report_backward_error(exc, _run.__code__)
         raise
     finally:
+        if gc_was_enabled:
+            gc.enable()
         tls.grad_enabled = prev_mode
         tls.engine_depth -= 1
         _local.task = prev_task

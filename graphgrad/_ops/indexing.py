@@ -181,7 +181,7 @@ def _index_array(k):
 
 def _parse_key(self, key):
     """Apply the basic parts of ``key`` as views; returns (view, indices, touched)."""
-    from .shape import _slice, select, unsqueeze
+    from .shape import basic_index_step
     nd = self._data.ndim
     arrs = [None] * len(key)
     consumed = n_ell = 0
@@ -224,27 +224,12 @@ def _parse_key(self, key):
             skip = nd - consumed
             entries.extend([slice(None)] * skip)
             dim += skip
-        elif k is None:
-            out = unsqueeze(out, dim)
-            entries.append(slice(None))
-            dim += 1
-            touched = True
-        elif isinstance(k, int):
-            n = out._data.shape[dim]
-            if k < -n or k >= n:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
-            out = select(out, dim, k)
-            touched = True
         else:
-            n = out._data.shape[dim]
-            start, stop, step = k.indices(n)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if not (start == 0 and stop == n and step == 1):
-                out = _slice(out, dim, start, max(stop, start), step)
-                touched = True
-            entries.append(slice(None))
-            dim += 1
+            out, next_dim, made = basic_index_step(out, dim, k)
+            if next_dim > dim:
+                entries.append(slice(None))
+            dim = next_dim
+            touched = touched or made
     entries.extend([slice(None)] * (out._data.ndim - dim))
     return out, tuple(entries), touched
 

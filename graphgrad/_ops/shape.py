@@ -336,6 +336,27 @@ def _as_int_index(k):
     return k
 
 
+def basic_index_step(out, dim, k):
+    """Apply one basic index ``k`` (None, int or slice) at ``dim`` of ``out``.
+
+    Returns ``(view, next_dim, made_node)``; a full slice makes no node.  Shared by
+    basic indexing (getitem) and the basic part of advanced indexing.
+    """
+    if k is None:
+        return unsqueeze(out, dim), dim + 1, True
+    n = out._data.shape[dim]
+    if isinstance(k, int):
+        if k < -n or k >= n:
+            raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
+        return select(out, dim, k), dim, True
+    start, stop, step = k.indices(n)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    if start == 0 and stop == n and step == 1:
+        return out, dim + 1, False
+    return _slice(out, dim, start, max(stop, start), step), dim + 1, True
+
+
 def getitem(self, key):
     """``tensor[key]``: views for basic indexing (PyTorch's select/slice/unsqueeze chain);
     keys with lists, index tensors or masks go to advanced indexing (IndexBackward0)."""
@@ -362,28 +383,14 @@ def getitem(self, key):
         if k is Ellipsis:
             dim += nd - n_real
             continue
-        if k is None:
-            out = unsqueeze(out, dim)
-            dim += 1
-            touched = True
-        elif isinstance(k, int):
-            n = out._data.shape[dim]
-            if k < -n or k >= n:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
-            out = select(out, dim, k)
-            touched = True
-        else:
-            n = out._data.shape[dim]
-            start, stop, step = k.indices(n)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if not (start == 0 and stop == n and step == 1):
-                out = _slice(out, dim, start, max(stop, start), step)
-                touched = True
-            elif k != slice(None) or not touched and len(key) == 1:
-                out = _slice(out, dim, start, stop, step)
-                touched = True
-            dim += 1
+        out, next_dim, made = basic_index_step(out, dim, k)
+        if not made and isinstance(k, slice) and (k != slice(None) or not touched
+                                                  and len(key) == 1):
+            # an explicit full slice (x[0:n], or x[:] alone) is still a SliceBackward0
+            out = _slice(out, dim, *k.indices(out._data.shape[dim]))
+            made = True
+        touched = touched or made
+        dim = next_dim
     if not touched:
         return unary(ALIAS, out)
     return out

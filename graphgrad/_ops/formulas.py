@@ -181,8 +181,10 @@ def matmul(a, b):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         from .linalg import matmul as _mm
         return _mm(a, b)
-    if b.ndim == 2 and a.ndim >= 2 and a.size:
-        # a (batch of) matrices times one matrix (batched gradients: grad @ W^T): one gemm on
+    if b.ndim == 2 and a.ndim == 2:
+        return _gemm(a, b)  # a fresh array (no view), so AccumulateGrad can take it as is
+    if b.ndim == 2 and a.ndim > 2 and a.size:
+        # a batch of matrices times one matrix (batched gradients: grad @ W^T): one gemm on
         # the stacked rows instead of NumPy's loop of one small product per batch entry
         lead = a.shape[:-1]
         return _gemm(a.reshape(-1, a.shape[-1]), b).reshape(lead + (b.shape[-1],))

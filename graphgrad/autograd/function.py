@@ -479,9 +479,20 @@ def once_differentiable(fn):
         err = _DelayedError(
             "trying to differentiate twice a function that was marked with "
             "@once_differentiable", len(outs))
-        from .._ops.dispatch import _edge
-        err._next_edges = tuple(_edge(a) if isinstance(a, Tensor) and a._requires_grad
-                                else (None, 0) for a in args)
+        # As in PyTorch, the error node hangs on detached copies of the outputs that are
+        # made to require grad (fresh leaves), not on the backward's inputs: a later
+        # autograd.grad w.r.t. the original inputs finds them unused, and only a backward
+        # that actually reaches this node raises.
+        from .graph import grad_accumulator
+        edges = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                leaf = Tensor._wrap(o._data)
+                leaf._requires_grad = o._data.dtype.kind in "fcV"
+                edges.append((grad_accumulator(leaf), 0) if leaf._requires_grad else (None, 0))
+            else:
+                edges.append((None, 0))
+        err._next_edges = tuple(edges)
         wrapped = []
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):

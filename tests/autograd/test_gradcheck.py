@@ -502,10 +502,6 @@ def test_seed_001_custom_square_double_backward():
     run_both(lambda L: L.autograd.gradcheck(_custom_square(L, once=True).apply, (t(L, X),)))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 4: graphgrad's once_differentiable connects its "
-                   "DelayedError node to the backward's grad_outputs, so autograd.grad w.r.t. "
-                   "them raises; PyTorch's hangs it on detached copies, autograd.grad never "
-                   "reaches it and gradgradcheck reports a GradcheckError (analytical zeros)")
 def test_seed_001_once_differentiable_gradgradcheck():
     run_both(lambda L: L.autograd.gradgradcheck(_custom_square(L, once=True).apply,
                                                 (t(L, X),)))

@@ -70,7 +70,8 @@ def _mT(self):
 _tensor_property("mT", _mT)
 _tensor_property("real", lambda self: _PUBLIC["real"](self))
 _tensor_property("imag", lambda self: _PUBLIC["imag"](self) if "imag" in _PUBLIC else None)
-_tensor_property("H", lambda self: self.t().conj() if hasattr(self, "conj") else self.t())
+_tensor_property("H", lambda self: self.t().conj())
+_tensor_property("mH", lambda self: _mT(self).conj())
 
 
 def is_tensor(obj):

@@ -52,7 +52,7 @@ def is_tensor(x):
 def to_numpy(t):
     """Values of a graphgrad or torch tensor as a NumPy array (bfloat16 as float32)."""
     if isinstance(t, torch.Tensor):
-        t = t.detach()
+        t = t.detach().resolve_conj().resolve_neg()  # lazy conj/neg views hold no values
         if t.dtype == torch.bfloat16:
             t = t.float()
         return t.numpy()

@@ -585,3 +585,14 @@ def test_creation_size_forms(fn):
     run_both(lambda lib: getattr(lib, fn)(()).shape)
     run_both(lambda lib: getattr(lib, fn)([2]).shape)
     run_both(lambda lib: getattr(lib, fn)())
+
+
+def test_conjugate_transpose_properties():
+    a = np.arange(6.0).reshape(2, 3) + 1j * np.arange(6.0).reshape(2, 3)
+
+    def program(lib):
+        t = lib.tensor(a, requires_grad=True)
+        out = (t.mH, t.H, lib.tensor(np.ones((2, 2, 3))).mH)
+        (t.mH.real.sum() + t.H.imag.sum()).backward()
+        return out, t.grad
+    run_both(program)

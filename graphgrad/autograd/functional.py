@@ -230,6 +230,14 @@ def _zeros_requiring_grad(t):
 
 
 # ----------------------------------------------------------------- vjp / jvp
+def _product_result(outputs, res, create_graph, is_outputs_tuple, is_res_tuple):
+    """What vjp/jvp/vhp/hvp return: ``(outputs, product)`` in the caller's structures."""
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(res, is_res_tuple))
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``.
 
@@ -254,10 +262,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with _grad_mode(True if create_graph else tls.grad_enabled):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_inputs_tuple))
+    return _product_result(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -286,10 +291,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
         grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_outputs_tuple))
+    return _product_result(outputs, res, create_graph, is_outputs_tuple, is_outputs_tuple)
 
 
 # ----------------------------------------------------------------- jacobian
@@ -583,10 +585,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with _grad_mode(True if create_graph else tls.grad_enabled):
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_inputs_tuple))
+    return _product_result(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -600,7 +599,4 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with _grad_mode(True if create_graph else tls.grad_enabled):
         grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_inputs_tuple))
+    return _product_result(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)

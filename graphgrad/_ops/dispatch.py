@@ -18,7 +18,7 @@ from .._state import tls
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
-from ..autograd.saved import INFERENCE, SavedVariable, VersionCounter
+from ..autograd.saved import INFERENCE, INFERENCE_SAVE_MSG, SavedVariable, VersionCounter
 from .registry import ELEMENTWISE, LINEAR
 
 _seq = _graph._sequence_nr
@@ -163,6 +163,8 @@ def make_node_class(op):
              "__module__": "graphgrad.autograd.generated"}
     if op.n_outputs == 1:
         attrs["_apply"] = _specialized_apply(op, tuple(srcs))
+        attrs["_step"] = _specialized_step(op, tuple(srcs))
+    attrs["release_variables"] = _specialized_release(op)
     if op.node_name in _HANDWRITTEN:
         # PyTorch's hand-written C++ nodes report a qualified name()
         attrs["name"] = lambda self, _n="torch::autograd::" + op.node_name: _n
@@ -190,8 +192,13 @@ def _specialized_apply(op, srcs):
     for i, n in enumerate(names):
         lines += [f"    s{i} = saved[{i}]",
                   f"    if s{i}.__class__ is SV:",
-                  f"        s{i} = s{i}.unpack(self, {n!r}) if create_graph else "
-                  f"s{i}.unpack_data(self, {n!r})"]
+                  "        if create_graph:",
+                  f"            s{i} = s{i}.unpack(self, {n!r})",
+                  "        else:",
+                  f"            d = s{i}.data",
+                  f"            if d is None or s{i}.vc.value != s{i}.version:",
+                  f"                d = s{i}.unpack_data(self, {n!r})  # freed, hooked, modified",
+                  f"            s{i} = d"]
     lines.append("    edges = self._next_edges")
     outs = []
     for k, src in enumerate(srcs):
@@ -206,6 +213,76 @@ def _specialized_apply(op, srcs):
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
     exec(compile("\n".join(lines), f"<backward of {op.node_name}>", "exec"), env)
     return env["_apply"]
+
+
+def _specialized_step(op, srcs):
+    """``Node._step`` (``_apply`` in a plain backward, then ``release_variables``) unrolled
+    for one op: the engine's hot path makes one call per node.  Saved tensors are released
+    only after every rule has run, as when the two are called one after the other."""
+    names = op.save_names
+    kinds = op.save_kinds
+    lines = ["def _step(self, grads, keep_graph):",
+             "    grad = grads[0]",
+             "    if grad is None:",
+             "        if not keep_graph:",
+             "            self.release_variables()",
+             f"        return [None] * {len(srcs)}"]
+    if names:
+        lines.append("    saved = self._saved")
+    release = []
+    for i, n in enumerate(names):
+        lines += [f"    s{i} = saved[{i}]"]
+        if kinds[i][0] in ("input", "result"):
+            lines += [f"    sv{i} = s{i}",
+                      f"    if s{i}.__class__ is SV:",
+                      f"        d = s{i}.data",
+                      f"        if d is None or s{i}.vc.value != s{i}.version:",
+                      f"            d = s{i}.unpack_data(self, {n!r})  # freed, hooked, modified",
+                      f"        s{i} = d"]
+            release += [f"        if sv{i}.__class__ is SV:",
+                        f"            sv{i}.data = sv{i}.tensor = sv{i}.packed = None"]
+            if kinds[i][0] == "input":
+                release += [f"        elif sv{i} is not None:",
+                            f"            saved[{i}] = _FREED"]
+    lines.append("    edges = self._next_edges")
+    outs = []
+    for k, src in enumerate(srcs):
+        args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
+        lines += [f"    o{k} = rule{k}({args}) if edges[{k}][0] is not None else None"]
+        outs.append(f"o{k}")
+    if release:
+        lines.append("    if not keep_graph:")
+        lines += release
+    lines.append(f"    return [{', '.join(outs)}]")
+    env = {"SV": SavedVariable, "_FREED": _FREED}
+    env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
+    exec(compile("\n".join(lines), f"<backward step of {op.node_name}>", "exec"), env)
+    return env["_step"]
+
+
+def _specialized_release(op):
+    """``FormulaNode.release_variables`` unrolled for one op: saved tensors are freed (a
+    later unpack raises the "backward through the graph a second time" error), saved
+    Python scalars are replaced by a freed marker (PyTorch saves them as tensors), saved
+    attributes and sizes stay readable."""
+    kinds = op.save_kinds
+    tensors = [i for i, (kind, _) in enumerate(kinds) if kind in ("input", "result")]
+    if not tensors:
+        return lambda self: None
+    lines = ["def release_variables(self):",
+             "    saved = self._saved",
+             "    if not saved:",
+             "        return"]
+    for i in tensors:
+        lines += [f"    s = saved[{i}]",
+                  "    if s.__class__ is SV:",
+                  "        s.data = s.tensor = s.packed = None"]
+        if kinds[i][0] == "input":
+            lines += ["    elif s is not None:",
+                      f"        saved[{i}] = _FREED"]
+    env = {"SV": SavedVariable, "_FREED": _FREED}
+    exec(compile("\n".join(lines), f"<release of {op.node_name}>", "exec"), env)
+    return env["release_variables"]
 
 
 # ====================================================================== errors
@@ -310,6 +387,14 @@ def dispatch(op, *args):
 
 def _record(op, args, outs):
     """Create ``op``'s backward node for this call and set the outputs' history."""
+    rec = op.record
+    if rec is not None:
+        return rec(args, outs[0])
+    return _record_generic(op, args, outs)
+
+
+def _record_generic(op, args, outs):
+    """``_record`` for any op (several outputs, non-differentiable outputs)."""
     diff = op.diff_pos
     if len(diff) == 1:
         e = _edge(args[diff[0]])
@@ -383,6 +468,94 @@ def _record(op, args, outs):
             if code == 3 and (needed is None or any(edges[j][0] is not None for j in needed)):
                 saved[i] = SavedVariable(outs[idx], True)
     return node
+
+
+def _sv_input(a):
+    """``SavedVariable(a, False)`` without the constructor call (hot path)."""
+    vc = a._vc
+    if vc is None:
+        vc = a._vc = _new(VersionCounter)
+        vc.value = 0
+    elif vc is INFERENCE:
+        raise RuntimeError(INFERENCE_SAVE_MSG)
+    sv = _new(SavedVariable)
+    sv.data = a._data
+    sv.vc = vc
+    sv.version = vc.value
+    sv.packed = None
+    sv.fw = None
+    sv.tensor = a
+    return sv
+
+
+def make_record(op):
+    """``_record`` unrolled for one single-output op (generated once, like its ``_apply``).
+
+    Same steps as ``_record_generic``: the next edges from the differentiable inputs
+    (nothing recorded when none requires grad), the node, what the rules need saved
+    (an input only when an edge whose rule reads it exists), the output's history, the
+    output itself saved last (it needs its grad_fn).
+    """
+    if op.n_outputs != 1 or op.nondiff_outputs:
+        return None
+    diff = op.diff_pos
+    lines = ["def record(args, o):"]
+    for k, i in enumerate(diff):
+        lines += [f"    a = args[{i}]",
+                  "    if a.__class__ is Tensor and a._requires_grad and a._base is None:",
+                  "        fn = a._grad_fn",
+                  f"        e{k} = (fn, a._output_nr) if fn is not None else (_acc(a), 0)",
+                  "    else:",
+                  f"        e{k} = _edge(a)"]
+    lines.append("    if " + " and ".join(f"e{k}[0] is None" for k in range(len(diff))) + ":")
+    lines.append("        return None")
+    lines += ["    d = o._data",
+              "    if d.dtype.kind not in 'fcV':",
+              "        return None  # integer/bool results never require grad",
+              "    node = _new(Cls)",
+              "    node._seq = next(_seq)",
+              f"    node._next_edges = ({''.join(f'e{k}, ' for k in range(len(diff)))})",
+              "    o._requires_grad = True",
+              "    o._grad_fn = node",
+              "    key = (d.shape, d.dtype)",
+              "    meta = _META.get(key)",
+              "    if meta is None:",
+              "        meta = _new_meta(key)",
+              "    node._out_meta = meta"]
+    saved = []
+    for k, (code, idx, needed) in enumerate(op.save_plan):
+        ind = "    "
+        if needed is not None:
+            lines.append("    if " + " or ".join(f"e{j}[0] is not None" for j in needed) + ":")
+            ind = "        "
+        if code == 0:
+            lines += [f"{ind}a = args[{idx}]",
+                      f"{ind}s{k} = _sv_input(a) if a.__class__ is Tensor or isinstance(a, Tensor)"
+                      " else a"]
+        elif code == 1:
+            lines.append(f"{ind}s{k} = args[{idx}]")
+        elif code == 2:
+            lines += [f"{ind}a = args[{idx}]",
+                      f"{ind}s{k} = a._data.shape if isinstance(a, Tensor) else ()"]
+        else:
+            lines.append(f"{ind}s{k} = SV(o, True)")
+        if needed is not None:
+            lines += ["    else:", f"        s{k} = None"]
+        saved.append(f"s{k}")
+    lines.append(f"    node._saved = [{', '.join(saved)}]" if saved else "    node._saved = ()")
+    lines.append("    return node")
+    env = {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
+           "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
+           "_sv_input": _sv_input, "SV": SavedVariable}
+    exec(compile("\n".join(lines), f"<record of {op.name}>", "exec"), env)
+    return env["record"]
+
+
+def _new_meta(key):
+    if len(_META) > 4096:
+        _META.clear()
+    meta = _META[key] = (key,)
+    return meta
 
 
 # (shape, dtype) -> ((shape, dtype),): one shared _out_meta per output signature, so a

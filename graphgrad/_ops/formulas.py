@@ -29,7 +29,12 @@ def make_poly(op):
     kernel = op.kernel
     nt = len(op.tensor_params)
 
-    if nt == 1:
+    if nt == 1 and len(op.params) == 1:
+        def poly(x):
+            if x.__class__ is not _ndarray and isinstance(x, Tensor):
+                return dispatch(op, x)
+            return kernel(x)
+    elif nt == 1:
         def poly(x, *attrs):
             if x.__class__ is not _ndarray and isinstance(x, Tensor):
                 return dispatch(op, x, *attrs)
@@ -55,8 +60,11 @@ def install(ops):
 # ------------------------------------------------------------------ basics
 def conj(x):
     """Complex conjugate; the identity (no copy) on real values."""
-    if x.__class__ is _ndarray:
+    c = x.__class__
+    if c is _ndarray:
         return np.conj(x) if x.dtype.kind == "c" else x
+    if c is float or c is int:
+        return x
     if isinstance(x, Tensor):
         return dispatch(_OP["conj_physical"], x) if x._data.dtype.kind == "c" else x
     if isinstance(x, builtins.complex):

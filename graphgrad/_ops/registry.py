@@ -42,7 +42,7 @@ class OpDef:
                  "tensor_pos", "attr_pos", "vjps", "jvp", "jvp_params", "save_names",
                  "save_kinds", "save_needed_by", "n_outputs", "promote", "is_view",
                  "nondiff_outputs", "inplace_of", "uses_self_in_inplace", "out_dtype",
-                 "differentiable", "diff_pos", "save_plan")
+                 "differentiable", "diff_pos", "save_plan", "record")
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
@@ -152,10 +152,12 @@ def defop(signature, kernel, node_name=None, *, jvp=None, promote=False, is_view
         check(op.jvp_params, "the JVP", extra={f"{p}_t" for p in tensor_params})
 
     if op.differentiable:
-        from .dispatch import make_node_class
+        from .dispatch import make_node_class, make_record
         op.node_cls = make_node_class(op)
+        op.record = make_record(op)
     else:
         op.node_cls = None
+        op.record = None
     if name in OPS:
         raise ValueError(f"op {name!r} declared twice")
     OPS[name] = op

@@ -334,9 +334,94 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     heap = [(root._seq, root)]
     ndarray = _ndarray
     getrefcount = sys.getrefcount
+    # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
+    # take the short path below; everything else goes through the general one
+    plain = needed is None and not create_graph and not anomaly
+    Acc = AccumulateGrad
     while heap:
         node = heap.pop()[1] if len(heap) == 1 else _heap_pop(heap)
         grads = buffers.pop(node, None)
+        if plain and not node._has_hooks and node.__class__ is not Acc:
+            if grads is None:
+                grads = [None] * max(node.num_outputs, 1)
+            while True:
+                outs = node._step(grads, keep_graph)
+                edges = node._next_edges
+                if len(outs) != len(edges):
+                    raise RuntimeError(f"function {node.name()} returned an incorrect number "
+                                       f"of gradients (expected {len(edges)}, got {len(outs)})")
+                if heap:
+                    break
+                # a chain: the only child, fed by this edge alone, is the next node to run
+                # (nothing else is ready), so hand it the gradient without queueing it
+                ne = len(edges)
+                if ne == 1:
+                    k = 0
+                elif ne == 2:  # e.g. x * 2.0: the scalar operand has no edge
+                    k = 0 if edges[1][0] is None else (1 if edges[0][0] is None else -1)
+                    if k < 0:
+                        break
+                else:
+                    break
+                child, nr = edges[k]
+                if child is None or deps[child] != 1 or child.__class__ is Acc or \
+                        child._has_hooks or child in buffers:
+                    break
+                g = outs[k]
+                if g is not None:
+                    if g.__class__ is not ndarray:
+                        g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                    shape, dt = child._out_meta[nr]
+                    if g.shape != shape and g.shape[batch_nd:] != shape:
+                        g = _sum_to_shape(node, k, g, g.shape, shape, batch_nd)
+                    if g.dtype is not dt and g.dtype != dt:
+                        g = _cast(g, dt, False)
+                deps[child] = 0
+                n = len(child._out_meta)
+                if n == 1:
+                    grads = [g]
+                else:
+                    grads = [None] * n
+                    grads[nr] = g
+                node = child
+                outs = g = None
+            i = -1
+            for child, nr in edges:
+                i += 1
+                if child is None:
+                    continue
+                g = outs[i]
+                if g is not None:
+                    if g.__class__ is not ndarray:
+                        g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                    shape, dt = child._out_meta[nr]
+                    if g.shape != shape and g.shape[batch_nd:] != shape:
+                        g = _sum_to_shape(node, i, g, g.shape, shape, batch_nd)
+                    if g.dtype is not dt and g.dtype != dt:
+                        g = _cast(g, dt, False)
+                n = deps[child] - 1
+                deps[child] = n
+                buf = buffers.get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * (1 if child.__class__ is Acc
+                                                     else len(child._out_meta))
+                if g is not None:
+                    prev = buf[nr]
+                    if prev is None:
+                        buf[nr] = g
+                    elif prev.__class__ is ndarray and prev.base is None and \
+                            getrefcount(prev) <= 3 and prev.flags.writeable and \
+                            prev.shape == g.shape and prev.dtype == g.dtype:
+                        prev += g  # the buffer owns this array: add in place
+                    else:
+                        buf[nr] = prev + g
+                if n == 0:
+                    if heap:
+                        _heap_push(heap, (child._seq, child))
+                    else:
+                        heap.append((child._seq, child))
+            outs = g = grads = prev = None  # drop references so AccumulateGrad can steal arrays
+            continue
         if grads is None:
             grads = [None] * max(node.num_outputs, 1)
         if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:

@@ -66,6 +66,15 @@ class Node:
     def release_variables(self):
         pass
 
+    def _step(self, grads, keep_graph):
+        """The engine's plain-backward call: ``_apply`` (every connected edge, no
+        create_graph), then free the saved variables unless the graph is kept.  Generated
+        node classes fuse the two."""
+        outs = self._apply(grads, None, False)
+        if not keep_graph:
+            self.release_variables()
+        return outs
+
     def needs_mask(self, mask):
         """``mask`` as a list (the engine passes None for "every connected edge")."""
         if mask is None:

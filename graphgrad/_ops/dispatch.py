@@ -79,30 +79,21 @@ class FormulaNode(Node):
                 # a second backward through this node must fail like for any saved tensor
                 saved[i] = _FREED
 
-    def __getattr__(self, name):
-        # grad_fn._saved_self / _raw_saved_self, as in PyTorch
-        raw = name.startswith("_raw_saved_")
-        if raw or name.startswith("_saved_"):
-            key = name[11:] if raw else name[7:]
-            op = type(self)._op
-            if key in op.save_names:
-                s = self._saved[op.save_names.index(key)]
-                if s.__class__ is SavedVariable:
-                    if raw:
-                        return _RawSaved(s, self, key)
-                    return s.unpack(self, key)
-                if key in op.tensor_params and s is not None:
-                    s = _wrap(np.asarray(s))  # a wrapped number, as PyTorch shows it
-                if raw:
-                    return None if s is None else _RawSaved(SavedVariable(s, False), self, key)
-                return s
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __dir__(self):
-        names = list(super().__dir__())
-        for k in type(self)._op.save_names:
-            names.append("_saved_" + k)
-        return names
+    def _get_saved(self, key, raw):
+        """``grad_fn._saved_<key>`` / ``_raw_saved_<key>``, as in PyTorch (each generated
+        node class has these as properties: no ``__getattr__``, which would slow down
+        every attribute read of every node)."""
+        op = type(self)._op
+        s = self._saved[op.save_names.index(key)]
+        if s.__class__ is SavedVariable:
+            if raw:
+                return _RawSaved(s, self, key)
+            return s.unpack(self, key)
+        if key in op.tensor_params and s is not None:
+            s = _wrap(np.asarray(s))  # a wrapped number, as PyTorch shows it
+        if raw:
+            return None if s is None else _RawSaved(SavedVariable(s, False), self, key)
+        return s
 
 
 class _RawSaved:
@@ -161,6 +152,9 @@ def make_node_class(op):
                           for p in rule[1]))
     attrs = {"__slots__": (), "_op": op, "_srcs": tuple(srcs),
              "__module__": "graphgrad.autograd.generated"}
+    for key in names:
+        attrs["_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, False))
+        attrs["_raw_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, True))
     if op.n_outputs == 1:
         attrs["_apply"] = _specialized_apply(op, tuple(srcs))
         attrs["_step"] = _specialized_step(op, tuple(srcs))
@@ -488,6 +482,71 @@ def _sv_input(a):
     return sv
 
 
+def record_lines(op, argx, ind):
+    """Source lines recording one call of a single-output op (see ``make_record``).
+
+    ``argx[i]`` is the expression for argument ``i``, ``o`` the output tensor.  Nested
+    ifs rather than early returns, so that the lines can be inlined into a generated
+    entry function; ``node`` is left bound to the new node (or unbound when none).
+    """
+    diff = op.diff_pos
+    lines = []
+    for k, i in enumerate(diff):
+        a = argx[i]
+        lines += [f"{ind}if {a}.__class__ is Tensor and {a}._requires_grad and {a}._base is None:",
+                  f"{ind}    fn = {a}._grad_fn",
+                  f"{ind}    e{k} = (fn, {a}._output_nr) if fn is not None else (_acc({a}), 0)",
+                  f"{ind}elif {a}.__class__ is Tensor or isinstance({a}, Tensor):",
+                  f"{ind}    e{k} = _edge({a})",
+                  f"{ind}else:",
+                  f"{ind}    e{k} = _NO_EDGE  # a Python scalar or None"]
+    lines.append(f"{ind}if " + " or ".join(f"e{k}[0] is not None" for k in range(len(diff))) + ":")
+    ind2 = ind + "    "
+    lines += [f"{ind2}d = o._data",
+              f"{ind2}if d.dtype.kind in 'fcV':  # integer/bool results never require grad"]
+    ind3 = ind2 + "    "
+    lines += [f"{ind3}node = _new(Cls)",
+              f"{ind3}node._seq = next(_seq)",
+              f"{ind3}node._next_edges = ({''.join(f'e{k}, ' for k in range(len(diff)))})",
+              f"{ind3}o._requires_grad = True",
+              f"{ind3}o._grad_fn = node",
+              f"{ind3}key = (d.shape, d.dtype)",
+              f"{ind3}meta = _META.get(key)",
+              f"{ind3}if meta is None:",
+              f"{ind3}    meta = _new_meta(key)",
+              f"{ind3}node._out_meta = meta"]
+    saved = []
+    for k, (code, idx, needed) in enumerate(op.save_plan):
+        i4 = ind3
+        if needed is not None:
+            lines.append(f"{ind3}if " + " or ".join(f"e{j}[0] is not None" for j in needed) + ":")
+            i4 = ind3 + "    "
+        if code == 0:
+            a = argx[idx]
+            lines.append(f"{i4}s{k} = _sv_input({a}) if {a}.__class__ is Tensor or "
+                         f"isinstance({a}, Tensor) else {a}")
+        elif code == 1:
+            lines.append(f"{i4}s{k} = {argx[idx]}")
+        elif code == 2:
+            a = argx[idx]
+            lines.append(f"{i4}s{k} = {a}._data.shape if isinstance({a}, Tensor) else ()")
+        else:
+            lines.append(f"{i4}s{k} = SV(o, True)")
+        if needed is not None:
+            lines += [f"{ind3}else:", f"{ind3}    s{k} = None"]
+        saved.append(f"s{k}")
+    lines.append(f"{ind3}node._saved = [{', '.join(saved)}]" if saved else
+                 f"{ind3}node._saved = ()")
+    return lines
+
+
+def record_env(op):
+    """Globals for code built from ``record_lines``."""
+    return {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
+            "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
+            "_sv_input": _sv_input, "SV": SavedVariable, "_NO_EDGE": _NO_EDGE}
+
+
 def make_record(op):
     """``_record`` unrolled for one single-output op (generated once, like its ``_apply``).
 
@@ -498,55 +557,11 @@ def make_record(op):
     """
     if op.n_outputs != 1 or op.nondiff_outputs:
         return None
-    diff = op.diff_pos
-    lines = ["def record(args, o):"]
-    for k, i in enumerate(diff):
-        lines += [f"    a = args[{i}]",
-                  "    if a.__class__ is Tensor and a._requires_grad and a._base is None:",
-                  "        fn = a._grad_fn",
-                  f"        e{k} = (fn, a._output_nr) if fn is not None else (_acc(a), 0)",
-                  "    else:",
-                  f"        e{k} = _edge(a)"]
-    lines.append("    if " + " and ".join(f"e{k}[0] is None" for k in range(len(diff))) + ":")
-    lines.append("        return None")
-    lines += ["    d = o._data",
-              "    if d.dtype.kind not in 'fcV':",
-              "        return None  # integer/bool results never require grad",
-              "    node = _new(Cls)",
-              "    node._seq = next(_seq)",
-              f"    node._next_edges = ({''.join(f'e{k}, ' for k in range(len(diff)))})",
-              "    o._requires_grad = True",
-              "    o._grad_fn = node",
-              "    key = (d.shape, d.dtype)",
-              "    meta = _META.get(key)",
-              "    if meta is None:",
-              "        meta = _new_meta(key)",
-              "    node._out_meta = meta"]
-    saved = []
-    for k, (code, idx, needed) in enumerate(op.save_plan):
-        ind = "    "
-        if needed is not None:
-            lines.append("    if " + " or ".join(f"e{j}[0] is not None" for j in needed) + ":")
-            ind = "        "
-        if code == 0:
-            lines += [f"{ind}a = args[{idx}]",
-                      f"{ind}s{k} = _sv_input(a) if a.__class__ is Tensor or isinstance(a, Tensor)"
-                      " else a"]
-        elif code == 1:
-            lines.append(f"{ind}s{k} = args[{idx}]")
-        elif code == 2:
-            lines += [f"{ind}a = args[{idx}]",
-                      f"{ind}s{k} = a._data.shape if isinstance(a, Tensor) else ()"]
-        else:
-            lines.append(f"{ind}s{k} = SV(o, True)")
-        if needed is not None:
-            lines += ["    else:", f"        s{k} = None"]
-        saved.append(f"s{k}")
-    lines.append(f"    node._saved = [{', '.join(saved)}]" if saved else "    node._saved = ()")
+    argx = [f"args[{i}]" for i in range(len(op.params))]
+    lines = ["def record(args, o):", "    node = None"]
+    lines += record_lines(op, argx, "    ")
     lines.append("    return node")
-    env = {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
-           "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
-           "_sv_input": _sv_input, "SV": SavedVariable}
+    env = record_env(op)
     exec(compile("\n".join(lines), f"<record of {op.name}>", "exec"), env)
     return env["record"]
 
@@ -593,10 +608,18 @@ def unary(op, x):
     out._vc = None
     if op.is_view:  # t(), squeeze(), alias: share the version counter, remember the base
         _set_view(op, (x,), out)
-    st = tls
-    if x._requires_grad and st.grad_enabled and op.differentiable:
-        _record(op, (x,), (out,))
-    if st.extra:
+    if x._requires_grad and op.differentiable:
+        st = tls
+        if st.fast:  # grad mode on, no extras
+            rec = op.record
+            if rec is not None:
+                rec((x,), out)
+            else:
+                _record_generic(op, (x,), (out,))
+            return out
+        if st.grad_enabled:
+            _record(op, (x,), (out,))
+    if tls.extra:
         _extra(op, (x,), (out,))
     return out
 
@@ -634,12 +657,123 @@ def binary(op, a, b):
     out._grad_fn = None
     out._output_nr = 0
     out._vc = None
-    st = tls
-    if req and st.grad_enabled and op.differentiable:
-        _record(op, (a, b), (out,))
-    if st.extra:
+    if req and op.differentiable:
+        st = tls
+        if st.fast:  # grad mode on, no extras
+            rec = op.record
+            if rec is not None:
+                rec((a, b), out)
+            else:
+                _record_generic(op, (a, b), (out,))
+            return out
+        if st.grad_enabled:
+            _record(op, (a, b), (out,))
+    if tls.extra:
         _extra(op, (a, b), (out,))
     return out
+
+
+# ---------------------------------------------------------------- generated entries
+# ``unary`` / ``binary`` with one op's constants folded in and its record inlined: the
+# public function (``graphgrad.sin``) or operator (``Tensor.__mul__``) of the most common
+# elementwise ops is then one Python frame from the call to the NumPy kernel and back.
+_TENSOR_INIT = ["    o = _new(Tensor)",
+                "    o._data = res if res.__class__ is _ndarray else _asarray(res)",
+                "    o._requires_grad = False",
+                "    o._grad_fn = None",
+                "    o._output_nr = 0",
+                "    o._vc = None"]
+
+
+def _entry_tail(op, args, req, ret):
+    lines = []
+    if op.differentiable:
+        lines += [f"    if {req}:",
+                  "        st = tls",
+                  "        if st.fast:  # grad mode on, no extras"]
+        if op.record is not None:
+            lines += record_lines(op, ["x0", "x1"], "            ")
+        else:
+            lines.append(f"            _record_generic(op, {args}, (o,))")
+        lines += [f"            return {ret}",
+                  "        if st.grad_enabled:",
+                  f"            _record(op, {args}, (o,))"]
+    lines += ["    if tls.extra:",
+              f"        _extra(op, {args}, (o,))",
+              f"    return {ret}"]
+    return lines
+
+
+def _entry_env(op):
+    env = record_env(op) if op.record is not None else {}
+    env.update({"op": op, "kernel": op.kernel, "tls": tls, "Tensor": Tensor, "_new": _new,
+                "_ndarray": _ndarray, "_asarray": np.asarray, "_kernel_error": _kernel_error,
+                "_record": _record, "_record_generic": _record_generic, "_extra": _extra,
+                "_promote": _promote, "_dtype": _dtype, "_set_view": _set_view})
+    return env
+
+
+def make_unary_function(op, name, check, finish_out):
+    """``graphgrad.<name>(input, *, out=None)`` for a one-input op without attributes.
+
+    check(input): raises for a non-Tensor input; finish_out(result, out): ``out=``."""
+    lines = [f"def {name}(input, *, out=None):",
+             "    if input.__class__ is not Tensor:",
+             "        check(input)",
+             "    x0 = input",
+             "    d = x0._data"]
+    if op.promote:
+        lines += ["    if d.dtype.kind not in 'fcV':",
+                  "        d = d.astype(_dtype.get_default_dtype().np)"]
+    lines += ["    try:",
+              "        res = kernel(d)",
+              "    except Exception as exc:",
+              "        raise _kernel_error(op, [d], exc) from None"]
+    lines += _TENSOR_INIT
+    if op.is_view:
+        lines.append("    _set_view(op, (x0,), o)")
+    lines += _entry_tail(op, "(x0,)", "x0._requires_grad",
+                         "o if out is None else finish_out(o, out)")
+    env = _entry_env(op)
+    env.update({"check": check, "finish_out": finish_out})
+    exec(compile("\n".join(lines), f"<graphgrad.{name}>", "exec"), env)
+    return env[name]
+
+
+def make_binary_operator(op, name):
+    """``Tensor.<name>(self, other)`` (``__add__``, ``__mul__``, ...): ``binary(op, self,
+    other)`` generated for one op."""
+    lines = [f"def {name}(x0, x1):",
+             "    ad = x0._data",
+             "    bc = x1.__class__",
+             "    if bc is Tensor or isinstance(x1, Tensor):",
+             "        bd = x1._data",
+             "        req = x0._requires_grad or x1._requires_grad",
+             "        if ad.dtype is not bd.dtype and ad.dtype != bd.dtype or (",
+             "                op.promote == 'float' and ad.dtype.kind not in 'fcV'):",
+             "            datas = [ad, bd]",
+             "            _promote(op, (x0, x1), datas, 2)",
+             "            ad, bd = datas",
+             "    elif bc is float or bc is int or bc is bool or bc is complex:",
+             "        bd = x1",
+             "        req = x0._requires_grad",
+             "        k = ad.dtype.kind",
+             "        if (k != 'f' and k != 'c' and k != 'V') and (bc is not int or k == 'b') or \\",
+             "                (bc is complex and k != 'c') or op.promote == 'float':",
+             "            datas = [ad, bd]",
+             "            _promote(op, (x0, x1), datas, 2)",
+             "            ad, bd = datas",
+             "    else:",
+             "        return NotImplemented",
+             "    try:",
+             "        res = kernel(ad, bd)",
+             "    except Exception as exc:",
+             "        raise _kernel_error(op, [ad, bd], exc) from None"]
+    lines += _TENSOR_INIT
+    lines += _entry_tail(op, "(x0, x1)", "req", "o")
+    env = _entry_env(op)
+    exec(compile("\n".join(lines), f"<Tensor.{name}>", "exec"), env)
+    return env[name]
 
 
 # ====================================================================== views

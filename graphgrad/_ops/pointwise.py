@@ -11,7 +11,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import formulas as F
-from .dispatch import binary, dispatch, dispatch_inplace, unary
+from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
+                       make_unary_function, unary)
 from .registry import ELEMENTWISE, LINEAR, defop, export
 
 # ============================================================ binary arithmetic
@@ -198,12 +199,8 @@ def _check_tensor(name, x, pos="input"):
 
 
 def _make_unary(name, op):
-    def fn(input, *, out=None):
-        if input.__class__ is not Tensor:
-            _check_tensor(name, input)
-        if out is None:
-            return unary(op, input)
-        return _out(unary(op, input), out)
+    fn = make_unary_function(op, name, lambda x: _check_tensor(name, x),
+                             lambda r, out: _out(r, out))
 
     def fn_(self):
         return dispatch_inplace(op, self)
@@ -391,13 +388,13 @@ def _itruediv(self, other):
 
 
 OPERATORS = {
-    "__add__": lambda self, other: binary(ADD, self, other),
-    "__radd__": lambda self, other: binary(ADD, self, other),
-    "__sub__": lambda self, other: binary(SUB, self, other),
+    "__add__": make_binary_operator(ADD, "__add__"),
+    "__radd__": make_binary_operator(ADD, "__radd__"),
+    "__sub__": make_binary_operator(SUB, "__sub__"),
     "__rsub__": _rsub,
-    "__mul__": lambda self, other: binary(MUL, self, other),
-    "__rmul__": lambda self, other: binary(MUL, self, other),
-    "__truediv__": lambda self, other: binary(DIV, self, other),
+    "__mul__": make_binary_operator(MUL, "__mul__"),
+    "__rmul__": make_binary_operator(MUL, "__rmul__"),
+    "__truediv__": make_binary_operator(DIV, "__truediv__"),
     "__rtruediv__": _rdiv,
     "__pow__": lambda self, other: pow(self, other),
     "__rpow__": _rpow,

@@ -459,3 +459,24 @@ def test_batched_level_checks_the_tangent_shape():
     with fw.dual_level():   # an ordinary level after a batched one: unbatched again
         with pytest.raises(RuntimeError, match="different size"):
             fw.make_dual(graphgrad.ones(3), graphgrad.ones(4, 3))
+
+
+def test_batched_tangents_through_internal_backward_ops():
+    """Ops that only appear inside backward formulas (reached by third-order derivatives
+    or in-place views), called directly on dual tensors."""
+    from graphgrad._ops import formulas as F
+    from graphgrad._ops.inplace import view_scatter
+    idx = np.array([[2, 0], [1, 1]])
+    base = graphgrad.zeros(3, 4)
+    chain = base[1:, 1:]._view_fn
+
+    def prog(d, m, x4):
+        return [F.squeeze_dims(m.unsqueeze(1), (-2,)), F.unsqueeze_dims(d, (0, -1)),
+                F._gather_dim(m, -1, idx), F.as_strided_gather(m, (2, 3), (3,), (2,), 0),
+                F.embedding_dense_gather(m, graphgrad.tensor([1, 0, 1]), -1, False),
+                F.max_pool2d_gather(x4, graphgrad.tensor([[[[0, 3], [5, 2]]]])),
+                view_scatter(m, chain, (3, 4), 2)]
+    used = _batched_vs_loop(prog, [np.array([0.5, -1.0, 2.0]),
+                                   np.array([[0.3, -0.8, 1.1], [0.9, 0.2, -1.4]]),
+                                   np.arange(9.0).reshape(1, 1, 3, 3) - 4])
+    assert not used

@@ -11,4 +11,5 @@ WORKLOADS = (
     "w3_rnn",
     "w4_hessian",
     "w5_jacobian",
+    "w6_jacfwd",
 )

@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import binary, dispatch, unary
-from .registry import defop, export
+from .registry import POINTWISE, defop, export
 
 
 def _cmp(name, ufunc):
@@ -176,7 +176,8 @@ def _where_kernel(cond, a, b):
 WHERE = defop("where(condition, self, other)", _where_kernel, "WhereBackward0", promote=False,
               self=lambda grad, condition: F.where(condition, grad, 0.0),
               other=lambda grad, condition: F.where(condition, 0.0, grad),
-              jvp=lambda condition, self_t, other_t: F.where(condition, self_t, other_t))
+              jvp=lambda condition, self_t, other_t: F.where(condition, self_t, other_t),
+              batched_jvp=POINTWISE)
 
 
 @export()

@@ -33,12 +33,35 @@ def _cat_vjp(k):
     return rule
 
 
+def _batched_list_rule(n, combine, attrs):
+    """A batched JVP for cat/stack of ``n`` tensors (the rule's parameters are named, one per
+    tensor): the zeros standing in for tensors without a tangent get the batch dims of the
+    others, then ``combine(tangents, *attrs)`` (dims are negative: batch-safe)."""
+    ts = ", ".join(f"tensors{i}_t" for i in range(n))
+    sz = ", ".join(f"tensors{i}_sym_sizes" for i in range(n))
+    src = (f"lambda {ts}, {sz}, {', '.join(attrs)}: "
+           f"combine(_same_batch(({ts},), ({sz},)), {', '.join(attrs)})")
+    return eval(src, {"combine": combine, "_same_batch": _same_batch})  # noqa: S307
+
+
+def _same_batch(ts, sizes):
+    lead = ()
+    for t, sz in zip(ts, sizes):
+        b = F.batch_shape(t, len(sz))
+        if len(b) > len(lead):
+            lead = b
+    return [t if F.ndim(t) > len(sz) else F.expand(t, lead + tuple(sz))
+            for t, sz in zip(ts, sizes)]
+
+
 def _cat_op(n):
     op = _CAT_OPS.get(n)
     if op is None:
         names = [f"tensors{i}" for i in range(n)]
         op = _CAT_OPS[n] = defop(f"cat.{n}({', '.join(names)}, *, dim, sizes)", _cat_kernel,
                                  "CatBackward0", promote=True, jvp=LINEAR,
+                                 batched_jvp=_batched_list_rule(
+                                     n, lambda ts, dim, sizes: cat(ts, dim), ("dim", "sizes")),
                                  **{p: _cat_vjp(i) for i, p in enumerate(names)})
     return op
 
@@ -59,6 +82,8 @@ def _stack_op(n):
         names = [f"tensors{i}" for i in range(n)]
         op = _STACK_OPS[n] = defop(f"stack.{n}({', '.join(names)}, *, dim)", _stack_kernel,
                                    "StackBackward0", promote=True, jvp=LINEAR,
+                                   batched_jvp=_batched_list_rule(
+                                       n, lambda ts, dim: stack(ts, dim), ("dim",)),
                                    **{p: _stack_vjp(i) for i, p in enumerate(names)})
     return op
 
@@ -213,9 +238,14 @@ def _repeat_backward(grad, self_sym_sizes, repeats):
 
 
 REPEAT = defop("repeat(self, *, repeats)", lambda a, repeats: np.tile(a, repeats),
-               "RepeatBackward0", self=_repeat_backward, jvp=LINEAR)
+               "RepeatBackward0", self=_repeat_backward, jvp=LINEAR,
+               batched_jvp=lambda self_t, self_sym_sizes, repeats: F.repeat(
+                   F.pad_batched(self_t, len(self_sym_sizes), len(repeats)),
+                   (1,) * F.lead(self_t, len(self_sym_sizes)) + tuple(repeats)))
 FLIP = defop("flip(self, *, dims)", lambda a, dims: np.flip(a, dims).copy(), "FlipBackward0",
-             self=lambda grad, dims: F.flip(grad, dims), jvp=LINEAR)
+             self=lambda grad, dims: F.flip(grad, dims), jvp=LINEAR,
+             batched_jvp=lambda self_t, self_sym_sizes, dims:
+                 F.flip(self_t, F.neg_dims(dims, len(self_sym_sizes))))
 
 
 def _roll_kernel(a, shifts, dims):
@@ -233,8 +263,16 @@ def _roll_backward(grad, self_sym_sizes, shifts, dims):
     return F.roll(grad, back, dims)
 
 
+def _roll_batched(self_t, self_sym_sizes, shifts, dims):
+    nd = len(self_sym_sizes)
+    if dims is not None:
+        return F.roll(self_t, shifts, F.neg_dims(dims, nd))
+    flat = F.reshape_to(self_t, (F.numel(self_sym_sizes),), nd)
+    return F.reshape_to(F.roll(flat, shifts, (-1,)), self_sym_sizes, 1)
+
+
 ROLL = defop("roll(self, *, shifts, dims)", _roll_kernel, "RollBackward0",
-             self=_roll_backward, jvp=LINEAR)
+             self=_roll_backward, jvp=LINEAR, batched_jvp=_roll_batched)
 
 
 def _int_list(args, fn):

@@ -97,6 +97,37 @@ def batch_shape(grad, out_ndim):
     return s[:len(s) - out_ndim]
 
 
+def lead(x, nd):
+    """How many leading batch dims ``x`` has beyond its ``nd`` logical dims."""
+    return ndim(x) - nd
+
+
+def neg_dims(dims, nd):
+    """Dims of an ``nd``-dim tensor counted from the end (``None``: all of them)."""
+    if dims is None:
+        return tuple(range(-nd, 0))
+    return tuple(d - nd if d >= 0 else d for d in dims)
+
+
+def pad_batched(t, nd, to_nd):
+    """A batched ``t`` (leading dims + ``nd`` logical dims) with singleton dims inserted after
+    the leading ones so that it has ``to_nd`` logical dims (broadcasts right-aligned)."""
+    if to_nd <= nd:
+        return t
+    s = shape(t)
+    k = len(s) - nd
+    return reshape(t, s[:k] + (1,) * (to_nd - nd) + s[k:])
+
+
+def match_batch(t, nd, other, other_nd):
+    """``t`` (``nd`` logical dims) given the leading batch dims of ``other`` when it has
+    none of its own (the unbatched zeros standing in for a missing tangent)."""
+    b = batch_shape(other, other_nd)
+    if not b or len(shape(t)) > nd:
+        return t
+    return expand(t, b + shape(t))
+
+
 def zeros_like(x):
     if isinstance(x, Tensor):
         return Tensor._wrap(np.zeros_like(x._data))
@@ -187,6 +218,10 @@ def mH(x):
 
 def matmul(a, b):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
+        if _constant_product(a, b):
+            # nothing to record (no grad, no tangent to push): the ndarray path below, whose
+            # gemm avoids waking OpenBLAS's threads (the batched JVPs' products, e.g. W6's)
+            return Tensor._wrap(np.asarray(matmul(a._data, b._data)))
         from .linalg import matmul as _mm
         return _mm(a, b)
     if b.ndim == 2 and a.ndim == 2:
@@ -197,6 +232,16 @@ def matmul(a, b):
         lead = a.shape[:-1]
         return _gemm(a.reshape(-1, a.shape[-1]), b).reshape(lead + (b.shape[-1],))
     return np.matmul(a, b)
+
+
+def _constant_product(a, b):
+    """Whether ``a @ b`` of two Tensors would record nothing: neither requires grad, no
+    forward-AD level, inference mode or hook is active (``tls.extra``), same float dtype."""
+    from .._state import tls
+    return (a.__class__ is Tensor and b.__class__ is Tensor and not tls.extra
+            and not a._requires_grad and not b._requires_grad
+            and a._data.dtype == b._data.dtype and a._data.dtype.kind in "fc"
+            and a._data.ndim and b._data.ndim)
 
 
 # OpenBLAS runs a gemm on one thread when M*N*K is at most 65536 * 4; above that it wakes

@@ -101,31 +101,38 @@ def _pad_to(g, sizes):
 GATHER = defop("gather(self, index, *, dim)", _lifted(_gather_kernel), "GatherBackward0",
                self=lambda grad, self_sym_sizes, index, dim:
                    F.gather_backward(grad, index, tuple(self_sym_sizes), dim),
-               jvp=lambda self_t, index, dim: F.gather(self_t, index, dim))
+               jvp=lambda self_t, index, dim: F.gather(self_t, index, dim), batched_jvp=True)
 GATHER_BACKWARD = defop("gather_backward(grad, index, *, sizes, dim)", _gather_backward_kernel,
                         "ScatterAddBackward0",
                         grad=lambda grad, index, dim: F.gather(grad, index, dim),
                         jvp=lambda grad_t, index, sizes, dim:
-                            F.gather_backward(grad_t, index, sizes, dim))
+                            F.gather_backward(grad_t, index, sizes, dim), batched_jvp=True)
 SCATTER = defop("scatter.src(self, index, src, *, dim)", _lifted(_scatter_kernel),
                 "ScatterBackward0",
                 self=lambda grad, index, dim: F.scatter_value(grad, index, dim, 0),
                 src=lambda grad, index, src_sym_sizes, dim:
                     _pad_to(F.gather(grad, index, dim), src_sym_sizes),
-                jvp=lambda self_t, src_t, index, dim: F.scatter_src(self_t, index, src_t, dim))
+                jvp=lambda self_t, src_t, index, dim: F.scatter_src(self_t, index, src_t, dim),
+                batched_jvp=lambda self_t, src_t, self_sym_sizes, src_sym_sizes, index, dim:
+                    F.scatter_src(F.match_batch(self_t, len(self_sym_sizes), src_t,
+                                                len(src_sym_sizes)), index, src_t, dim))
 SCATTER_VALUE = defop("scatter.value(self, index, *, dim, value)",
                       lambda a, index, dim, value: _lifted(_scatter_value_kernel)(
                           a, index, value, dim),
                       "ScatterBackward1",
                       self=lambda grad, index, dim: F.scatter_value(grad, index, dim, 0),
-                      jvp=lambda self_t, index, dim: F.scatter_value(self_t, index, dim, 0))
+                      jvp=lambda self_t, index, dim: F.scatter_value(self_t, index, dim, 0),
+                      batched_jvp=True)
 SCATTER_ADD = defop("scatter_add(self, index, src, *, dim)", _lifted(_scatter_add_kernel),
                     "ScatterAddBackward0",
                     self=lambda grad: grad,
                     src=lambda grad, index, src_sym_sizes, dim:
                         _pad_to(F.gather(grad, index, dim), src_sym_sizes),
                     jvp=lambda self_t, src_t, index, dim:
-                        F.scatter_add(self_t, index, src_t, dim))
+                        F.scatter_add(self_t, index, src_t, dim),
+                    batched_jvp=lambda self_t, src_t, self_sym_sizes, src_sym_sizes, index, dim:
+                        F.scatter_add(F.match_batch(self_t, len(self_sym_sizes), src_t,
+                                                    len(src_sym_sizes)), index, src_t, dim))
 
 
 def _check_index(fn, input, dim, index, other=None, other_name="src"):

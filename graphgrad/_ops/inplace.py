@@ -20,7 +20,7 @@ from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
 from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _edge
 from . import formulas as F
-from .registry import LINEAR, defop, export
+from .registry import LINEAR, POINTWISE, defop, export
 
 
 def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
@@ -51,7 +51,8 @@ class _Stack:
 
 VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim, base_dtype)",
                      _view_scatter_kernel, "AsStridedScatterBackward0",
-                     grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR)
+                     grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR,
+                     batched_jvp=True)
 
 
 def view_scatter(grad, chain, base_sizes, view_ndim, base_dtype=None):
@@ -143,13 +144,15 @@ def make_copy_slices(view, fn):
 
 # ================================================================ zero_, fill_, copy_
 ZERO = defop("zero(self)", np.zeros_like, "ZeroBackward0",
-             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t))
+             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t),
+             batched_jvp=True)
 FILL = defop("fill(self, *, value)", lambda a, value: np.full_like(a, value), "FillBackward0",
-             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t))
+             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t),
+             batched_jvp=True)
 FILL_T = defop("fill.Tensor(self, value)", lambda a, v: np.broadcast_to(v, a.shape).astype(
                a.dtype), "FillBackward1",
                self=lambda grad: F.zeros_like(grad), value=lambda grad: F.sum_to(grad, ()),
-               jvp=lambda value_t, self_t: F.zeros_like(self_t) + value_t)
+               jvp=lambda value_t, self_t: F.zeros_like(self_t) + value_t, batched_jvp=POINTWISE)
 
 
 def _copy_kernel(a, src):
@@ -160,7 +163,7 @@ def _copy_kernel(a, src):
 COPY = defop("copy(self, src)", _copy_kernel, "CopyBackwards",
              self=lambda grad: F.zeros_like(grad),
              src=lambda grad: grad,
-             jvp=lambda self_t, src_t: F.zeros_like(self_t) + src_t)
+             jvp=lambda self_t, src_t: F.zeros_like(self_t) + src_t, batched_jvp=POINTWISE)
 
 
 @export()

@@ -83,26 +83,32 @@ def _bmm(a, b):
 MM = defop("mm(self, mat2)", _mm, "MmBackward0", promote=True,
            self=lambda grad, mat2: F.matmul(grad, F.mH(mat2)),
            mat2=lambda grad, self: F.matmul(F.mH(self), grad),
-           jvp=lambda self_t, mat2_t, self, mat2: F.matmul(self_t, mat2) + F.matmul(self, mat2_t))
+           jvp=lambda self_t, mat2_t, self, mat2: F.matmul(self_t, mat2) + F.matmul(self, mat2_t),
+           batched_jvp=True)
 BMM = defop("bmm(self, mat2)", _bmm, "BmmBackward0", promote=True,
             self=lambda grad, mat2: F.matmul(grad, F.mH(mat2)),
             mat2=lambda grad, self: F.matmul(F.mH(self), grad),
             jvp=lambda self_t, mat2_t, self, mat2: F.matmul(self_t, mat2)
-                + F.matmul(self, mat2_t))
+                + F.matmul(self, mat2_t), batched_jvp=True)
 MV = defop("mv(self, vec)", _mv, "MvBackward0", promote=True,
            self=lambda grad, vec: F.unsqueeze_last(grad) * F.conj(vec),
            vec=lambda grad, self: F.matmul(grad, F.conj(self)),
-           jvp=lambda self_t, vec_t, self, vec: F.matmul(self_t, vec) + F.matmul(self, vec_t))
+           jvp=lambda self_t, vec_t, self, vec: F.matmul(self_t, vec) + F.matmul(self, vec_t),
+           batched_jvp=lambda self_t, vec_t, self, vec:
+               F.matmul(self_t, vec) + F.matmul(vec_t, F.mT(self)))
 DOT = defop("dot(self, tensor)", _dot, "DotBackward0", promote=True,
             self=lambda grad, tensor: F.unsqueeze_last(grad) * F.conj(tensor),
             tensor=lambda grad, self: F.unsqueeze_last(grad) * F.conj(self),
             jvp=lambda self_t, tensor_t, self, tensor: F.dot(self_t, tensor)
-                + F.dot(self, tensor_t))
+                + F.dot(self, tensor_t),
+            batched_jvp=lambda self_t, tensor_t, self, tensor:
+                F.matmul(self_t, tensor) + F.matmul(tensor_t, self))
 
 
 # in-place ``squeeze_(0)`` of a fresh (1, m) mm result, for 1-D @ 2-D (not a view)
 _MM_SQUEEZE = defop("_matmul_squeeze_(self)", lambda a: a[0], "SqueezeBackward4",
-                    self=lambda grad: F.unsqueeze(grad, -2), jvp=LINEAR)
+                    self=lambda grad: F.unsqueeze(grad, -2), jvp=LINEAR,
+                    batched_jvp=lambda self_t: F.select(self_t, -2, 0))
 
 
 def _req_tensor(name, x):
@@ -313,7 +319,9 @@ VDOT = defop("vdot(self, other)", _vdot_kernel, "VdotBackward0",
              self=lambda grad, other: F.unsqueeze_last(F.conj(grad)) * other,
              other=lambda grad, self: F.unsqueeze_last(grad) * self,
              jvp=lambda self_t, other_t, self, other: F.vdot(self_t, other)
-                 + F.vdot(self, other_t))
+                 + F.vdot(self, other_t),
+             batched_jvp=lambda self_t, other_t, self, other:
+                 F.matmul(F.conj(self_t), other) + F.matmul(other_t, F.conj(self)))
 
 
 @export()
@@ -450,18 +458,19 @@ def _einsum2_grad(grad, y, lo, ly, lx, x_sizes):
 EINSUM = defop("einsum(self, *, labels)", _einsum1_kernel, "EinsumBackward0",
                self=lambda grad, self_sym_sizes, labels:
                    F.einsum_expand(grad, (labels[1], labels[0]), self_sym_sizes),
-               jvp=LINEAR)
+               jvp=LINEAR, batched_jvp=True)
 EINSUM_EXPAND = defop("einsum_expand(grad, *, labels, sizes)", _einsum_expand_kernel,
                       "EinsumBackwardBackward0",
                       grad=lambda grad, labels: F.einsum(grad, (labels[1], labels[0])),
-                      jvp=LINEAR)
+                      jvp=LINEAR, batched_jvp=True)
 EINSUM2 = defop("einsum2(self, other, *, labels)", _einsum2_kernel, "EinsumBackward0",
                 self=lambda grad, other, self_sym_sizes, labels: _einsum2_grad(
                     grad, other, labels[2], labels[1], labels[0], self_sym_sizes),
                 other=lambda grad, self, other_sym_sizes, labels: _einsum2_grad(
                     grad, self, labels[2], labels[0], labels[1], other_sym_sizes),
                 jvp=lambda self_t, other_t, self, other, labels:
-                    F.einsum2(self_t, other, labels) + F.einsum2(self, other_t, labels))
+                    F.einsum2(self_t, other, labels) + F.einsum2(self, other_t, labels),
+                batched_jvp=True)
 
 # sublist format: 0..25 -> 'A'..'Z', 26..51 -> 'a'..'z' (PyTorch's mapping)
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase
@@ -656,24 +665,41 @@ def _diag_embed_kernel(a, offset, dim1, dim2):
     return z
 
 
+def _rdim(dim, nd):
+    """``dim`` of an ``nd``-dim tensor counted from the end (batch-safe)."""
+    return dim - nd if dim >= 0 else dim
+
+
+def _diagonal_batched(self_t, self_sym_sizes, offset, dim1, dim2):
+    nd = len(self_sym_sizes)
+    return F.diagonal(self_t, offset, _rdim(dim1, nd), _rdim(dim2, nd))
+
+
 def _diagonal_vjp(grad, self_sym_sizes, offset, dim1, dim2):
     return F.diagonal_backward(grad, tuple(self_sym_sizes), offset, dim1, dim2)
 
 
 DIAGONAL = defop("diagonal(self, *, offset, dim1, dim2)", _diag_view, "DiagonalBackward0",
-                 is_view=True, self=_diagonal_vjp, jvp=LINEAR)
+                 is_view=True, self=_diagonal_vjp, jvp=LINEAR, batched_jvp=_diagonal_batched)
 DIAGONAL_COPY = defop("diagonal_copy(self, *, offset, dim1, dim2)",
                       lambda a, offset, dim1, dim2: _diag_view(a, offset, dim1, dim2).copy(),
-                      "DiagonalBackward0_copy", self=_diagonal_vjp, jvp=LINEAR)
+                      "DiagonalBackward0_copy", self=_diagonal_vjp, jvp=LINEAR,
+                      batched_jvp=_diagonal_batched)
 DIAGONAL_BACKWARD = defop("diagonal_backward(grad, *, sizes, offset, dim1, dim2)",
                           _diagonal_backward_kernel, "DiagonalBackwardBackward0",
                           grad=lambda grad, offset, dim1, dim2:
                               F.diagonal(grad, offset, dim1, dim2),
-                          jvp=LINEAR)
+                          jvp=LINEAR,
+                          batched_jvp=lambda grad_t, sizes, offset, dim1, dim2:
+                              F.diagonal_backward(grad_t, sizes, offset, _rdim(dim1, len(sizes)),
+                                                  _rdim(dim2, len(sizes))))
 DIAG_EMBED = defop("diag_embed(self, *, offset, dim1, dim2)", _diag_embed_kernel,
                    "DiagEmbedBackward0",
                    self=lambda grad, offset, dim1, dim2: F.diagonal(grad, offset, dim1, dim2),
-                   jvp=LINEAR)
+                   jvp=LINEAR,
+                   batched_jvp=lambda self_t, self_sym_sizes, offset, dim1, dim2:
+                       F.diag_embed(self_t, offset, _rdim(dim1, len(self_sym_sizes) + 1),
+                                    _rdim(dim2, len(self_sym_sizes) + 1)))
 
 
 def _trace_vjp(grad, self_sym_sizes):
@@ -683,11 +709,11 @@ def _trace_vjp(grad, self_sym_sizes):
 
 
 TRACE = defop("trace(self)", lambda a: np.asarray(np.trace(a, axis1=-2, axis2=-1)),
-              "TraceBackward0", self=_trace_vjp, jvp=LINEAR)
+              "TraceBackward0", self=_trace_vjp, jvp=LINEAR, batched_jvp=True)
 TRIL = defop("tril(self, *, diagonal)", lambda a, diagonal: np.tril(a, diagonal), "TrilBackward0",
-             self=lambda grad, diagonal: F.tril(grad, diagonal), jvp=LINEAR)
+             self=lambda grad, diagonal: F.tril(grad, diagonal), jvp=LINEAR, batched_jvp=True)
 TRIU = defop("triu(self, *, diagonal)", lambda a, diagonal: np.triu(a, diagonal), "TriuBackward0",
-             self=lambda grad, diagonal: F.triu(grad, diagonal), jvp=LINEAR)
+             self=lambda grad, diagonal: F.triu(grad, diagonal), jvp=LINEAR, batched_jvp=True)
 
 
 def _diag_dims(name, nd, dim1, dim2):
@@ -802,7 +828,7 @@ def _inv_kernel(A):
 
 INV = defop("linalg_inv_ex(A)", _inv_kernel, "LinalgInvExBackward0",
             A=lambda grad, result: -_mm(_mm(F.mH(result), grad), F.mH(result)),
-            jvp=lambda A_t, result: -_mm(_mm(result, A_t), result))
+            jvp=lambda A_t, result: -_mm(_mm(result, A_t), result), batched_jvp=True)
 
 
 # ---------------------------------------------------------------- det, slogdet
@@ -841,7 +867,7 @@ def _det_jvp(A_t, A, result):
 
 
 DET = defop("linalg_det(A)", lambda A: np.asarray(np.linalg.det(A)), "LinalgDetBackward0",
-            A=_det_vjp, jvp=_det_jvp)
+            A=_det_vjp, jvp=_det_jvp, batched_jvp=True)
 
 
 def _slogdet_kernel(A):
@@ -868,7 +894,7 @@ def _slogdet_jvp(A_t, A, result):
 
 
 SLOGDET = defop("linalg_slogdet(A)", _slogdet_kernel, "LinalgSlogdetBackward0", n_outputs=2,
-                A=_slogdet_vjp, jvp=_slogdet_jvp)
+                A=_slogdet_vjp, jvp=_slogdet_jvp, batched_jvp=True)
 
 
 # ---------------------------------------------------------------- solve
@@ -904,8 +930,17 @@ def _solve_jvp(A_t, B_t, A, result, left, vector):
     return F.linalg_solve_ex(A, B_t - AX, left, vector)
 
 
+def _solve_jvp_batched(A_t, B_t, A, B, result, left, vector):
+    # A and B broadcast over their batch dims: pad the tangents (their leading dims are the
+    # tangents' batch) to the result's batch rank first
+    nb = F.ndim(result) - (1 if vector else 2)
+    A_t = F.pad_batched(A_t, F.ndim(A), nb + 2)
+    B_t = F.pad_batched(B_t, F.ndim(B), F.ndim(result))
+    return _solve_jvp(A_t, B_t, A, result, left, vector)
+
+
 SOLVE = defop("linalg_solve_ex(A, B, *, left, vector)", _solve_kernel, "LinalgSolveExBackward0",
-              A=_solve_vjp_A, B=_solve_vjp_B, jvp=_solve_jvp)
+              A=_solve_vjp_A, B=_solve_vjp_B, jvp=_solve_jvp, batched_jvp=_solve_jvp_batched)
 
 
 # ---------------------------------------------------------------- cholesky
@@ -940,7 +975,7 @@ def _cholesky_jvp(A_t, result, upper):
 
 
 CHOLESKY = defop("linalg_cholesky_ex(A, *, upper)", _cholesky_kernel,
-                 "LinalgCholeskyExBackward0", A=_cholesky_vjp, jvp=_cholesky_jvp)
+                 "LinalgCholeskyExBackward0", A=_cholesky_vjp, jvp=_cholesky_jvp, batched_jvp=True)
 
 
 # ---------------------------------------------------------------- qr
@@ -1015,7 +1050,7 @@ def _qr_jvp(A_t, result, result1, mode):
 
 
 QR = defop("linalg_qr(A, *, mode)", _qr_kernel, "LinalgQrBackward0", n_outputs=2,
-           A=_qr_vjp, jvp=_qr_jvp)
+           A=_qr_vjp, jvp=_qr_jvp, batched_jvp=True)
 
 
 # ---------------------------------------------------------------- eigh
@@ -1043,7 +1078,7 @@ def _eigh_jvp(A_t, result, result1):
 
 
 EIGH = defop("linalg_eigh(A, *, UPLO)", _eigh_kernel, "LinalgEighBackward0", n_outputs=2,
-             A=_eigh_vjp, jvp=_eigh_jvp)
+             A=_eigh_vjp, jvp=_eigh_jvp, batched_jvp=True)
 
 
 # ---------------------------------------------------------------- svd
@@ -1112,7 +1147,7 @@ def _svd_jvp(A_t, result, result1, result2, full_matrices):
 
 
 SVD = defop("linalg_svd(A, *, full_matrices)", _svd_kernel, "LinalgSvdBackward0", n_outputs=3,
-            A=_svd_vjp, jvp=_svd_jvp)
+            A=_svd_vjp, jvp=_svd_jvp, batched_jvp=True)
 
 
 # ---------------------------------------------------------------- public functions

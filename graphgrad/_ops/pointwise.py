@@ -13,33 +13,37 @@ from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
                        make_unary_function, unary)
-from .registry import ELEMENTWISE, LINEAR, defop, export
+from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 # ============================================================ binary arithmetic
 ADD = defop("add(self, other)", np.add, "AddBackward0", promote=True,
-            self=lambda grad: grad, other=lambda grad: grad, jvp=LINEAR)
+            self=lambda grad: grad, other=lambda grad: grad, jvp=LINEAR, batched_jvp=POINTWISE)
 ADD_ALPHA = defop("add_alpha(self, other, *, alpha)", lambda a, b, alpha: a + alpha * b,
                   "AddBackward0", promote=True,
                   self=lambda grad: grad,
-                  other=lambda grad, alpha: grad * F.conj(alpha), jvp=LINEAR)
+                  other=lambda grad, alpha: grad * F.conj(alpha), jvp=LINEAR,
+                  batched_jvp=POINTWISE)
 SUB = defop("sub(self, other)", np.subtract, "SubBackward0", promote=True,
-            self=lambda grad: grad, other=lambda grad: -grad, jvp=LINEAR)
+            self=lambda grad: grad, other=lambda grad: -grad, jvp=LINEAR, batched_jvp=POINTWISE)
 SUB_ALPHA = defop("sub_alpha(self, other, *, alpha)", lambda a, b, alpha: a - alpha * b,
                   "SubBackward0", promote=True,
                   self=lambda grad: grad,
-                  other=lambda grad, alpha: -grad * F.conj(alpha), jvp=LINEAR)
+                  other=lambda grad, alpha: -grad * F.conj(alpha), jvp=LINEAR,
+                  batched_jvp=POINTWISE)
 RSUB = defop("rsub(self, *, other)", lambda a, other: other - a, "RsubBackward1",
-             self=lambda grad: -grad, jvp=lambda self_t: -self_t)
+             self=lambda grad: -grad, jvp=lambda self_t: -self_t, batched_jvp=POINTWISE)
 MUL = defop("mul(self, other)", np.multiply, "MulBackward0", promote=True,
             self=lambda grad, other: grad * F.conj(other),
             other=lambda grad, self: grad * F.conj(self),
-            jvp=lambda self_t, other_t, self, other: self_t * other + self * other_t)
+            jvp=lambda self_t, other_t, self, other: self_t * other + self * other_t,
+            batched_jvp=POINTWISE)
 DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             self=lambda grad, other: grad / F.conj(other),
             other=lambda grad, self, other: -grad * F.conj(self / other / other),
             jvp=lambda self_t, other_t, self, other, result:
-                (self_t - other_t * result) / other)
-NEG = defop("neg(self)", np.negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR)
+                (self_t - other_t * result) / other, batched_jvp=POINTWISE)
+NEG = defop("neg(self)", np.negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
+            batched_jvp=POINTWISE)
 RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", promote="float",
                    self=lambda grad, result: -grad * F.conj(result * result), jvp=ELEMENTWISE)
 
@@ -70,7 +74,8 @@ POW_T = defop("pow.Tensor_Tensor(self, exponent)", np.power, "PowBackward1", pro
               jvp=lambda self_t, exponent_t, self, exponent, result:
                   self_t * exponent * self ** (exponent - 1)
                   + exponent_t * F.where((self == 0) & (exponent >= 0), 0.0,
-                                         result * F.log(self)))
+                                         result * F.log(self)),
+              batched_jvp=POINTWISE)
 
 
 def _rpow_vjp(grad, exponent, self, result):
@@ -142,7 +147,7 @@ def _zero_jvp(self_t, other_t):
 DIV_MODE = defop("div.Tensor_mode(self, other, *, rounding_mode)", _div_mode_kernel,
                  "DivBackward2", promote=True,
                  self=lambda grad: F.zeros_like(grad), other=lambda grad: F.zeros_like(grad),
-                 jvp=_zero_jvp)
+                 jvp=_zero_jvp, batched_jvp=POINTWISE)
 
 
 # ============================================================ unary
@@ -172,12 +177,14 @@ RELU = defop("relu(self)", lambda a: np.maximum(a, 0, dtype=a.dtype), "ReluBackw
 
 # ============================================================ complex parts, copies, casts
 CONJ_PHYSICAL = defop("conj_physical(self)", np.conj, "ConjPhysicalBackward0",
-                      self=lambda grad: F.conj_physical(grad), jvp=LINEAR)
+                      self=lambda grad: F.conj_physical(grad), jvp=LINEAR,
+                      batched_jvp=POINTWISE)
 # the engine casts the real gradient back to the complex input's dtype
 # real(z) is a view of z's real part (NumPy's .real of a complex array is a view)
 REAL = defop("real(self)", np.real, "RealBackward0", is_view=True, self=lambda grad: grad,
-             jvp=LINEAR)
-CLONE = defop("clone(self)", np.copy, "CloneBackward0", self=lambda grad: grad, jvp=LINEAR)
+             jvp=LINEAR, batched_jvp=POINTWISE)
+CLONE = defop("clone(self)", np.copy, "CloneBackward0", self=lambda grad: grad, jvp=LINEAR,
+              batched_jvp=POINTWISE)
 
 
 def _to_copy_kernel(a, dtype):
@@ -185,7 +192,7 @@ def _to_copy_kernel(a, dtype):
 
 
 TO_COPY = defop("_to_copy(self, *, dtype)", _to_copy_kernel, "ToCopyBackward0",
-                self=lambda grad: grad, jvp=LINEAR)
+                self=lambda grad: grad, jvp=LINEAR, batched_jvp=POINTWISE)
 
 # ============================================================ public functions
 _UNARY = {"exp": EXP, "log": LOG, "sin": SIN, "cos": COS, "tanh": TANH, "sigmoid": SIGMOID,

@@ -15,7 +15,7 @@ from . import formulas as F
 from .dispatch import binary, dispatch, dispatch_inplace
 from .pointwise import (_as_operand, _floats_only, _int_zero_check, _need_tensor, _no_complex,
                         _out, _tname)
-from .registry import ELEMENTWISE, LINEAR, defop, export
+from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 
 def _max_min_kernel(name, ufunc):
@@ -35,7 +35,7 @@ MAXIMUM = defop("maximum(self, other)", _max_min_kernel("maximum", np.maximum),
                     F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
                 jvp=lambda self_t, other_t, self, other:
                     F.where(self == other, (self_t + other_t) / 2,
-                            F.where(self < other, other_t, self_t)))
+                            F.where(self < other, other_t, self_t)), batched_jvp=POINTWISE)
 MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
                 "MinimumBackward0", promote=True,
                 self=lambda grad, self, other:
@@ -44,7 +44,7 @@ MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
                     F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
                 jvp=lambda self_t, other_t, self, other:
                     F.where(self == other, (self_t + other_t) / 2,
-                            F.where(self > other, other_t, self_t)))
+                            F.where(self > other, other_t, self_t)), batched_jvp=POINTWISE)
 
 
 def _fmod_kernel(a, b):
@@ -68,7 +68,7 @@ FMOD = defop("fmod.Tensor(self, other)", _fmod_kernel, "FmodBackward1", promote=
              self=lambda grad: grad,
              other=lambda grad, self, other: -grad * F.div_Tensor_mode(self, other, "trunc"),
              jvp=lambda self_t, other_t, self, other:
-                 self_t - other_t * F.div_Tensor_mode(self, other, "trunc"))
+                 self_t - other_t * F.div_Tensor_mode(self, other, "trunc"), batched_jvp=POINTWISE)
 REMAINDER_S = defop("remainder.Scalar(self, other)", _remainder_kernel, "RemainderBackward0",
                     promote=True, self=lambda grad: grad, jvp=ELEMENTWISE)
 REMAINDER = defop("remainder.Tensor(self, other)", _remainder_kernel, "RemainderBackward1",
@@ -77,7 +77,8 @@ REMAINDER = defop("remainder.Tensor(self, other)", _remainder_kernel, "Remainder
                   other=lambda grad, self, other:
                       -grad * F.div_Tensor_mode(self, other, "floor"),
                   jvp=lambda self_t, other_t, self, other:
-                      self_t - other_t * F.div_Tensor_mode(self, other, "floor"))
+                      self_t - other_t * F.div_Tensor_mode(self, other, "floor"),
+                  batched_jvp=POINTWISE)
 
 
 def _atan2_kernel(a, b):
@@ -100,12 +101,13 @@ ATAN2 = defop("atan2(self, other)", _atan2_kernel, "Atan2Backward0", promote="fl
               self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
               other=lambda grad, self, other: grad * -self * _atan2_recip(self, other),
               jvp=lambda self_t, other_t, self, other:
-                  (self_t * other - other_t * self) * _atan2_recip(self, other))
+                  (self_t * other - other_t * self) * _atan2_recip(self, other),
+              batched_jvp=POINTWISE)
 HYPOT = defop("hypot(self, other)", _hypot_kernel, "HypotBackward0", promote=True,
               self=lambda grad, self, result: grad * self / result,
               other=lambda grad, other, result: grad * other / result,
               jvp=lambda self_t, other_t, self, other, result:
-                  (self_t * self + other_t * other) / result)
+                  (self_t * self + other_t * other) / result, batched_jvp=POINTWISE)
 
 
 def _lerp_kernel(a, end, weight):
@@ -122,13 +124,14 @@ def _lerp_kernel(a, end, weight):
 LERP_S = defop("lerp.Scalar(self, end, *, weight)", _lerp_kernel, "LerpBackward0",
                self=lambda grad, weight: grad * F.conj(1 - weight),
                end=lambda grad, weight: grad * F.conj(weight),
-               jvp=LINEAR)
+               jvp=LINEAR, batched_jvp=POINTWISE)
 LERP = defop("lerp.Tensor(self, end, weight)", _lerp_kernel, "LerpBackward1",
              self=lambda grad, weight: grad * F.conj(1 - weight),
              end=lambda grad, weight: grad * F.conj(weight),
              weight=lambda grad, self, end: grad * F.conj(end - self),
              jvp=lambda self_t, end_t, weight_t, self, end, weight:
-                 self_t * (1 - weight) + end_t * weight + weight_t * (end - self))
+                 self_t * (1 - weight) + end_t * weight + weight_t * (end - self),
+             batched_jvp=POINTWISE)
 
 
 def _addcdiv_check(t1, t2):
@@ -150,7 +153,8 @@ ADDCMUL = defop("addcmul(self, tensor1, tensor2, *, value)",
                 tensor1=lambda grad, tensor2, value: grad * F.conj(tensor2 * value),
                 tensor2=lambda grad, tensor1, value: grad * F.conj(tensor1 * value),
                 jvp=lambda self_t, tensor1_t, tensor2_t, tensor1, tensor2, value:
-                    self_t + value * (tensor1_t * tensor2 + tensor1 * tensor2_t))
+                    self_t + value * (tensor1_t * tensor2 + tensor1 * tensor2_t),
+                batched_jvp=POINTWISE)
 ADDCDIV = defop("addcdiv(self, tensor1, tensor2, *, value)", _addcdiv_kernel, "AddcdivBackward0",
                 promote=True,
                 self=lambda grad: grad,
@@ -159,7 +163,8 @@ ADDCDIV = defop("addcdiv(self, tensor1, tensor2, *, value)", _addcdiv_kernel, "A
                     -grad * F.conj(value * tensor1 / (tensor2 * tensor2)),
                 jvp=lambda self_t, tensor1_t, tensor2_t, tensor1, tensor2, value:
                     self_t + value * (tensor1_t / tensor2
-                                      - tensor1 * tensor2_t / (tensor2 * tensor2)))
+                                      - tensor1 * tensor2_t / (tensor2 * tensor2)),
+                batched_jvp=POINTWISE)
 
 
 # ------------------------------------------------------------ clamp
@@ -210,7 +215,8 @@ def _clamp_self_vjp(grad, self, min, max):  # noqa: A002
 CLAMP = defop("clamp(self, *, min, max)", _clamp_kernel, "ClampBackward1",
               self=_clamp_self_vjp, jvp=ELEMENTWISE)
 CLAMP_T = defop("clamp.Tensor(self, min, max)", _clamp_kernel, "ClampBackward0", promote=True,
-                self=_clamp_self_vjp, min=_clamp_min_vjp, max=_clamp_max_vjp, jvp=_clamp_jvp)
+                self=_clamp_self_vjp, min=_clamp_min_vjp, max=_clamp_max_vjp, jvp=_clamp_jvp,
+                batched_jvp=POINTWISE)
 CLAMP_MIN = defop("clamp_min(self, *, min)", lambda a, min: _clamp_kernel(a, min, None),
                   "ClampMinBackward0", self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
                   jvp=ELEMENTWISE)
@@ -218,7 +224,8 @@ CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(
                     "ClampMinBackward1", promote=True,
                     self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
                     min=lambda grad, self, min: F.where(self < min, grad, 0.0),
-                    jvp=lambda self_t, min_t, self, min: F.where(self < min, min_t, self_t))
+                    jvp=lambda self_t, min_t, self, min: F.where(self < min, min_t, self_t),
+                    batched_jvp=POINTWISE)
 CLAMP_MAX = defop("clamp_max(self, *, max)", lambda a, max: _clamp_kernel(a, None, max),
                   "ClampMaxBackward0", self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
                   jvp=ELEMENTWISE)
@@ -226,7 +233,8 @@ CLAMP_MAX_T = defop("clamp_max.Tensor(self, max)", lambda a, max: _clamp_kernel(
                     "ClampMaxBackward1", promote=True,
                     self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
                     max=lambda grad, self, max: F.where(self > max, grad, 0.0),
-                    jvp=lambda self_t, max_t, self, max: F.where(self > max, max_t, self_t))
+                    jvp=lambda self_t, max_t, self, max: F.where(self > max, max_t, self_t),
+                    batched_jvp=POINTWISE)
 
 
 # ============================================================ public functions

@@ -16,7 +16,7 @@ from . import formulas as F
 from . import special_kernels as _sk
 from .dispatch import dispatch, dispatch_inplace, unary
 from .pointwise import POW, _check_tensor, _make_unary, _need_tensor, _out, _tname
-from .registry import ELEMENTWISE, LINEAR, defop, export
+from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -68,7 +68,7 @@ def _sgn_vjp(grad, self, result):
 
 
 SGN = defop("sgn(self)", _sgn_kernel, "SgnBackward0", self=_sgn_vjp,
-            jvp=lambda self_t, self, result: _sgn_vjp(self_t, self, result))
+            jvp=lambda self_t, self, result: _sgn_vjp(self_t, self, result), batched_jvp=POINTWISE)
 
 
 def _sign_kernel(a):
@@ -89,7 +89,8 @@ def _abs_kernel(a):
 
 ABS = defop("abs(self)", _abs_kernel, "AbsBackward0",
             self=lambda grad, self: grad * F.sgn(self),
-            jvp=lambda self_t, self: F.real_if(F.conj(self_t) * F.sgn(self), True))
+            jvp=lambda self_t, self: F.real_if(F.conj(self_t) * F.sgn(self), True),
+            batched_jvp=POINTWISE)
 
 # ============================================================ exp / log family
 EXP2 = defop("exp2(self)", np.exp2, "Exp2Backward0", promote="float",
@@ -258,8 +259,9 @@ def _imag_kernel(a):
 
 # imag(z) = y: the gradient goes to the imaginary part, i * grad
 IMAG = defop("imag(self)", _imag_kernel, "ImagBackward0", is_view=True,
-             self=lambda grad: grad * 1j, jvp=LINEAR)
-CONJ = defop("conj(self)", np.conj, "ConjBackward0", self=lambda grad: F.conj(grad), jvp=LINEAR)
+             self=lambda grad: grad * 1j, jvp=LINEAR, batched_jvp=POINTWISE)
+CONJ = defop("conj(self)", np.conj, "ConjBackward0", self=lambda grad: F.conj(grad), jvp=LINEAR,
+             batched_jvp=POINTWISE)
 
 
 def _angle_kernel(a):
@@ -289,7 +291,7 @@ def _angle_jvp(self_t, self):
 
 
 ANGLE = defop("angle(self)", _angle_kernel, "AngleBackward0", promote="float",
-              self=_angle_vjp, jvp=_angle_jvp)
+              self=_angle_vjp, jvp=_angle_jvp, batched_jvp=POINTWISE)
 
 
 def _polar_kernel(r, theta):
@@ -307,7 +309,8 @@ def _polar_kernel(r, theta):
 POLAR = defop("polar(abs, angle)", _polar_kernel, "PolarBackward0",
               abs=lambda grad, result: F.real_if(grad * F.conj(F.sgn(result)), True),
               angle=lambda grad, result: F.imag(grad * F.conj(result)),
-              jvp=lambda abs_t, angle_t, result: abs_t * F.sgn(result) + angle_t * 1j * result)
+              jvp=lambda abs_t, angle_t, result: abs_t * F.sgn(result) + angle_t * 1j * result,
+              batched_jvp=POINTWISE)
 
 
 def _complex_kernel(re, im):
@@ -323,7 +326,7 @@ def _complex_kernel(re, im):
 
 COMPLEX = defop("complex(real, imag)", _complex_kernel, "ComplexBackward0",
                 real=lambda grad: F.real_if(grad, True), imag=lambda grad: F.imag(grad),
-                jvp=LINEAR)
+                jvp=LINEAR, batched_jvp=POINTWISE)
 
 
 # ============================================================ public functions

@@ -15,6 +15,9 @@ Conventions used by the rules below:
   the selected indices with the linear helper ops ``value_selecting_reduction_backward``
   (a scatter), ``_scatter_add_dim`` and ``_gather_dim``; each is the other's VJP,
   so derivatives of any order work.
+* JVP rules are written the same way (``_sum_dims(..., nd)`` sums an
+  ``nd``-dim value's dims counted from the end), so they take tangents with a
+  leading batch dim (``batched_jvp=True``, see registry.py).
 * Ties: whole-tensor ``max``/``min`` and ``amax``/``amin`` split the gradient
   evenly between equal extreme values; ``max(dim=)`` sends it to the returned
   index (the first occurrence), like PyTorch.
@@ -76,10 +79,14 @@ def _restore(x, sizes, dims, keepdim):
     return F.reshape(x, tuple(kept))
 
 
-def _sum_dims(x, dims, keepdim):
-    """Sum over non-negative ``dims`` of an unbatched ``x`` (``None`` = all)."""
-    nd = F.ndim(x)
-    dims = tuple(range(nd)) if dims is None else tuple(dims)
+def _sum_dims(x, dims, keepdim, nd=None):
+    """Sum over non-negative ``dims`` (``None`` = all) of ``x``, which has ``nd`` dims plus
+    any leading batch dims (``nd=None``: no batch dims)."""
+    if nd is None:
+        nd = F.ndim(x)
+    lead = F.ndim(x) - nd
+    dims = tuple(range(lead, lead + nd)) if dims is None else \
+        tuple(d + lead if d >= 0 else d for d in dims)
     if isinstance(x, Tensor):
         return dispatch(SUM_DIM, x, dims, keepdim, None)
     return np.sum(x, axis=dims, keepdims=keepdim)
@@ -96,6 +103,16 @@ def _rsum(x, neg_dims, keepdim=False):
 
 def _neg(dim, n):
     return dim - n if dim >= 0 else dim
+
+
+def _reduce_batched(op, self_t, self_sym_sizes, dim=None, keepdim=False, dtype=None):
+    """The batched JVP of a linear reduction (sum, mean): ``op`` (the dim variant) on the
+    tangent, over the dims (non-negative ones shifted past its leading batch dims)."""
+    nd = len(self_sym_sizes)
+    lead = F.ndim(self_t) - nd
+    dims = tuple(range(lead, lead + nd)) if dim is None else \
+        tuple(d + lead if d >= 0 else d for d in dim)
+    return dispatch(op, self_t, dims, keepdim, dtype)
 
 
 def _mean_keep(x, dims):
@@ -191,33 +208,41 @@ def _mean_kernel(a, dim, keepdim, dtype):
 
 SUM = defop("sum(self)", lambda a: np.asarray(_int_promote(a).sum()), "SumBackward0",
             self=lambda grad, self_sym_sizes: F.expand_reduced(grad, self_sym_sizes, None, False),
-            jvp=LINEAR)
+            jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:
+                _reduce_batched(SUM_DIM, self_t, self_sym_sizes))
 SUM_DTYPE = defop("sum.dtype(self, *, dtype)",
                   lambda a, dtype: np.asarray(a.astype(dtype.np, copy=False).sum(dtype=dtype.np)),
                   "SumBackward0",
                   self=lambda grad, self_sym_sizes:
                       F.expand_reduced(grad, self_sym_sizes, None, False),
-                  jvp=LINEAR)
+                  jvp=LINEAR,
+                  batched_jvp=lambda self_t, self_sym_sizes, dtype:
+                      _reduce_batched(SUM_DIM, self_t, self_sym_sizes, dtype=dtype))
 SUM_DIM = defop("sum.dim_IntList(self, *, dim, keepdim, dtype)", _sum_kernel, "SumBackward1",
                 self=lambda grad, self_sym_sizes, dim, keepdim:
                     F.expand_reduced(grad, self_sym_sizes, dim, keepdim),
-                jvp=LINEAR)
+                jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes, dim, keepdim, dtype:
+                    _reduce_batched(SUM_DIM, self_t, self_sym_sizes, dim, keepdim, dtype))
 MEAN = defop("mean(self)", lambda a: np.asarray(a.mean()), "MeanBackward0",
              self=lambda grad, self_sym_sizes:
                  F.expand_reduced(grad, self_sym_sizes, None, False) / F.numel(self_sym_sizes),
-             jvp=LINEAR)
+             jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:
+                 _reduce_batched(MEAN_DIM, self_t, self_sym_sizes))
 MEAN_DTYPE = defop("mean.dtype(self, *, dtype)",
                    lambda a, dtype: np.asarray(a.astype(dtype.np, copy=False).mean()),
                    "MeanBackward0",
                    self=lambda grad, self_sym_sizes:
                        F.expand_reduced(grad, self_sym_sizes, None, False)
                        / F.numel(self_sym_sizes),
-                   jvp=LINEAR)
+                   jvp=LINEAR,
+                   batched_jvp=lambda self_t, self_sym_sizes, dtype:
+                       _reduce_batched(MEAN_DIM, self_t, self_sym_sizes, dtype=dtype))
 MEAN_DIM = defop("mean.dim(self, *, dim, keepdim, dtype)", _mean_kernel, "MeanBackward1",
                  self=lambda grad, self_sym_sizes, dim, keepdim:
                      F.expand_reduced(grad, self_sym_sizes, dim, keepdim)
                      / F.numel(self_sym_sizes, dim),
-                 jvp=LINEAR)
+                 jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes, dim, keepdim, dtype:
+                     _reduce_batched(MEAN_DIM, self_t, self_sym_sizes, dim, keepdim, dtype))
 
 
 # ============================================================ prod
@@ -268,17 +293,18 @@ def _prod_jvp(self_t, self, result, dim, keepdim):
     if F.ndim(self) == 0:
         return self_t
     t = self_t * _prod_others(self, result, dim, keepdim)
-    return _sum_dims(t, None if dim is None else (dim,), keepdim)
+    return _sum_dims(t, None if dim is None else (dim,), keepdim, F.ndim(self))
 
 
 PROD = defop("prod(self, *, dtype)", _prod_kernel, "ProdBackward0",
              self=lambda grad, self, result: _prod_backward(grad, self, result, None, False),
-             jvp=lambda self_t, self, result: _prod_jvp(self_t, self, result, None, False))
+             jvp=lambda self_t, self, result: _prod_jvp(self_t, self, result, None, False),
+             batched_jvp=True)
 PROD_DIM = defop("prod.dim_int(self, *, dim, keepdim, dtype)", _prod_dim_kernel, "ProdBackward1",
                  self=lambda grad, self, result, dim, keepdim:
                      _prod_backward(grad, self, result, dim, keepdim),
                  jvp=lambda self_t, self, result, dim, keepdim:
-                     _prod_jvp(self_t, self, result, dim, keepdim))
+                     _prod_jvp(self_t, self, result, dim, keepdim), batched_jvp=True)
 
 
 # ============================================================ selection helpers (linear ops)
@@ -320,17 +346,19 @@ def _gather_keep(x, dim, indices, keepdim):
 VSRB = defop("value_selecting_reduction_backward(grad, *, dim, indices, sizes, keepdim)",
              _vsrb_kernel, "ScatterBackward0",
              grad=lambda grad, dim, indices, keepdim: _gather_keep(grad, dim, indices, keepdim),
-             jvp=LINEAR)
+             jvp=LINEAR, batched_jvp=True)
 GATHER_DIM = defop("_gather_dim(self, *, dim, index)", _gather_kernel, "GatherBackward0",
                    self=lambda grad, self_sym_sizes, dim, index:
                        F._scatter_add_dim(grad, dim, index, tuple(self_sym_sizes)),
-                   jvp=LINEAR)
+                   jvp=LINEAR, batched_jvp=True)
 SCATTER_ADD_DIM = defop("_scatter_add_dim(grad, *, dim, index, sizes)", _scatter_add_kernel,
                         "ScatterAddBackward0",
                         grad=lambda grad, dim, index: F._gather_dim(grad, dim, index),
-                        jvp=LINEAR)
+                        jvp=LINEAR, batched_jvp=True)
 FLIP_DIM = defop("_flip_dim(self, *, dim)", lambda a, dim: np.flip(a, dim).copy(),
-                 "FlipBackward0", self=lambda grad, dim: F._flip_dim(grad, dim), jvp=LINEAR)
+                 "FlipBackward0", self=lambda grad, dim: F._flip_dim(grad, dim), jvp=LINEAR,
+                 batched_jvp=lambda self_t, self_sym_sizes, dim:
+                     F._flip_dim(self_t, _neg(dim, len(self_sym_sizes))))
 
 
 def _select_backward(grad, indices, sizes, dim, keepdim):
@@ -342,8 +370,9 @@ def _select_backward(grad, indices, sizes, dim, keepdim):
                                                 keepdim)
 
 
-def _select_jvp(self_t, indices, dim, keepdim):
-    n = F.ndim(self_t)
+def _select_jvp(self_t, indices, dim, keepdim, n):
+    """The tangent of the values an op picked at ``indices`` along ``dim`` of an ``n``-dim
+    input (``self_t`` may have leading batch dims)."""
     if n == 0:
         return self_t
     return _gather_keep(self_t, _neg(dim, n), _arr(indices), keepdim)
@@ -371,7 +400,7 @@ def _even_backward(grad, self, result, dims, keepdim, nan_aware=False):
 
 def _even_jvp(self_t, self, result, dims, keepdim, nan_aware=False):
     w = _even_weights(self, result, dims, keepdim, nan_aware)
-    return _sum_dims(self_t * _const(w, self_t), dims, keepdim)
+    return _sum_dims(self_t * _const(w, self_t), dims, keepdim, F.ndim(self))
 
 
 def _extreme_kernel(fn):
@@ -400,32 +429,36 @@ def _amax_kernel(fn):
 
 MAX = defop("max(self)", _extreme_kernel(np.max), "MaxBackward1",
             self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
-            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True))
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True),
+            batched_jvp=True)
 MIN = defop("min(self)", _extreme_kernel(np.min), "MinBackward1",
             self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
-            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True))
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True),
+            batched_jvp=True)
 MAX_DIM = defop("max.dim(self, *, dim, keepdim)", _extreme_dim_kernel(np.argmax), "MaxBackward0",
                 n_outputs=2, nondiff_outputs=(1,),
                 self=lambda grad, result1, self_sym_sizes, dim, keepdim:
                     _select_backward(grad, result1, self_sym_sizes, dim, keepdim),
-                jvp=lambda self_t, result1, dim, keepdim:
-                    (_select_jvp(self_t, result1, dim, keepdim), None))
+                jvp=lambda self_t, self_sym_sizes, result1, dim, keepdim:
+                    (_select_jvp(self_t, result1, dim, keepdim, len(self_sym_sizes)), None),
+                batched_jvp=True)
 MIN_DIM = defop("min.dim(self, *, dim, keepdim)", _extreme_dim_kernel(np.argmin), "MinBackward0",
                 n_outputs=2, nondiff_outputs=(1,),
                 self=lambda grad, result1, self_sym_sizes, dim, keepdim:
                     _select_backward(grad, result1, self_sym_sizes, dim, keepdim),
-                jvp=lambda self_t, result1, dim, keepdim:
-                    (_select_jvp(self_t, result1, dim, keepdim), None))
+                jvp=lambda self_t, self_sym_sizes, result1, dim, keepdim:
+                    (_select_jvp(self_t, result1, dim, keepdim, len(self_sym_sizes)), None),
+                batched_jvp=True)
 AMAX = defop("amax(self, *, dim, keepdim)", _amax_kernel(np.amax), "AmaxBackward0",
              self=lambda grad, self, result, dim, keepdim:
                  _even_backward(grad, self, result, dim, keepdim),
              jvp=lambda self_t, self, result, dim, keepdim:
-                 _even_jvp(self_t, self, result, dim, keepdim))
+                 _even_jvp(self_t, self, result, dim, keepdim), batched_jvp=True)
 AMIN = defop("amin(self, *, dim, keepdim)", _amax_kernel(np.amin), "AminBackward0",
              self=lambda grad, self, result, dim, keepdim:
                  _even_backward(grad, self, result, dim, keepdim),
              jvp=lambda self_t, self, result, dim, keepdim:
-                 _even_jvp(self_t, self, result, dim, keepdim))
+                 _even_jvp(self_t, self, result, dim, keepdim), batched_jvp=True)
 
 
 def _argext_kernel(fn):
@@ -465,11 +498,11 @@ def _logsumexp_vjp(grad, self, result, dim, keepdim):
 
 def _logsumexp_jvp(self_t, self, result, dim, keepdim):
     w = F.exp(self - _restore(result, F.shape(self), dim, keepdim))
-    return _sum_dims(self_t * w, dim, keepdim)
+    return _sum_dims(self_t * w, dim, keepdim, F.ndim(self))
 
 
 LOGSUMEXP = defop("logsumexp(self, *, dim, keepdim)", _logsumexp_kernel, "LogsumexpBackward0",
-                  self=_logsumexp_vjp, jvp=_logsumexp_jvp)
+                  self=_logsumexp_vjp, jvp=_logsumexp_jvp, batched_jvp=True)
 
 
 # ============================================================ vector norm
@@ -543,11 +576,12 @@ def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
     if ord == 0:
         return F.zeros_like(result)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
-    return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim), True)
+    return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim, F.ndim(self)), True)
 
 
 VECTOR_NORM = defop("linalg_vector_norm(self, *, ord, dim, keepdim, dtype)", _vector_norm_kernel,
-                    "LinalgVectorNormBackward0", self=_vector_norm_vjp, jvp=_vector_norm_jvp)
+                    "LinalgVectorNormBackward0", self=_vector_norm_vjp, jvp=_vector_norm_jvp,
+                    batched_jvp=True)
 
 
 # ============================================================ var / std
@@ -574,7 +608,8 @@ def _var_vjp(grad, self, dim, correction, keepdim):
 
 
 def _var_jvp(self_t, self, dim, correction, keepdim):
-    return F.real_if(_sum_dims(F.conj(_var_unit(self, dim, correction)) * self_t, dim, keepdim),
+    return F.real_if(_sum_dims(F.conj(_var_unit(self, dim, correction)) * self_t, dim, keepdim,
+                               F.ndim(self)),
                      True)
 
 
@@ -589,14 +624,15 @@ def _safe_half_inv(grad, result):
 
 VAR = defop("var.correction(self, *, dim, correction, keepdim)",
             lambda a, dim, correction, keepdim: _var_kernel(a, dim, correction, keepdim),
-            "VarBackward0", self=_var_vjp, jvp=_var_jvp)
+            "VarBackward0", self=_var_vjp, jvp=_var_jvp, batched_jvp=True)
 STD = defop("std.correction(self, *, dim, correction, keepdim)",
             lambda a, dim, correction, keepdim: np.sqrt(_var_kernel(a, dim, correction, keepdim)),
             "StdBackward0",
             self=lambda grad, self, result, dim, correction, keepdim:
                 _var_vjp(_safe_half_inv(grad, result), self, dim, correction, keepdim),
             jvp=lambda self_t, self, result, dim, correction, keepdim:
-                _safe_half_inv(_var_jvp(self_t, self, dim, correction, keepdim), result))
+                _safe_half_inv(_var_jvp(self_t, self, dim, correction, keepdim), result),
+            batched_jvp=True)
 
 
 # ============================================================ cumsum / cumprod
@@ -668,9 +704,12 @@ def _cumprod_jvp(self_t, self, result, dim):
 
 
 CUMSUM = defop("cumsum(self, *, dim, dtype)", _scan_kernel(np.cumsum), "CumsumBackward0",
-               self=_cumsum_vjp, jvp=LINEAR)
+               self=_cumsum_vjp, jvp=LINEAR,
+               batched_jvp=lambda self_t, self_sym_sizes, dim, dtype:
+                   F.cumsum(self_t, dim + F.lead(self_t, len(self_sym_sizes)), dtype)
+                   if self_sym_sizes else F.clone(self_t))
 CUMPROD = defop("cumprod(self, *, dim, dtype)", _scan_kernel(np.cumprod), "CumprodBackward0",
-                self=_cumprod_vjp, jvp=_cumprod_jvp)
+                self=_cumprod_vjp, jvp=_cumprod_jvp, batched_jvp=True)
 
 
 # ============================================================ cummax / cummin
@@ -699,10 +738,14 @@ def _cumext_vjp(grad, result1, self_sym_sizes, dim):
 
 CUMMAX = defop("cummax(self, *, dim)", _cumext_kernel(np.maximum.accumulate), "CummaxBackward0",
                n_outputs=2, nondiff_outputs=(1,), self=_cumext_vjp,
-               jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+               jvp=lambda self_t, self_sym_sizes, result1, dim:
+                   (_select_jvp(self_t, result1, dim, True, len(self_sym_sizes)), None),
+               batched_jvp=True)
 CUMMIN = defop("cummin(self, *, dim)", _cumext_kernel(np.minimum.accumulate), "CumminBackward0",
                n_outputs=2, nondiff_outputs=(1,), self=_cumext_vjp,
-               jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+               jvp=lambda self_t, self_sym_sizes, result1, dim:
+                   (_select_jvp(self_t, result1, dim, True, len(self_sym_sizes)), None),
+               batched_jvp=True)
 
 
 # ============================================================ sort / topk / argsort
@@ -733,12 +776,16 @@ SORT = defop("sort.stable(self, *, stable, dim, descending)", _sort_kernel, "Sor
              n_outputs=2, nondiff_outputs=(1,),
              self=lambda grad, result1, self_sym_sizes, dim:
                  _select_backward(grad, result1, self_sym_sizes, dim, True),
-             jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+             jvp=lambda self_t, self_sym_sizes, result1, dim:
+                 (_select_jvp(self_t, result1, dim, True, len(self_sym_sizes)), None),
+             batched_jvp=True)
 TOPK = defop("topk(self, *, k, dim, largest, sorted)", _topk_kernel, "TopkBackward0",
              n_outputs=2, nondiff_outputs=(1,),
              self=lambda grad, result1, self_sym_sizes, dim:
                  _select_backward(grad, result1, self_sym_sizes, dim, True),
-             jvp=lambda self_t, result1, dim: (_select_jvp(self_t, result1, dim, True), None))
+             jvp=lambda self_t, self_sym_sizes, result1, dim:
+                 (_select_jvp(self_t, result1, dim, True, len(self_sym_sizes)), None),
+             batched_jvp=True)
 ARGSORT = defop("argsort.stable(self, *, stable, dim, descending)",
                 lambda a, stable, dim, descending: np.zeros((), np.int64) if a.ndim == 0
                 else _argsort_np(a, dim, descending).astype(np.int64, copy=False))

@@ -17,6 +17,23 @@ A rule's parameter names say what it needs, and so what the dispatcher saves:
 ``jvp=LINEAR`` applies the op itself to the tangents; ``jvp=ELEMENTWISE``
 reuses the single VJP with ``grad := tangent`` (diagonal Jacobians).
 
+Batched tangents (a forward-AD level with a batch of tangents per primal, as
+``functional.jacobian(strategy="forward-mode")`` uses): every tangent then has
+one extra *leading* dim.  ``batched_jvp`` says how the op handles that:
+
+- ``True``: the JVP (the op itself for ``LINEAR``, or the rule) is written
+  right-aligned -- dims counted from the end, helpers that keep leading dims
+  -- so it takes batched tangents as they are.  ``ELEMENTWISE`` is always
+  batch-safe (the VJPs take batched gradients) and needs no declaration.
+- ``POINTWISE``: a broadcasting pointwise op; the tangents get singleton dims
+  after the batch dim up to the output's rank, then the JVP runs as is.
+- a rule (same vocabulary as ``jvp``): used instead of ``jvp`` for batched
+  tangents, e.g. a view whose size argument needs the batch dim in front.
+  Tangents of dual inputs carry the leading batch dim; the zeros standing in
+  for inputs without a tangent do not (broadcasting covers them).
+- ``None`` (the default): the batched fallback runs the unbatched JVP once
+  per batch entry and stacks the results (``forward_ad``, counted).
+
 Rules see ndarrays in an ordinary backward and Tensors under
 ``create_graph=True`` or in forward mode; they are written with operators and
 the polymorphic helpers of ``formulas.py`` so both work.
@@ -26,10 +43,11 @@ from __future__ import annotations
 import inspect
 import re
 
-__all__ = ["defop", "OpDef", "LINEAR", "ELEMENTWISE", "OPS"]
+__all__ = ["defop", "OpDef", "LINEAR", "ELEMENTWISE", "POINTWISE", "OPS"]
 
 LINEAR = "linear"
 ELEMENTWISE = "elementwise"
+POINTWISE = "pointwise"   # a batched_jvp kind (see the module docstring)
 OPS = {}
 
 _SIG = re.compile(r"^(?P<name>[\w.]+)\((?P<params>.*)\)$")
@@ -42,7 +60,8 @@ class OpDef:
                  "tensor_pos", "attr_pos", "vjps", "jvp", "jvp_params", "save_names",
                  "save_kinds", "save_needed_by", "n_outputs", "promote", "is_view",
                  "nondiff_outputs", "inplace_of", "uses_self_in_inplace", "out_dtype",
-                 "differentiable", "diff_pos", "save_plan", "record")
+                 "differentiable", "diff_pos", "save_plan", "record", "batched_jvp",
+                 "batched_jvp_params")
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
@@ -52,8 +71,8 @@ def _params_of(fn):
     return tuple(inspect.signature(fn).parameters)
 
 
-def defop(signature, kernel, node_name=None, *, jvp=None, promote=False, is_view=False,
-          n_outputs=1, nondiff_outputs=(), out_dtype=None, **vjps):
+def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, promote=False,
+          is_view=False, n_outputs=1, nondiff_outputs=(), out_dtype=None, **vjps):
     """Declare an op.  See the module docstring for the rule vocabulary.
 
     signature: ``"name(tensor_arg, ..., *, attr, ...)"``: names before ``*`` are
@@ -61,6 +80,7 @@ def defop(signature, kernel, node_name=None, *, jvp=None, promote=False, is_view
     kernel: ``fn(*arrays_and_attrs) -> ndarray`` (a tuple when ``n_outputs > 1``).
     promote: cast tensor inputs to their PyTorch result type before the kernel.
     out_dtype: optional ``fn(input_dtypes, attrs) -> np.dtype`` check/override.
+    batched_jvp: how the JVP takes batched tangents (True, POINTWISE or a rule).
     """
     m = _SIG.match(signature.replace(" ", ""))
     if not m:
@@ -150,6 +170,15 @@ def defop(signature, kernel, node_name=None, *, jvp=None, promote=False, is_view
         op.jvp = jvp
         op.jvp_params = _params_of(jvp)
         check(op.jvp_params, "the JVP", extra={f"{p}_t" for p in tensor_params})
+
+    op.batched_jvp, op.batched_jvp_params = batched_jvp, None
+    if batched_jvp is not None and jvp is None:
+        raise TypeError(f"{name}: batched_jvp given without a jvp")
+    if callable(batched_jvp):
+        op.batched_jvp_params = _params_of(batched_jvp)
+        check(op.batched_jvp_params, "the batched JVP", extra={f"{p}_t" for p in tensor_params})
+    elif batched_jvp not in (None, True, POINTWISE):
+        raise TypeError(f"{name}: batched_jvp must be True, POINTWISE or a rule")
 
     if op.differentiable:
         from .dispatch import make_node_class, make_record

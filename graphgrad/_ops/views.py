@@ -14,7 +14,7 @@ from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .dispatch import dispatch, unary
 from .registry import LINEAR, defop, export
-from .shape import SELECT, SLICE, _select_key, _slice_key, view
+from .shape import SELECT, SLICE, _nd, _select_key, _slice_key, view
 
 
 # ---------------------------------------------------------------- table entries
@@ -33,7 +33,9 @@ def _inverse_perm(dims):
 
 
 PERMUTE = defop("permute(self, *, dims)", _permute_kernel, "PermuteBackward0", is_view=True,
-                self=lambda grad, dims: F.permute(grad, _inverse_perm(dims)), jvp=LINEAR)
+                self=lambda grad, dims: F.permute(grad, _inverse_perm(dims)), jvp=LINEAR,
+                batched_jvp=lambda self_t, dims: F.permute(
+                    self_t, tuple(_nd(d, len(dims)) for d in dims)))
 
 
 # Multi-output views.  ``n_outputs=2`` marks "several outputs": the kernel returns a tuple
@@ -106,16 +108,23 @@ UNBIND = defop("unbind(self, *, dim)", _unbind_kernel, "UnbindBackward0", is_vie
                n_outputs=2,
                self=lambda grads, self_sym_sizes, dim:
                    stack_grads(grads, dim, len(self_sym_sizes) - 1),
-               jvp=LINEAR)
+               jvp=LINEAR,
+               batched_jvp=lambda self_t, self_sym_sizes, dim:
+                   F.unbind(self_t, _nd(dim, len(self_sym_sizes))))
 SPLIT = defop("split(self, *, split_size, dim)", _split_kernel, "SplitBackward0", is_view=True,
               n_outputs=2,
               self=lambda grads, self_sym_sizes, dim: cat_grads(grads, dim, len(self_sym_sizes)),
-              jvp=LINEAR)
+              jvp=LINEAR,
+              batched_jvp=lambda self_t, self_sym_sizes, split_size, dim:
+                  F.split(self_t, split_size, _nd(dim, len(self_sym_sizes))))
 SPLIT_WITH_SIZES = defop("split_with_sizes(self, *, split_sizes, dim)", _split_with_sizes_kernel,
                          "SplitWithSizesBackward0", is_view=True, n_outputs=2,
                          self=lambda grads, self_sym_sizes, dim:
                              cat_grads(grads, dim, len(self_sym_sizes)),
-                         jvp=LINEAR)
+                         jvp=LINEAR,
+                         batched_jvp=lambda self_t, self_sym_sizes, split_sizes, dim:
+                             F.split_with_sizes(self_t, split_sizes,
+                                                _nd(dim, len(self_sym_sizes))))
 
 
 # as_strided: the input's elements in row-major order play the role of the storage (the
@@ -161,7 +170,10 @@ AS_STRIDED = defop("as_strided(self, *, size, stride, storage_offset)", _as_stri
                    self=lambda grad, self_sym_sizes, size, stride, storage_offset:
                        F.as_strided_backward(grad, tuple(self_sym_sizes), size, stride,
                                              storage_offset),
-                   jvp=LINEAR)
+                   jvp=LINEAR,
+                   batched_jvp=lambda self_t, self_sym_sizes, size, stride, storage_offset:
+                       F.as_strided_gather(self_t, tuple(self_sym_sizes), size, stride,
+                                           storage_offset))
 def _as_strided_gather_kernel(x, sizes, size, stride, storage_offset):
     # as_strided as a copy, batch-safe: the trailing len(sizes) dims are the "storage"
     nb = x.ndim - len(sizes)
@@ -174,13 +186,13 @@ AS_STRIDED_BACKWARD = defop(
     _as_strided_backward_kernel, "AsStridedBackwardBackward0",
     grad=lambda grad, sizes, size, stride, storage_offset:
         F.as_strided_gather(grad, sizes, size, stride, storage_offset),
-    jvp=LINEAR)
+    jvp=LINEAR, batched_jvp=True)
 AS_STRIDED_GATHER = defop(
     "as_strided_gather(self, *, sizes, size, stride, storage_offset)",
     _as_strided_gather_kernel, "AsStridedBackward0",
     self=lambda grad, sizes, size, stride, storage_offset:
         F.as_strided_backward(grad, sizes, size, stride, storage_offset),
-    jvp=LINEAR)
+    jvp=LINEAR, batched_jvp=True)
 
 
 def _view_as_real_kernel(a):
@@ -199,10 +211,11 @@ def _contiguous(x):
 
 VIEW_AS_REAL = defop("view_as_real(self)", _view_as_real_kernel, "ViewAsRealBackward0",
                      is_view=True,
-                     self=lambda grad: F.view_as_complex(_contiguous(grad)), jvp=LINEAR)
+                     self=lambda grad: F.view_as_complex(_contiguous(grad)), jvp=LINEAR,
+                     batched_jvp=True)
 VIEW_AS_COMPLEX = defop("view_as_complex(self)", _view_as_complex_kernel,
                         "ViewAsComplexBackward0", is_view=True,
-                        self=lambda grad: F.view_as_real(grad), jvp=LINEAR)
+                        self=lambda grad: F.view_as_real(grad), jvp=LINEAR, batched_jvp=True)
 
 
 # ---------------------------------------------------------------- public functions

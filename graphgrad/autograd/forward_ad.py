@@ -7,11 +7,22 @@ with the tangents, with the level switched off while it does so.  Tangents
 are Tensors, so the JVP computation is itself recorded by reverse mode when
 grad mode is on (forward-over-reverse).  A tangent belongs to one level;
 once the level exits, the tangent is no longer seen.
+
+Batched tangents (private: ``_batched_dual_level(n)``, used by
+``functional.jacobian(strategy="forward-mode")``): every tangent of the level
+has one extra leading dim of size n -- n tangents pushed through the function
+in one pass, a small vmap for tangents only.  Each op declares in the table
+how its JVP takes them (``batched_jvp``, see ``_ops/registry.py``); an op
+without a declaration goes through the fallback, which runs the unbatched
+JVP once per batch entry and stacks the results, and is counted in
+``_fallback_calls`` (tests assert that common functions never need it).
+The zeros standing in for inputs without a tangent stay unbatched;
+broadcasting covers them.
 """
 from __future__ import annotations
 
 import itertools
-from collections import namedtuple
+from collections import Counter, namedtuple
 
 import numpy as np
 
@@ -24,19 +35,24 @@ _level_ids = itertools.count()
 
 
 class _Level:
-    __slots__ = ("idx", "alive")
+    __slots__ = ("idx", "alive", "batch")
 
-    def __init__(self, idx):
+    def __init__(self, idx, batch=None):
         self.idx = idx
         self.alive = True
+        self.batch = batch   # None, or the size of the leading batch dim of every tangent
 
 
 def enter_dual_level():
     """Start a new forward-AD level and return its index (nesting is not supported)."""
+    return _enter_level(None)
+
+
+def _enter_level(batch):
     if tls.fw_level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     # levels are numbered by nesting depth, as in PyTorch (only one can be active: 0)
-    lvl = _Level(0)
+    lvl = _Level(0, batch)
     tls.fw_level = lvl
     tls.refresh()
     return lvl.idx
@@ -57,6 +73,21 @@ class dual_level:
 
     def __enter__(self):
         return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+
+
+class _batched_dual_level:
+    """A dual level whose tangents all carry a leading batch dim of ``batch_size``
+    (private; ``make_dual`` then takes tangents of shape ``(batch_size, *primal.shape)``
+    and ``unpack_dual`` returns such tangents)."""
+
+    def __init__(self, batch_size):
+        self.batch_size = int(batch_size)
+
+    def __enter__(self):
+        return _enter_level(self.batch_size)
 
     def __exit__(self, *exc):
         exit_dual_level()
@@ -90,12 +121,14 @@ def make_dual(tensor, tangent, *, level=None):
     if tangent._data.dtype.kind not in "fcV" or (tangent.dtype.category < 2):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: "
                          f"{tangent.dtype}")
-    if tangent._data.shape != tensor._data.shape:
+    want = tensor._data.shape if lvl.batch is None else (lvl.batch,) + tensor._data.shape
+    if tangent._data.shape != want:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "
             f"original Tensor, this is not supported. Tensor is of size "
             f"{list(tensor._data.shape)} while the given forward gradient is of size "
-            f"{list(tangent._data.shape)}.")
+            f"{list(tangent._data.shape)}."
+            + ("" if lvl.batch is None else f" (a batched level: expected {list(want)})"))
     if tangent._data.dtype != tensor._data.dtype:
         raise RuntimeError(f"Expected tangent to have the same dtype as the primal "
                            f"({tensor.dtype}), got {tangent.dtype}")
@@ -161,9 +194,6 @@ def _env(op, args, outs):
 def push_tangents(op, args, outs):
     """Compute the outputs' tangents with the op's JVP rule (called by the dispatcher)."""
     from .._tensor import Tensor
-    from .._ops import formulas as F
-    from .._ops.dispatch import dispatch
-    from .._ops.registry import ELEMENTWISE, LINEAR
     lvl = tls.fw_level
     nt = len(op.tensor_params)
     tangents = [tangent_of(args[i], lvl) if isinstance(args[i], Tensor) else None
@@ -178,51 +208,151 @@ def push_tangents(op, args, outs):
     tls.fw_level = None
     tls.refresh()
     try:
-        if op.jvp is LINEAR:
-            targs = list(args)
-            for i in range(nt):
-                a = args[i]
-                if tangents[i] is not None:
-                    targs[i] = tangents[i]
-                elif isinstance(a, Tensor):
-                    targs[i] = _zeros_like(a)
-                elif a is not None:
-                    targs[i] = 0
-            res = dispatch(op, *targs)
-        elif op.jvp is ELEMENTWISE:
-            fn, pnames = op.vjps[0]
-            k = op.diff_pos[0]
-            t = tangents[k]
-            if t is None:
-                return
-            env = _env(op, args, outs)
-            env["grad"] = F.conj(t)
-            res = F.conj(fn(*[env[p] for p in pnames]))
+        if lvl.batch is None:
+            res = _jvp(op, args, outs, tangents)
         else:
-            env = _env(op, args, outs)
-            for i, p in enumerate(op.tensor_params):
-                t = tangents[i]
-                if t is None:
-                    a = args[i]
-                    t = _zeros_like(a) if isinstance(a, Tensor) else 0.0
-                env[p + "_t"] = t
-            res = op.jvp(*[env[p] for p in op.jvp_params])
+            res = _jvp_batched(op, args, outs, tangents, lvl.batch)
     finally:
         tls.fw_level = lvl
         tls.refresh()
+    if res is None:
+        return
     results = res if isinstance(res, (tuple, list)) else (res,)
     for o, r in zip(outs, results):
         if r is None or o._data.dtype.kind not in "fcV":
             continue
-        if not isinstance(r, Tensor):
-            r = Tensor._wrap(np.asarray(r))
-        if r._data.shape != o._data.shape:
-            r = r.expand(o._data.shape) if r._data.ndim <= o._data.ndim else r
-        if r._data.dtype != o._data.dtype:
-            r = r.to(o.dtype) if o._data.dtype.kind == "c" or r._data.dtype.kind != "c" else \
-                r.real.to(o.dtype)
-        o._fw = (lvl, r)
+        o._fw = (lvl, _fit(r, o, lvl.batch, op))
         _share_with_saved_output(o)
+
+
+def _jvp(op, args, outs, tangents):
+    """The op's JVP rule evaluated on ``tangents`` (None: the input has no tangent)."""
+    from .._tensor import Tensor
+    from .._ops import formulas as F
+    from .._ops.dispatch import dispatch
+    from .._ops.registry import ELEMENTWISE, LINEAR
+    if op.jvp is LINEAR:
+        targs = list(args)
+        for i in range(len(op.tensor_params)):
+            a = args[i]
+            if tangents[i] is not None:
+                targs[i] = tangents[i]
+            elif isinstance(a, Tensor):
+                targs[i] = _zeros_like(a)
+            elif a is not None:
+                targs[i] = 0
+        return dispatch(op, *targs)
+    if op.jvp is ELEMENTWISE:
+        fn, pnames = op.vjps[0]
+        t = tangents[op.diff_pos[0]]
+        if t is None:
+            return None
+        env = _env(op, args, outs)
+        env["grad"] = F.conj(t)
+        return F.conj(fn(*[env[p] for p in pnames]))
+    return _call_rule(op.jvp, op.jvp_params, op, args, outs, tangents)
+
+
+def _call_rule(rule, params, op, args, outs, tangents):
+    from .._tensor import Tensor
+    env = _env(op, args, outs)
+    for i, p in enumerate(op.tensor_params):
+        t = tangents[i]
+        if t is None:
+            a = args[i]
+            t = _zeros_like(a) if isinstance(a, Tensor) else 0.0
+        env[p + "_t"] = t
+    return rule(*[env[p] for p in params])
+
+
+def _fit(r, o, batch, op):
+    """A rule's result as the tangent of output ``o``: a Tensor of o's shape (with the
+    level's batch dim in front) and dtype."""
+    from .._tensor import Tensor
+    if not isinstance(r, Tensor):
+        r = Tensor._wrap(np.asarray(r))
+    shape = o._data.shape if batch is None else (batch,) + o._data.shape
+    if r._data.shape != shape:
+        if batch is None:
+            r = r.expand(shape) if r._data.ndim <= len(shape) else r
+        else:
+            try:
+                if r._data.ndim > len(shape):
+                    raise RuntimeError
+                r = r.expand(shape)
+            except RuntimeError:
+                raise RuntimeError(
+                    f"internal error: the batched JVP of {op.name} gave a tangent of shape "
+                    f"{list(r._data.shape)}; expected {list(shape)}") from None
+    if r._data.dtype != o._data.dtype:
+        r = r.to(o.dtype) if o._data.dtype.kind == "c" or r._data.dtype.kind != "c" else \
+            r.real.to(o.dtype)
+    return r
+
+
+# ---------------------------------------------------------------- batched tangents
+_fallback_calls = Counter()   # op name -> number of batched JVPs that took the fallback
+
+
+def _jvp_batched(op, args, outs, tangents, batch):
+    """The JVP for tangents with a leading batch dim (see ``batched_jvp`` in the registry)."""
+    from .._ops.registry import ELEMENTWISE, POINTWISE
+    kind = op.batched_jvp
+    if kind is None and op.jvp is ELEMENTWISE:
+        kind = True   # the VJPs take batched gradients, so the rule takes batched tangents
+    if kind is True:
+        return _jvp(op, args, outs, tangents)
+    if kind is POINTWISE:
+        nd = max(o._data.ndim for o in outs)
+        return _jvp(op, args, outs, [None if t is None else _pad(t, nd) for t in tangents])
+    if kind is None:
+        return _fallback(op.name, lambda tb: _jvp(op, args, outs, tb), outs, tangents, batch)
+    return _call_rule(kind, op.batched_jvp_params, op, args, outs, tangents)
+
+
+def _pad(t, nd):
+    """A batched tangent ``(B, *shape)`` as ``(B, 1, ..., 1, *shape)`` of rank ``1 + nd``."""
+    s = t._data.shape
+    if len(s) - 1 >= nd:
+        return t
+    return t.reshape(s[:1] + (1,) * (nd + 1 - len(s)) + s[1:])
+
+
+def _fallback(name, jvp_one, outs, tangents, batch):
+    """The unbatched JVP ``jvp_one(tangents)`` once per batch entry, results stacked."""
+    from .._tensor import Tensor
+    _fallback_calls[name] += 1
+    per = []
+    for b in range(batch):
+        res = jvp_one([None if t is None else _select(t, b) for t in tangents])
+        per.append(res if isinstance(res, (tuple, list)) else (res,))
+    out = []
+    for k, o in enumerate(outs):
+        rs = [p[k] if k < len(p) else None for p in per]
+        if not isinstance(o, Tensor) or o._data.dtype.kind not in "fcV" or (
+                rs and all(r is None for r in rs)):
+            out.append(None)
+            continue
+        out.append(_stack([_zeros_like(o) if r is None else _fit(r, o, None, None) for r in rs],
+                          o, batch))
+    return tuple(out)
+
+
+def _select(t, b):
+    from .._tensor import Tensor
+    if t._requires_grad:
+        return t[b]
+    return Tensor._wrap(t._data[b])
+
+
+def _stack(rs, o, batch):
+    from .._tensor import Tensor
+    if not rs:
+        return Tensor._wrap(np.zeros((batch,) + o._data.shape, o._data.dtype))
+    if any(r._requires_grad for r in rs):
+        from .._ops.copies import stack
+        return stack(rs, 0)
+    return Tensor._wrap(np.stack([r._data for r in rs]))
 
 
 def _share_with_saved_output(o):

@@ -437,18 +437,37 @@ def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
     tls.refresh()
     ctx._in_jvp = True
     try:
-        res = ctx.apply_jvp(*tangents)
+        if lvl.batch is None:
+            res = _checked_jvp(cls, ctx, tangents, outs)
+        else:
+            # batched tangents (functional.jacobian's forward mode): a custom jvp sees one
+            # tangent per input, so it runs once per batch entry (the batched fallback)
+            from .forward_ad import _fallback
+            given = [tangent_of(a, lvl) if t else None for a, t in zip(args, is_tensor)]
+
+            def one(tb):
+                return _checked_jvp(cls, ctx, [z if b is None else b
+                                               for b, z in zip(tb, tangents)], outs)
+            res = _fallback(cls.__name__, one, outs, given, lvl.batch)
     finally:
         ctx._in_jvp = False
         tls.fw_level = lvl
         tls.refresh()
+    for o, t in zip(outs, res):
+        if isinstance(o, Tensor) and t is not None:
+            o._fw = (lvl, t)
+
+
+def _checked_jvp(cls, ctx, tangents, outs):
+    """``ctx.apply_jvp(*tangents)`` as a tuple, one tangent per output, shapes checked."""
+    from .._tensor import Tensor
+    res = ctx.apply_jvp(*tangents)
     if not isinstance(res, tuple):
         res = (res,)
-    tensor_outs = [o for o in outs]
-    if len(res) != len(tensor_outs):
+    if len(res) != len(outs):
         raise RuntimeError(f"{cls.__name__}.jvp returned {len(res)} tangents; expected "
-                           f"{len(tensor_outs)} (one per forward output)")
-    for o, t in zip(tensor_outs, res):
+                           f"{len(outs)} (one per forward output)")
+    for o, t in zip(outs, res):
         if isinstance(o, Tensor) and t is not None:
             if not isinstance(t, Tensor):
                 raise TypeError(f"{cls.__name__}.jvp must return Tensors or None")
@@ -456,7 +475,7 @@ def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
                 raise RuntimeError(
                     f"{cls.__name__}.jvp returned a tangent of shape {list(t._data.shape)} for "
                     f"an output of shape {list(o._data.shape)}")
-            o._fw = (lvl, t)
+    return res
 
 
 # ====================================================================== once_differentiable

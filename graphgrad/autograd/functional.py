@@ -18,14 +18,18 @@ How they are computed:
   given as a leading batch dimension (``autograd.grad(...,
   is_grads_batched=True)``); every op's VJP accepts leading batch dims, so
   no vmap is needed.
-- ``jacobian(strategy="forward-mode", vectorize=True)``: forward-mode AD,
-  one forward pass per *input* element (a one-hot tangent each).  The op
-  table's JVP rules take tangents of the primal's exact shape (no batch
-  dimension), so the tangents cannot be pushed as one batch; this is the
-  one place where a loop replaces PyTorch's vmap.
+- ``jacobian(strategy="forward-mode", vectorize=True)``: ONE forward pass.
+  The tangents are the rows of the identity over all input elements, given
+  as a leading batch dimension of every input's tangent (a batched dual
+  level, ``forward_ad._batched_dual_level``); every op's JVP takes batched
+  tangents (``batched_jvp`` in the op table), so ``func`` runs once and
+  each output's ``(N, *out_shape)`` tangent holds its Jacobian columns --
+  PyTorch gets the same by vmapping its JVP.
 - ``hessian``: the jacobian of the (create_graph) gradient, so with
   ``vectorize=True`` it is one backward with create_graph plus one batched
-  backward through that graph.
+  backward through that graph; with ``outer_jacobian_strategy=
+  "forward-mode"`` (forward-over-reverse) it is that one create_graph
+  backward run once under the batched dual level.
 """
 from __future__ import annotations
 
@@ -330,8 +334,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     outputs) when one of them is a tuple; a tuple (over outputs) of tuples (over inputs)
     when both are.  Entry ``[i][j]`` has shape ``outputs[i].shape + inputs[j].shape``.
 
-    vectorize=True computes everything in one batched backward (reverse mode) or with
-    forward-mode AD (``strategy="forward-mode"``, which requires vectorize=True).
+    vectorize=True computes everything in one batched backward (reverse mode) or in one
+    forward pass with batched tangents (``strategy="forward-mode"``, which requires
+    vectorize=True).
     """
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
@@ -437,9 +442,11 @@ def _jacrev_loop(outputs, inputs, create_graph, strict):
 
 
 def _jacfwd(func, inputs, strict=False, vectorize=False):
-    """Forward-mode Jacobian: one forward pass per input element with a one-hot tangent
-    (the op table's JVP rules take unbatched tangents, so this is a loop over input
-    elements, not a batched pass).  Returns lists, as PyTorch does."""
+    """Forward-mode Jacobian in ONE forward pass: the one-hot tangents of all N input
+    elements (the rows of the identity, as for the reverse-mode cotangents) are a leading
+    batch dim of size N on every input's tangent (``forward_ad._batched_dual_level``), so
+    ``func`` runs once and each output's tangent, ``(N, *out_shape)``, holds its Jacobian
+    columns.  Returns lists, as PyTorch does."""
     from . import forward_ad as fwAD
     if strict:
         raise RuntimeError(
@@ -450,63 +457,35 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian is only implemented for `vectorize=True`.")
-    with fwAD.dual_level():
-        tangents = [_wrap(np.zeros_like(inp._data)) for inp in inputs]
-        duals = tuple(fwAD.make_dual(inp, t) for inp, t in zip(inputs, tangents))
-        # the tangent the dual carries (a differentiable view may hold a different object)
-        tangents = [fwAD.unpack_dual(d).tangent for d in duals]
-        is_outputs_tuple = None
-        primals = None
-        columns = None   # [output][input] -> one tangent (Tensor) per input element
-        for k, t in enumerate(tangents):
-            td = t._data
-            for idx in np.ndindex(*td.shape):
-                td[idx] = 1
-                try:
-                    outs = func(*duals)
-                    is_outputs_tuple, outs = _as_tuple(outs, "outputs", "jacobian")
-                    if columns is None:
-                        primals = [fwAD.unpack_dual(o).primal for o in outs]
-                        columns = [[[] for _ in inputs] for _ in outs]
-                    for i, o in enumerate(outs):
-                        columns[i][k].append(_own_tangent(fwAD.unpack_dual(o).tangent, o))
-                finally:
-                    td[idx] = 0
-        if primals is None:  # every input is empty: evaluate once for the output shapes
-            is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs", "jacobian")
-            primals = [fwAD.unpack_dual(o).primal for o in outs]
-            columns = [[[] for _ in inputs] for _ in outs]
+    numels = [inp._data.size for inp in inputs]
+    basis = _standard_basis(inputs, numels)
+    with fwAD._batched_dual_level(sum(numels)):
+        duals = tuple(fwAD.make_dual(inp, _wrap(b)) for inp, b in zip(inputs, basis))
+        is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs", "jacobian")
+        tangents = [fwAD.unpack_dual(o).tangent for o in outs]
     res = []
-    for i, p in enumerate(primals):
+    for o, tan in zip(outs, tangents):
         row = []
-        for k, inp in enumerate(inputs):
-            row.append(_assemble_columns(columns[i][k], p._data, inp._data))
+        off = 0
+        for inp, n in zip(inputs, numels):
+            row.append(_jacobian_block(tan, off, n, o._data, inp._data))
+            off += n
         res.append(row)
     return _tuple_postprocess(res, (is_outputs_tuple, is_inputs_tuple))
 
 
-def _own_tangent(tan, out):
-    """A copy of an output's tangent (it may alias the input tangent we keep mutating);
-    zeros when the output has none."""
-    if tan is None:
-        return np.zeros_like(out._data)
-    if tan._requires_grad:   # forward-over-reverse: keep the tangent's graph
-        return tan.clone()
-    return np.array(tan._data, dtype=out._data.dtype)
-
-
-def _assemble_columns(cols, out_data, in_data):
-    """The (out_shape + in_shape) Jacobian from one tangent per input element."""
+def _jacobian_block(tan, off, n, out_data, in_data):
+    """The ``out_shape + in_shape`` Jacobian of one output with respect to one input: rows
+    ``off:off + n`` of the output's batched tangent (one column per input element), with
+    the batch dim moved last.  Zeros when the output has no tangent."""
     shape = out_data.shape + in_data.shape
-    if not cols:
+    if tan is None:
         return _wrap(np.zeros(shape, out_data.dtype))
-    if any(isinstance(c, _T.Tensor) for c in cols):
-        import graphgrad
-        cols = [c if isinstance(c, _T.Tensor) else _wrap(c) for c in cols]
-        jac = graphgrad.stack(cols, 0)                     # (in_numel, *out_shape)
-        return jac.permute(*range(1, jac.ndim), 0).reshape(shape)
-    mat = np.stack([c.reshape(-1) for c in cols], axis=-1)  # (out_numel, in_numel)
-    return _wrap(mat.reshape(shape))
+    if tan._requires_grad:   # forward-over-reverse: keep the tangent's graph
+        part = tan if n == tan._data.shape[0] else tan[off:off + n]
+        return part.movedim(0, -1).reshape(shape)
+    part = np.moveaxis(tan._data[off:off + n], 0, -1)
+    return _wrap(np.ascontiguousarray(part).reshape(shape))
 
 
 # ----------------------------------------------------------------- hessian

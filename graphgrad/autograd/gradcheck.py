@@ -28,8 +28,10 @@ returns False instead (other errors, such as bad arguments, still raise).
 Besides the Jacobians, gradcheck checks (as PyTorch does) that backward is
 deterministic (``nondet_tol``), that a zero cotangent gives zero gradients,
 that undefined (None) output gradients are handled, the gradients' dtypes
-(``check_grad_dtypes``), and batched gradients (``check_batched_grad``:
-``autograd.grad(..., is_grads_batched=True)`` against a loop).
+(``check_grad_dtypes``), batched gradients (``check_batched_grad``:
+``autograd.grad(..., is_grads_batched=True)`` against a loop) and batched
+tangents (``check_batched_forward_grad``: a batched dual level against a loop
+of forward passes).
 
 The module ``graphgrad.autograd.gradcheck`` is shadowed on the package by the
 function of the same name (as in PyTorch); ``from graphgrad.autograd.gradcheck
@@ -655,6 +657,64 @@ def _test_batched_grad(inputs, output, output_idx):
     return True
 
 
+_BATCHED_FW_MSG = (
+    "gradcheck failed while testing batched gradient computation with forward-mode AD.\n"
+    "This means that a batch of tangents pushed through the function at once (a leading\n"
+    "batch dimension on every tangent, as functional.jacobian(strategy=\"forward-mode\")\n"
+    "does) disagrees with a loop of single forward-mode passes, i.e. some op's batched JVP\n"
+    "rule is wrong.  If you only use forward mode with unbatched tangents, pass\n"
+    "check_batched_forward_grad=False.")
+
+
+def _test_batched_forward_grad(func, inputs, B=2):
+    """For each differentiable input: B random tangents pushed as one batch equal B
+    unbatched forward-mode passes (the other inputs without a tangent)."""
+    from . import forward_ad as fwAD
+    diff = [i for i, x in enumerate(inputs) if _is_tensor(x) and x._requires_grad]
+    rng = np.random.default_rng(4321)
+
+    def tangents_of_outputs(duals):
+        return [None if t is None else np.array(t._data) for t in
+                (fwAD.unpack_dual(o).tangent for o in _as_tuple(func(*duals))
+                 if _is_float_or_complex(o))]
+    for input_idx in diff:
+        x = inputs[input_idx]
+        d = x._data
+        tans = rng.standard_normal((B,) + d.shape)
+        if d.dtype.kind == "c":
+            tans = tans + 1j * rng.standard_normal((B,) + d.shape)
+        tans = tans.astype(d.dtype)
+        expected = []
+        for b in range(B):
+            with fwAD.dual_level():
+                duals = list(inputs)
+                duals[input_idx] = fwAD.make_dual(x.detach(), _wrap(tans[b].copy()))
+                expected.append(tangents_of_outputs(duals))
+        try:
+            with fwAD._batched_dual_level(B):
+                duals = list(inputs)
+                duals[input_idx] = fwAD.make_dual(x.detach(), _wrap(tans))
+                res = tangents_of_outputs(duals)
+        except RuntimeError as ex:
+            raise GradcheckError(f"While computing batched gradients, got: {ex}\n\n"
+                                 f"{_BATCHED_FW_MSG}") from ex
+        for output_idx, r in enumerate(res):
+            rows = [e[output_idx] for e in expected]
+            if r is None and all(e is None for e in rows):
+                continue
+            shape = next(e.shape for e in rows if e is not None) if any(
+                e is not None for e in rows) else r.shape[1:]
+            e = np.stack([np.zeros(shape, d.dtype) if row is None else row for row in rows])
+            r = np.zeros_like(e) if r is None else r
+            if r.shape == e.shape and np.allclose(r, e, rtol=1e-5, atol=1e-8, equal_nan=True):
+                continue
+            raise GradcheckError(f"For output {output_idx} and input {input_idx}:\n\n"
+                                 f"{_BATCHED_FW_MSG}\n\nGot:\n{_fmt(r)}\n\nExpected:\n"
+                                 f"{_fmt(e)}\n"
+                                 + _mismatch_details(r, e, 1e-5, 1e-8, layout=False))
+    return True
+
+
 def _test_backward_mul_by_grad_output(outputs, inputs):
     from . import grad as _grad
     diff = list(_iter_tensors(inputs, True))
@@ -831,8 +891,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     check_undefined_grad: backward must accept undefined (None) output gradients.
     check_grad_dtypes: the gradients' dtypes must match the inputs'.
     check_batched_grad: compare ``is_grads_batched=True`` with a loop of backward calls.
-    check_batched_forward_grad: accepted for compatibility; graphgrad has no batched
-        tangents (no vmap), so nothing more is checked.
+    check_batched_forward_grad: compare a batch of tangents pushed at once (a batched
+        dual level, as functional.jacobian's forward mode uses) with a loop of forward passes.
     check_forward_ad / check_backward_ad: which AD modes to check.
     fast_mode: compare ``v^T J u`` for random unit vectors instead of full Jacobians.
     masked: accepted for compatibility (no sparse tensors).
@@ -851,7 +911,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     try:
         return _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol,
                                  check_undefined_grad, check_grad_dtypes, check_batched_grad,
-                                 check_forward_ad, check_backward_ad, fast_mode)
+                                 check_forward_ad, check_backward_ad, fast_mode,
+                                 check_batched_forward_grad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -860,7 +921,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
                       check_grad_dtypes, check_batched_grad, check_forward_ad, check_backward_ad,
-                      fast_mode):
+                      fast_mode, check_batched_forward_grad=False):
     inputs = _as_tuple(inputs)
     _check_inputs(inputs)
     func_out = func(*inputs)
@@ -870,6 +931,8 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     _gradcheck_real_imag(check_fn, func, func_out, inputs, outputs, eps, rtol, atol,
                          check_grad_dtypes, check_forward_ad, check_backward_ad, nondet_tol,
                          check_undefined_grad)
+    if check_batched_forward_grad:
+        _test_batched_forward_grad(func, inputs)
     if not check_backward_ad:
         return True
     if check_batched_grad:

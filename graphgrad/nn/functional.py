@@ -29,7 +29,7 @@ from .._tensor import Tensor, _wrap_dim
 from .._ops import formulas as F
 from .._ops import registry as _registry
 from .._ops.dispatch import binary, dispatch, dispatch_inplace, unary
-from .._ops.registry import LINEAR, ELEMENTWISE, defop, export
+from .._ops.registry import LINEAR, ELEMENTWISE, POINTWISE, defop, export
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu",
@@ -84,6 +84,31 @@ def _sumk(x, dims):
     if isinstance(x, Tensor):
         return F.sum_dim_IntList(x, tuple(dims), True, None)
     return x.sum(axis=tuple(dims), keepdims=True)
+
+
+def _reduce_last(x, reduction, nd):
+    """``_reduce`` over the last ``nd`` dims of ``x`` only: its leading dims are the batch of
+    a batched tangent (the batched JVPs of the losses)."""
+    lead = F.ndim(x) - nd
+    if reduction == "none" or lead == 0:
+        return _reduce(x, reduction)
+    dims = tuple(range(lead, F.ndim(x)))
+    if reduction == "sum":
+        return F.sum_dim_IntList(x, dims, False, None)
+    return F.mean_dim(x, dims, False, None)
+
+
+def _bpad(t, x, nd):
+    """The tangent ``t`` of ``x`` with singleton dims after its batch dims up to ``nd``."""
+    return F.pad_batched(t, F.ndim(x), nd)
+
+
+def _pair_loss_batched(dloss, self_t, target_t, self, target, reduction):
+    """The batched JVP of a loss of ``self - target`` with elementwise derivative ``dloss``
+    (input and target broadcast against each other)."""
+    nd = len(np.broadcast_shapes(F.shape(self), F.shape(target)))
+    diff_t = _bpad(self_t, self, nd) - _bpad(target_t, target, nd)
+    return _reduce_last(dloss * diff_t, reduction, nd)
 
 
 def _reduce(x, reduction):
@@ -235,7 +260,7 @@ GELU_BACKWARD = defop(
         grad * grad_output * _gelu_dxx(self, approximate),
     jvp=lambda grad_output_t, self_t, grad_output, self, approximate:
         F.gelu_backward(grad_output_t, self, approximate)
-        + grad_output * _gelu_dxx(self, approximate) * self_t)
+        + grad_output * _gelu_dxx(self, approximate) * self_t, batched_jvp=POINTWISE)
 
 
 def _silu_kernel(a):
@@ -388,12 +413,12 @@ def _log_softmax_vjp(grad, result, dim):
 
 SOFTMAX = defop("_softmax(self, *, dim)", _softmax_kernel, "SoftmaxBackward0",
                 self=lambda grad, result, dim: _softmax_vjp(grad, result, dim),
-                jvp=lambda self_t, result, dim: _softmax_vjp(self_t, result, dim))
+                jvp=lambda self_t, result, dim: _softmax_vjp(self_t, result, dim), batched_jvp=True)
 LOG_SOFTMAX = defop("_log_softmax(self, *, dim)", _log_softmax_kernel, "LogSoftmaxBackward0",
                     self=lambda grad, result, dim: _log_softmax_vjp(grad, result, dim),
                     jvp=lambda self_t, result, dim:
                         self_t - (_sumk(F.exp(result) * self_t, (dim,)) if dim is not None
-                                  else self_t))
+                                  else self_t), batched_jvp=True)
 
 
 def _softmax_dim(name, ndim, stacklevel=4):
@@ -507,7 +532,10 @@ MSE_LOSS = defop("mse_loss(self, target, *, reduction)", _mse_kernel, "MseLossBa
                  target=lambda grad, self, target, reduction: -_mse_vjp(grad, self, target,
                                                                         reduction),
                  jvp=lambda self_t, target_t, self, target, reduction:
-                     _reduce(2 * (self - target) * (self_t - target_t), reduction))
+                     _reduce(2 * (self - target) * (self_t - target_t), reduction),
+                 batched_jvp=lambda self_t, target_t, self, target, reduction:
+                     _pair_loss_batched(2 * (self - target), self_t, target_t, self, target,
+                                        reduction))
 
 
 def _smooth_l1_kernel(a, b, reduction, beta):
@@ -533,7 +561,10 @@ SMOOTH_L1_LOSS = defop(
     target=lambda grad, self, target, reduction, beta:
         -_smooth_l1_vjp(grad, self, target, reduction, beta),
     jvp=lambda self_t, target_t, self, target, reduction, beta:
-        _reduce(_smooth_l1_dx(self, target, beta) * (self_t - target_t), reduction))
+        _reduce(_smooth_l1_dx(self, target, beta) * (self_t - target_t), reduction),
+    batched_jvp=lambda self_t, target_t, self, target, reduction, beta:
+        _pair_loss_batched(_smooth_l1_dx(self, target, beta), self_t, target_t, self, target,
+                           reduction))
 
 
 def _weighted_reduce(loss, weight, reduction):
@@ -684,11 +715,12 @@ def _nll_vjp(grad, target, weight, self_sym_sizes, reduction, ignore_index):
 NLL_LOSS = defop("nll_loss(self, target, weight, *, reduction, ignore_index)", _nll_kernel,
                  "NllLossBackward0", self=_nll_vjp,
                  jvp=lambda self_t, target, weight, reduction, ignore_index:
-                     F.nll_loss(self_t, target, weight, reduction, ignore_index))
+                     F.nll_loss(self_t, target, weight, reduction, ignore_index), batched_jvp=True)
 NLL_LOSS2D = defop("nll_loss2d(self, target, weight, *, reduction, ignore_index)", _nll_kernel,
                    "NllLoss2DBackward0", self=_nll_vjp,
                    jvp=lambda self_t, target, weight, reduction, ignore_index:
-                       F.nll_loss(self_t, target, weight, reduction, ignore_index))
+                       F.nll_loss(self_t, target, weight, reduction, ignore_index),
+                   batched_jvp=True)
 # linear in grad_output: its adjoint is nll_loss itself (same weights and normalisation)
 NLL_LOSS_BACKWARD = defop(
     "nll_loss_backward(grad_output, target, weight, *, self_sizes, reduction, ignore_index)",
@@ -696,7 +728,8 @@ NLL_LOSS_BACKWARD = defop(
     grad_output=lambda grad, target, weight, reduction, ignore_index:
         F.nll_loss(grad, target, weight, reduction, ignore_index),
     jvp=lambda grad_output_t, target, weight, self_sizes, reduction, ignore_index:
-        F.nll_loss_backward(grad_output_t, target, weight, self_sizes, reduction, ignore_index))
+        F.nll_loss_backward(grad_output_t, target, weight, self_sizes, reduction, ignore_index),
+    batched_jvp=True)
 
 
 def _check_target_dtype(target):
@@ -872,7 +905,10 @@ BINARY_CROSS_ENTROPY = defop(
         _reduced_grad(grad, reduction, F.shape(self)) * _bce_dtarget(self, weight),
     jvp=lambda self_t, target_t, self, target, weight, reduction:
         _reduce(self_t * _bce_dself(self, target, weight)
-                + target_t * _bce_dtarget(self, weight), reduction))
+                + target_t * _bce_dtarget(self, weight), reduction),
+    batched_jvp=lambda self_t, target_t, self, target, weight, reduction:
+        _reduce_last(self_t * _bce_dself(self, target, weight)
+                     + target_t * _bce_dtarget(self, weight), reduction, F.ndim(self)))
 
 
 def _softplus_neg(x):
@@ -914,7 +950,11 @@ BCE_WITH_LOGITS = defop(
         _reduced_grad(grad, reduction, F.shape(self)) * _bcel_dtarget(self, weight, pos_weight),
     jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction:
         _reduce(self_t * _bcel_dself(self, target, weight, pos_weight)
-                + target_t * _bcel_dtarget(self, weight, pos_weight), reduction))
+                + target_t * _bcel_dtarget(self, weight, pos_weight), reduction),
+    batched_jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction:
+        _reduce_last(self_t * _bcel_dself(self, target, weight, pos_weight)
+                     + target_t * _bcel_dtarget(self, weight, pos_weight), reduction,
+                     F.ndim(self)))
 
 
 def _same_float(t, like):
@@ -1040,7 +1080,14 @@ LAYER_NORM = defop(
     weight=lambda grad, input, result1, result2, normalized_shape, eps:
         grad * _ln_stats(input, result1, result2, normalized_shape, eps)[0],
     bias=lambda grad: grad,
-    jvp=_ln_jvp)
+    jvp=_ln_jvp,
+    # weight and bias have the trailing (normalized) shape: their batched tangents are padded
+    # to the input's rank
+    batched_jvp=lambda input_t, weight_t, bias_t, input, weight, bias, result1, result2,
+    normalized_shape, eps: _ln_jvp(
+        input_t, None if weight is None else _bpad(weight_t, weight, F.ndim(input)),
+        None if bias is None else _bpad(bias_t, bias, F.ndim(input)), input, weight, bias,
+        result1, result2, normalized_shape, eps))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -1135,7 +1182,10 @@ def _declare_addmm():
         mat1=lambda grad, mat2, alpha: _scaled(F.matmul(grad, F.mH(mat2)), alpha),
         mat2=lambda grad, mat1, alpha: _scaled(F.matmul(F.mH(mat1), grad), alpha),
         jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
-            _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha) + self_t * beta)
+            _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha) + self_t * beta,
+        batched_jvp=lambda self_t, mat1_t, mat2_t, self, mat1, mat2, beta, alpha:
+            _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha)
+            + _bpad(self_t, self, 2) * beta)
 
 
 ADDMM = _declare_addmm()
@@ -1319,8 +1369,10 @@ def _conv_bias_grad(grad, k):
 def _conv_jvp(input_t, weight_t, bias_t, input, weight, bias, stride, padding, dilation, groups):
     r = F.convolution(input_t, weight, None, stride, padding, dilation, groups) + \
         F.convolution(input, weight_t, None, stride, padding, dilation, groups)
-    if bias is not None:
-        r = r + F.reshape(bias_t, (F.shape(bias_t)[0],) + (1,) * len(stride))
+    if bias is not None:   # (batch-safe: a batched bias tangent keeps its leading dims)
+        k = len(stride)
+        b = F.reshape_to(bias_t, (F.shape(bias)[0],) + (1,) * k, 1)
+        r = r + F.pad_batched(b, k + 1, F.ndim(input))
     return r
 
 
@@ -1335,7 +1387,7 @@ CONVOLUTION = defop(
         F.convolution_backward_weight(grad, F.conj(input), tuple(weight_sym_sizes), stride,
                                       padding, dilation, groups),
     bias=lambda grad, stride: _conv_bias_grad(grad, len(stride)),
-    jvp=_conv_jvp)
+    jvp=_conv_jvp, batched_jvp=True)
 # the two adjoints of the bilinear convolution; each one's rules are the other two maps
 CONVOLUTION_BACKWARD_INPUT = defop(
     "convolution_backward_input(grad_output, weight, *, input_sizes, stride, padding, dilation, "
@@ -1350,7 +1402,7 @@ CONVOLUTION_BACKWARD_INPUT = defop(
         F.convolution_backward_input(grad_output_t, weight, input_sizes, stride, padding,
                                      dilation, groups)
         + F.convolution_backward_input(grad_output, weight_t, input_sizes, stride, padding,
-                                       dilation, groups))
+                                       dilation, groups), batched_jvp=True)
 CONVOLUTION_BACKWARD_WEIGHT = defop(
     "convolution_backward_weight(grad_output, input, *, weight_sizes, stride, padding, "
     "dilation, groups)", _conv_backward_weight_kernel, "ConvolutionBackwardBackward0",
@@ -1364,7 +1416,7 @@ CONVOLUTION_BACKWARD_WEIGHT = defop(
         F.convolution_backward_weight(grad_output_t, input, weight_sizes, stride, padding,
                                       dilation, groups)
         + F.convolution_backward_weight(grad_output, input_t, weight_sizes, stride, padding,
-                                        dilation, groups))
+                                        dilation, groups), batched_jvp=True)
 
 
 def _conv_nd(fname, k, input, weight, bias, stride, padding, dilation, groups):
@@ -1508,18 +1560,18 @@ MAX_POOL2D = defop(
     _max_pool_kernel, "MaxPool2DWithIndicesBackward0", n_outputs=2, nondiff_outputs=(1,),
     self=lambda grad, self_sym_sizes, result1:
         F.max_pool2d_with_indices_backward(grad, result1, tuple(self_sym_sizes)),
-    jvp=lambda self_t, result1: F.max_pool2d_gather(self_t, result1))
+    jvp=lambda self_t, result1: F.max_pool2d_gather(self_t, result1), batched_jvp=True)
 MAX_POOL2D_BACKWARD = defop(
     "max_pool2d_with_indices_backward(grad_output, indices, *, self_sizes)", _pool_scatter_kernel,
     "MaxPool2DWithIndicesBackwardBackward0",
     grad_output=lambda grad, indices: F.max_pool2d_gather(grad, indices),
     jvp=lambda grad_output_t, indices, self_sizes:
-        F.max_pool2d_with_indices_backward(grad_output_t, indices, self_sizes))
+        F.max_pool2d_with_indices_backward(grad_output_t, indices, self_sizes), batched_jvp=True)
 MAX_POOL2D_GATHER = defop(
     "max_pool2d_gather(self, indices)", _pool_gather_kernel, "GatherBackward0",
     self=lambda grad, indices, self_sym_sizes:
         F.max_pool2d_with_indices_backward(grad, indices, tuple(self_sym_sizes)),
-    jvp=lambda self_t, indices: F.max_pool2d_gather(self_t, indices))
+    jvp=lambda self_t, indices: F.max_pool2d_gather(self_t, indices), batched_jvp=True)
 
 
 def _pool_args(fname, input, kernel_size, stride, padding, dilation=1):
@@ -1617,7 +1669,7 @@ AVG_POOL2D = defop(
     divisor_override: F.avg_pool2d_backward(grad, tuple(self_sym_sizes), kernel_size, stride,
                                             padding, ceil_mode, count_include_pad,
                                             divisor_override),
-    jvp=LINEAR)
+    jvp=LINEAR, batched_jvp=True)
 AVG_POOL2D_BACKWARD = defop(
     "avg_pool2d_backward(grad_output, *, self_sizes, kernel_size, stride, padding, ceil_mode, "
     "count_include_pad, divisor_override)", _avg_pool_backward_kernel,
@@ -1625,7 +1677,7 @@ AVG_POOL2D_BACKWARD = defop(
     grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
     divisor_override: F.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode,
                                    count_include_pad, divisor_override),
-    jvp=LINEAR)
+    jvp=LINEAR, batched_jvp=True)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -1692,7 +1744,7 @@ EMBEDDING = defop(
         F.embedding_dense_backward(grad, indices, weight_sym_sizes[-2], padding_idx,
                                    scale_grad_by_freq),
     jvp=lambda weight_t, indices, padding_idx, scale_grad_by_freq, sparse:
-        F.embedding(weight_t, indices, padding_idx, scale_grad_by_freq, sparse))
+        F.embedding(weight_t, indices, padding_idx, scale_grad_by_freq, sparse), batched_jvp=True)
 EMBEDDING_DENSE_BACKWARD = defop(
     "embedding_dense_backward(grad_output, indices, *, num_weights, padding_idx, "
     "scale_grad_by_freq)", _embedding_backward_kernel, "EmbeddingDenseBackwardBackward0",
@@ -1700,7 +1752,7 @@ EMBEDDING_DENSE_BACKWARD = defop(
         F.embedding_dense_gather(grad, indices, padding_idx, scale_grad_by_freq),
     jvp=lambda grad_output_t, indices, num_weights, padding_idx, scale_grad_by_freq:
         F.embedding_dense_backward(grad_output_t, indices, num_weights, padding_idx,
-                                   scale_grad_by_freq))
+                                   scale_grad_by_freq), batched_jvp=True)
 EMBEDDING_DENSE_GATHER = defop(
     "embedding_dense_gather(self, indices, *, padding_idx, scale_grad_by_freq)",
     _embedding_gather_kernel, "EmbeddingBackward0",
@@ -1708,7 +1760,8 @@ EMBEDDING_DENSE_GATHER = defop(
         F.embedding_dense_backward(grad, indices, self_sym_sizes[-2], padding_idx,
                                    scale_grad_by_freq),
     jvp=lambda self_t, indices, padding_idx, scale_grad_by_freq:
-        F.embedding_dense_gather(self_t, indices, padding_idx, scale_grad_by_freq))
+        F.embedding_dense_gather(self_t, indices, padding_idx, scale_grad_by_freq),
+    batched_jvp=True)
 
 
 def _embedding_renorm_(weight, idx, max_norm, norm_type):

@@ -333,3 +333,150 @@ def test_inplace_on_dual_updates_the_given_tangent_in_place():
             e.mul_(2)
             return x, v, same, fw.unpack_dual(e)
     run_both(prog)
+
+
+# ------------------------------------------------------------------ batched tangents
+# functional.jacobian(strategy="forward-mode") pushes all its tangents as one batch: a private
+# batched level gives every tangent a leading batch dim.  The op table's rules are checked
+# against a loop of unbatched JVPs in tests/ops/test_ops.py (test_batched_jvp*); these cover
+# what the op table does not: in-place ops and views of dual tensors, custom Functions.
+def _batched_vs_loop(prog, primals, B=3, seed=0):
+    """Run ``prog(*duals)`` (returns a list of tensors) once with B tangents per input as a
+    batch and B times with one tangent each; assert the tangents agree.  Returns the ops
+    that took the batched fallback."""
+    fw = graphgrad.autograd.forward_ad
+    rng = np.random.default_rng(seed)
+    tans = [rng.standard_normal((B,) + np.shape(p)) for p in primals]
+
+    def run(level, pick):
+        with level:
+            duals = [fw.make_dual(graphgrad.tensor(p), graphgrad.tensor(pick(t)))
+                     for p, t in zip(primals, tans)]
+            outs = prog(*duals)
+            res = []
+            for o in outs:
+                t = fw.unpack_dual(o).tangent
+                res.append(None if t is None else np.array(t._data))
+            return res
+    fw._fallback_calls.clear()
+    batched = run(fw._batched_dual_level(B), lambda t: t)
+    used = set(fw._fallback_calls)
+    for b in range(B):
+        row = run(fw.dual_level(), lambda t: t[b])
+        for i, (bt, rt) in enumerate(zip(batched, row)):
+            if rt is None:
+                assert bt is None or not bt[b].any(), f"output {i}"
+                continue
+            assert bt.shape == (B,) + rt.shape, f"output {i}: {bt.shape} vs {rt.shape}"
+            np.testing.assert_allclose(bt[b], rt, rtol=1e-12, atol=1e-14,
+                                       err_msg=f"output {i}, batch entry {b}")
+    return used
+
+
+def test_batched_tangents_through_inplace_ops():
+    def prog(d, c):
+        z = graphgrad.zeros(4, dtype=graphgrad.float64)
+        z.copy_(d)
+        a = z.clone()
+        z.mul_(d)
+        b = z.clone()
+        v = z[1:3]                 # a view: its tangent is a view of z's tangent
+        v.add_(d[:2] * 2)
+        w = d.clone()
+        w.fill_(c)                 # fill with a dual 0-d tensor: fill.Tensor
+        u = d.clone()
+        u.zero_()
+        s = d.clone()
+        s.fill_(2.0)
+        e = graphgrad.nn.functional.elu(d.clone(), inplace=True)
+        k = graphgrad.nn.functional.leaky_relu(d.clone(), 0.1, inplace=True)
+        return [a, b, z, v, w, u, s, e, k]
+    used = _batched_vs_loop(prog, [np.array([0.5, -1.0, 2.0, -0.3]), np.array(0.7)])
+    assert not used
+
+
+def test_batched_tangent_of_view_follows_inplace_on_base():
+    fw = graphgrad.autograd.forward_ad
+    with fw._batched_dual_level(2):
+        d = fw.make_dual(graphgrad.tensor([1.0, 2.0, 3.0]),
+                         graphgrad.tensor([[1.0, 1.0, 1.0], [0.0, 1.0, 2.0]]))
+        y = d.clone()
+        v = y[1:]
+        y.mul_(graphgrad.tensor([2.0, 3.0, 4.0]))
+        np.testing.assert_array_equal(fw.unpack_dual(y).tangent.numpy(),
+                                      [[2.0, 3.0, 4.0], [0.0, 3.0, 8.0]])
+        np.testing.assert_array_equal(fw.unpack_dual(v).tangent.numpy(), [[3.0, 4.0], [3.0, 8.0]])
+
+
+def test_batched_tangents_through_views_and_copies():
+    def prog(d, m):
+        return [d[...], d.unsqueeze(0).squeeze(0), m.t(), m.T, m.view(6).view(3, 2),
+                m.reshape(2, 1, 3).squeeze(), m.reshape(2, 1, 3).squeeze(1),
+                m.reshape(1, 2, 3, 1).squeeze((0, 3)), m.expand(4, 2, 3), d.expand(2, 3),
+                m.transpose(0, 1).reshape(6), graphgrad.stack([d]),
+                graphgrad.stack([d, d, d, d], 1),
+                graphgrad.cat([m, m * 2], 1), d.to(graphgrad.float32), m.unflatten(1, (3, 1)),
+                m.movedim(0, 1), m.flatten(), m.unbind(1)[2], m.split(1, 0)[1],
+                m.diagonal(), m.tril(), graphgrad.diag_embed(d), m.flip(0, 1), m.roll(1),
+                m.roll(1, 0), m.repeat(2, 1, 2), m[[1, 0]], m[m > 0], m.masked_select(m > 0),
+                graphgrad.where(m > 0, m, d), m.cumsum(1), m.sum(), m.mean(0), m.sum((0, 1)),
+                m.amax(1), m.max(1).values, m.sort(1).values, m.logsumexp(1), m.norm(),
+                m.var(1), m.std(), m.prod(1), m.cumprod(1), m @ d, d @ m.t(), d @ d,
+                m @ m.t(), m.t() @ m]
+    used = _batched_vs_loop(prog, [np.array([0.5, -1.0, 2.0]),
+                                   np.array([[0.3, -0.8, 1.1], [0.9, 0.2, -1.4]])])
+    assert not used
+
+
+def test_batched_tangents_through_custom_function_use_the_fallback():
+    class Cube(graphgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_forward(x)
+            ctx.k = k
+            return x * x * x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return None, None
+
+        @staticmethod
+        def jvp(ctx, xt, kt):
+            assert kt is None and xt.shape == (3,)   # one (unbatched) tangent at a time
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * xt * ctx.k
+    used = _batched_vs_loop(lambda d: [Cube.apply(d, 2.0).sin()], [np.array([0.5, -1.0, 2.0])])
+    assert used == {"Cube"}
+
+
+def test_batched_level_checks_the_tangent_shape():
+    fw = graphgrad.autograd.forward_ad
+    with fw._batched_dual_level(4):
+        with pytest.raises(RuntimeError, match="expected \\[4, 3\\]"):
+            fw.make_dual(graphgrad.ones(3), graphgrad.ones(3))
+        d = fw.make_dual(graphgrad.ones(3), graphgrad.ones(4, 3))
+        assert fw.unpack_dual(d * 2).tangent.shape == (4, 3)
+    with fw.dual_level():   # an ordinary level after a batched one: unbatched again
+        with pytest.raises(RuntimeError, match="different size"):
+            fw.make_dual(graphgrad.ones(3), graphgrad.ones(4, 3))
+
+
+def test_batched_tangents_through_internal_backward_ops():
+    """Ops that only appear inside backward formulas (reached by third-order derivatives
+    or in-place views), called directly on dual tensors."""
+    from graphgrad._ops import formulas as F
+    from graphgrad._ops.inplace import view_scatter
+    idx = np.array([[2, 0], [1, 1]])
+    base = graphgrad.zeros(3, 4)
+    chain = base[1:, 1:]._view_fn
+
+    def prog(d, m, x4):
+        return [F.squeeze_dims(m.unsqueeze(1), (-2,)), F.unsqueeze_dims(d, (0, -1)),
+                F._gather_dim(m, -1, idx), F.as_strided_gather(m, (2, 3), (3,), (2,), 0),
+                F.embedding_dense_gather(m, graphgrad.tensor([1, 0, 1]), -1, False),
+                F.max_pool2d_gather(x4, graphgrad.tensor([[[[0, 3], [5, 2]]]])),
+                view_scatter(m, chain, (3, 4), 2)]
+    used = _batched_vs_loop(prog, [np.array([0.5, -1.0, 2.0]),
+                                   np.array([[0.3, -0.8, 1.1], [0.9, 0.2, -1.4]]),
+                                   np.arange(9.0).reshape(1, 1, 3, 3) - 4])
+    assert not used

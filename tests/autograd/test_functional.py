@@ -259,6 +259,78 @@ def test_vectorized_jacobian_is_one_batched_backward(monkeypatch):
     assert len(calls) == 20  # the loop: one backward per output element
 
 
+def _counted(f, calls, L):
+    """``f`` that records each call (under the library's name)."""
+    def g(*xs):
+        calls.append(L.__name__)
+        return f(*xs)
+    return g
+
+
+M44 = RNG.standard_normal((4, 4)) / 2
+FWD_ONE_PASS = {
+    # the W5/W6 function
+    "sin(Bx)*x": (lambda L, x: L.sin(t(L, A44) @ x) * x, (RNG.standard_normal(4),)),
+    "2->4": (lambda L, a, b: (a * b, (t(L, M44) @ a).exp().sum() * b,
+                              L.cat([a, b[:2]]).tanh(), a.reshape(2, 2).t() @ b.reshape(2, 2)),
+             (RNG.standard_normal(4), RNG.standard_normal(4))),
+    "matrix in, views": (lambda L, m, v: ((m.t() @ v).unsqueeze(0).expand(3, 2),
+                                          L.stack([m[0], m[1] * v[:3]]).sum(0),
+                                          m[:, 1:].mean() + (v * v).sum()),
+                         (M23, RNG.standard_normal(3))),
+}
+
+
+@pytest.mark.parametrize("name", list(FWD_ONE_PASS))
+def test_forward_mode_jacobian_is_one_batched_pass(name):
+    """strategy="forward-mode", vectorize=True: ONE call of the function with all the
+    one-hot tangents as a batch (PyTorch's vmap also calls it once), no op takes the
+    batched-tangent fallback (a loop over the batch), and the result is PyTorch's."""
+    fw = graphgrad.autograd.forward_ad
+    f, arrs = FWD_ONE_PASS[name]
+    calls = []
+    fw._fallback_calls.clear()
+    check(lambda L: L.autograd.functional.jacobian(
+        _counted(lambda *xs: f(L, *xs), calls, L), tuple(t(L, a) for a in arrs),
+        vectorize=True, strategy="forward-mode"))
+    assert calls == ["graphgrad", "torch"]
+    assert not fw._fallback_calls, dict(fw._fallback_calls)
+
+
+def test_forward_mode_jacobian_of_vector_matrix_product():
+    """``a @ M`` with a 1-D ``a`` (mm + an in-place squeeze_, as in PyTorch): PyTorch 2.13's
+    vmapped forward-mode jacobian raises here ("Trying to set a forward gradient that has a
+    different size"); graphgrad's equals the reverse-mode one."""
+    F = graphgrad.autograd.functional
+    fw = graphgrad.autograd.forward_ad
+    a, M = t(graphgrad, RNG.standard_normal(4)), t(graphgrad, M44)
+    fw._fallback_calls.clear()
+    jf = F.jacobian(lambda v: (v @ M).exp(), a, vectorize=True, strategy="forward-mode")
+    jr = F.jacobian(lambda v: (v @ M).exp(), a)
+    np.testing.assert_allclose(jf.numpy(), jr.numpy(), rtol=1e-12, atol=1e-14)
+    assert not fw._fallback_calls
+
+
+def test_forward_over_reverse_hessian_is_one_batched_pass():
+    """hessian(outer_jacobian_strategy="forward-mode"): the gradient (a create_graph
+    backward) runs once under a batched level, and the JVPs of the backward formulas take
+    the batch without the fallback; the result is PyTorch's, with its grad_fn."""
+    fw = graphgrad.autograd.forward_ad
+
+    def f(L, x):
+        A = t(L, A44)
+        return (L.nn.functional.softmax(A @ x, 0) * x.exp()).sum() + x.norm() + \
+            (x[1:3] ** 3).prod() + L.tanh(x.unsqueeze(1) * x.unsqueeze(0)).mean()
+    calls = []
+    fw._fallback_calls.clear()
+    x = RNG.standard_normal(4)
+    check(lambda L: L.autograd.functional.hessian(
+        _counted(lambda v: f(L, v), calls, L), t(L, x), vectorize=True,
+        outer_jacobian_strategy="forward-mode"))
+    assert calls == ["graphgrad", "torch"]
+    assert not fw._fallback_calls, dict(fw._fallback_calls)
+
+
 # ----------------------------------------------------------------- hessian
 HESS = {
     "tanh(Ax)": (lambda L, x: L.tanh(t(L, A44) @ x).sum(), (RNG.standard_normal(4),)),

@@ -4,8 +4,9 @@ Each check runs the same program on graphgrad and on PyTorch (the oracle) for
 every sample of an op, in float64, float32 and (where supported) complex128:
 forward values/dtypes/shapes; the VJP against PyTorch and against central
 finite differences; double backward; the JVP (forward_ad) against PyTorch
-and finite differences; batched gradients against a row-by-row loop; the
-in-place variant; non-differentiable outputs.
+and finite differences; batched tangents (and their forward-over-reverse)
+against a loop of unbatched JVPs; batched gradients against a row-by-row
+loop; the in-place variant; non-differentiable outputs.
 """
 from __future__ import annotations
 
@@ -222,6 +223,129 @@ def test_jvp_finite_differences(op):
             ana = np.zeros_like(num) if t is None else t._data
             np.testing.assert_allclose(ana, num, rtol=1e-5, atol=1e-6,
                                        err_msg=f"{op.name} {s}: tangent of output {i}")
+
+
+# ops whose JVP may still take the batched-tangent fallback (one unbatched JVP per batch
+# entry, stacked): test_batched_jvp fails when any other op needs it, so a missing or
+# broken batch rule cannot hide behind the fallback.  Internal op names (OPS keys).
+FW_FALLBACK_OPS = frozenset()
+
+
+def test_every_jvp_declares_how_it_takes_batched_tangents():
+    """Every op with a JVP says how it takes batched tangents (``batched_jvp`` in defop, or
+    an ELEMENTWISE rule): the fallback is for custom Functions, not for the table."""
+    from graphgrad._ops.copies import _cat_op, _stack_op
+    from graphgrad._ops.registry import ELEMENTWISE, OPS
+    _cat_op(5), _stack_op(5)   # the per-arity entries are made on first use
+    missing = sorted(name for name, op in OPS.items() if op.jvp is not None
+                     and op.batched_jvp is None and op.jvp is not ELEMENTWISE)
+    assert set(missing) <= FW_FALLBACK_OPS, f"no batched_jvp: {missing}"
+
+
+def _push_tangents(op, s, dtype, tans, row=None, double_backward=False, seed=0):
+    """The outputs' tangents of one sample: ``tans`` holds a batch of tangents per input
+    (arrays ``(B, *x.shape)``), pushed as one batch (a batched dual level) when ``row`` is
+    None, else only entry ``row`` at an ordinary level.  With ``double_backward``, the
+    tangents of the gradient instead (forward-over-reverse: a create_graph backward under
+    the dual level), with cotangents from ``seed`` that carry tangents too, so that the JVPs
+    of the backward formulas see dual gradients as well as dual saved inputs.  Returns
+    arrays (None where there is no tangent) and the ops that took the batched fallback."""
+    fwAD = gg.autograd.forward_ad
+    args, kwargs, ins = materialize(s, gg, dtype)
+    if not double_backward:
+        for t in ins:
+            t.requires_grad_(False)
+    B = tans[0].shape[0]
+    level = fwAD._batched_dual_level(B) if row is None else fwAD.dual_level()
+
+    def pick(a):
+        return gg.tensor(a if row is None else a[row])
+    fwAD._fallback_calls.clear()
+    with level:
+        duals = {id(t): fwAD.make_dual(t, pick(a)) for t, a in zip(ins, tans)}
+
+        def sub(v):
+            if id(v) in duals:
+                return duals[id(v)]
+            if isinstance(v, (list, tuple)):
+                return type(v)(sub(x) for x in v)
+            return v
+        outs = flat_outputs(op.call(gg, tuple(sub(a) for a in args),
+                                    {k: sub(v) for k, v in kwargs.items()}))
+        idx = _diff_outputs(op, outs)
+        if double_backward:
+            rng = np.random.default_rng(seed)
+            douts = [outs[i] for i in idx if outs[i].requires_grad]
+            if not douts:
+                return None, set()
+            cots = []
+            for o in douts:
+                c = gg.tensor(_cotangent(rng, o, dtype))
+                ct = np.stack([_cotangent(rng, o, dtype) for _ in range(B)])
+                cots.append(fwAD.make_dual(c, pick(ct)))
+            outs = gg.autograd.grad(douts, ins, cots, allow_unused=True, create_graph=True)
+            idx = range(len(outs))
+        res = []
+        for i in idx:
+            t = None if outs[i] is None else fwAD.unpack_dual(outs[i]).tangent
+            res.append(None if t is None else np.array(t._data))
+    return res, set(fwAD._fallback_calls)
+
+
+def _check_batched_jvp(op, dtype, double_backward):
+    B = 3
+    fallbacks = set()
+    for k, s in enumerate(_samples(op, dtype)):
+        args, kwargs, ins = materialize(s, gg, dtype)
+        if not ins:
+            continue
+        rng = np.random.default_rng(k)
+        tans = [np.stack([_cotangent(rng, x, dtype) for _ in range(B)]) for x in ins]
+        try:
+            rows = [_push_tangents(op, s, dtype, tans, row=b, double_backward=double_backward,
+                                   seed=k)[0]
+                    for b in range(B)]
+        except NotImplementedError:
+            continue   # no (double) forward AD for this sample, batched or not
+        batched, used = _push_tangents(op, s, dtype, tans, double_backward=double_backward,
+                                       seed=k)
+        fallbacks |= used
+        if rows[0] is None:
+            assert batched is None
+            continue
+        for i, bt in enumerate(batched):
+            for b in range(B):
+                rt = rows[b][i]
+                what = f"{op.name} {s}: output {i}, batch entry {b}"
+                if rt is None:
+                    assert bt is None or not bt[b].any(), what
+                    continue
+                assert bt is not None, f"{what}: no batched tangent"
+                assert bt.shape == (B,) + rt.shape, f"{what}: shape {bt.shape} vs {rt.shape}"
+                np.testing.assert_allclose(bt[b], rt, rtol=1e-10, atol=1e-12, equal_nan=True,
+                                           err_msg=what)
+    unexpected = fallbacks - FW_FALLBACK_OPS
+    assert not unexpected, f"{op.name}: ops without a batch rule (fallback): {sorted(unexpected)}"
+
+
+@pytest.mark.parametrize("op,dtype", [c for c in CASES if c.values[1] != "float32"])
+def test_batched_jvp(op, dtype):
+    """B tangents pushed as one batch (a batched dual level) equal B unbatched JVPs."""
+    if not (op.grad and op.fwd_ad):
+        pytest.skip("no forward AD")
+    _skip(op, "jvp")
+    _check_batched_jvp(op, dtype, double_backward=False)
+
+
+@pytest.mark.parametrize("op,dtype", [c for c in CASES if c.values[1] != "float32"])
+def test_batched_jvp_of_backward(op, dtype):
+    """Forward-over-reverse with batched tangents (the JVPs of the backward formulas, as in
+    hessian(outer_jacobian_strategy="forward-mode")) equals B unbatched runs."""
+    if not (op.grad and op.fwd_ad and op.gradgrad):
+        pytest.skip("no forward AD or no double backward")
+    _skip(op, "jvp")
+    _skip(op, "gradgrad")
+    _check_batched_jvp(op, dtype, double_backward=True)
 
 
 @pytest.mark.parametrize("op,dtype", [c for c in CASES if c.values[1] != "float32"])

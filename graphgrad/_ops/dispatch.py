@@ -523,8 +523,20 @@ def record_lines(op, argx, ind):
             i4 = ind3 + "    "
         if code == 0:
             a = argx[idx]
-            lines.append(f"{i4}s{k} = _sv_input({a}) if {a}.__class__ is Tensor or "
-                         f"isinstance({a}, Tensor) else {a}")
+            # SavedVariable(a, False), inlined for a plain tensor
+            lines += [f"{i4}if {a}.__class__ is Tensor and {a}._vc is None:",
+                      f"{i4}    vc = {a}._vc = _new(VC)",
+                      f"{i4}    vc.value = 0",
+                      f"{i4}    s{k} = _new(SV)",
+                      f"{i4}    s{k}.data = {a}._data",
+                      f"{i4}    s{k}.vc = vc",
+                      f"{i4}    s{k}.version = 0",
+                      f"{i4}    s{k}.packed = s{k}.fw = None",
+                      f"{i4}    s{k}.tensor = {a}",
+                      f"{i4}elif {a}.__class__ is Tensor or isinstance({a}, Tensor):",
+                      f"{i4}    s{k} = _sv_input({a})",
+                      f"{i4}else:",
+                      f"{i4}    s{k} = {a}"]
         elif code == 1:
             lines.append(f"{i4}s{k} = {argx[idx]}")
         elif code == 2:
@@ -544,7 +556,8 @@ def record_env(op):
     """Globals for code built from ``record_lines``."""
     return {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
             "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
-            "_sv_input": _sv_input, "SV": SavedVariable, "_NO_EDGE": _NO_EDGE}
+            "_sv_input": _sv_input, "SV": SavedVariable, "_NO_EDGE": _NO_EDGE,
+            "VC": VersionCounter}
 
 
 def make_record(op):

@@ -376,7 +376,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                         g = _sum_to_shape(node, k, g, g.shape, shape, batch_nd)
                     if g.dtype is not dt and g.dtype != dt:
                         g = _cast(g, dt, False)
-                deps[child] = 0
+                # (deps[child] stays 1: nothing reads a count once its node has run)
                 n = len(child._out_meta)
                 if n == 1:
                     grads = [g]

@@ -55,18 +55,20 @@ class GraphRoot(Node):
 
 def _compute_dependencies(root):
     deps = {}
+    get = deps.get
     stack = [root]
+    push = stack.append
+    pop = stack.pop
     while stack:
-        node = stack.pop()
-        for child, _ in node._next_edges:
-            if child is None:
-                continue
-            n = deps.get(child)
-            if n is None:
-                deps[child] = 1
-                stack.append(child)
-            else:
-                deps[child] = n + 1
+        for e in pop()._next_edges:
+            child = e[0]
+            if child is not None:
+                n = get(child)
+                if n is None:
+                    deps[child] = 1
+                    push(child)
+                else:
+                    deps[child] = n + 1
     return deps
 
 
@@ -341,7 +343,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     while heap:
         node = heap.pop()[1] if len(heap) == 1 else _heap_pop(heap)
         grads = buffers.pop(node, None)
-        if plain and not node._has_hooks and node.__class__ is not Acc:
+        if plain and not node._has_hooks:  # (True for every AccumulateGrad)
             if grads is None:
                 grads = [None] * max(node.num_outputs, 1)
             while True:
@@ -364,8 +366,8 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 else:
                     break
                 child, nr = edges[k]
-                if child is None or deps[child] != 1 or child.__class__ is Acc or \
-                        child._has_hooks or child in buffers:
+                if child is None or child._has_hooks or deps[child] != 1 or \
+                        child in buffers:
                     break
                 g = outs[k]
                 if g is not None:

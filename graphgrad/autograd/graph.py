@@ -174,6 +174,9 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("variable",)
+    # not a hook: AccumulateGrad always takes the engine's general path (it accumulates
+    # into .grad and runs the leaf's hooks), and this one flag is what the engine tests
+    _has_hooks = True
 
     def __init__(self, variable):
         self.variable = variable

@@ -165,6 +165,10 @@ def sum_to(grad, sizes, out_ndim=None):
         return grad
     if isinstance(grad, Tensor):
         r = dispatch(_OP["sum.dim_IntList"], grad, tuple(axes), True, None)
+    elif len(axes) == lead:
+        # only leading dims summed away (a bias): the sum already has the shape, and is a
+        # fresh array rather than a view of one, so AccumulateGrad takes it without a copy
+        return grad.sum(axis=tuple(axes))
     else:
         r = grad.sum(axis=tuple(axes), keepdims=True)
     return reshape(r, gs[:nb] + tuple(sizes))
@@ -255,6 +259,21 @@ def _gemm(a, b):
     only helped when another process kept the second core busy.
     """
     return np.matmul(a, b)
+
+
+def tanh_vjp(grad, result):
+    """``grad * conj(1 - result * result)`` (tanh's VJP, also its JVP).
+
+    On real ndarrays of one shape and dtype (an ordinary backward) the three passes
+    write into one fresh array instead of allocating three; same operations, same
+    rounding."""
+    if grad.__class__ is _ndarray and result.__class__ is _ndarray and \
+            result.dtype.kind == "f" and grad.dtype == result.dtype and \
+            grad.shape == result.shape:
+        d = np.multiply(result, result, out=np.empty_like(result))  # an array even if 0-d
+        np.subtract(1, d, out=d)
+        return np.multiply(grad, d, out=d)
+    return grad * conj(1 - result * result)
 
 
 def where(cond, a, b):

@@ -9,6 +9,7 @@ from .._tensor import Tensor
 from .dispatch import dispatch, unary
 from .pointwise import CLONE, TO_COPY
 from .registry import PUBLIC, export
+from .shape import SELECT, getitem
 
 
 @export(function=False)
@@ -133,7 +134,12 @@ def _write_out(result, out):
 
 @export(function=False)
 def __getitem__(self, key):
-    from .shape import getitem
+    if key.__class__ is int:  # t[i] (not a bool): the select view, without getitem's parsing
+        d = self._data
+        if d.ndim:
+            n = d.shape[0]
+            if -n <= key < n:
+                return dispatch(SELECT, self, -d.ndim, key + n if key < 0 else key)
     return getitem(self, key)
 
 

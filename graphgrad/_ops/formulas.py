@@ -165,6 +165,10 @@ def sum_to(grad, sizes, out_ndim=None):
         return grad
     if isinstance(grad, Tensor):
         r = dispatch(_OP["sum.dim_IntList"], grad, tuple(axes), True, None)
+    elif len(axes) == lead:
+        # only leading dims summed away (a bias): the sum already has the shape, and is a
+        # fresh array rather than a view of one, so AccumulateGrad takes it without a copy
+        return grad.sum(axis=tuple(axes))
     else:
         r = grad.sum(axis=tuple(axes), keepdims=True)
     return reshape(r, gs[:nb] + tuple(sizes))
@@ -244,30 +248,32 @@ def _constant_product(a, b):
             and a._data.ndim and b._data.ndim)
 
 
-# OpenBLAS runs a gemm on one thread when M*N*K is at most 65536 * 4; above that it wakes
-# its thread pool, which costs far more than the product for moderate sizes on a small or
-# busy machine (measured here: W2's 1.3M-flop backward products and W4/W5's products).  A
-# moderately sized product is therefore computed as row blocks that each stay under the
-# threshold; large products (above _GEMM_SPLIT_MAX) keep the threads, which pay off there.
-_GEMM_ONE_THREAD = 65536 * 4
-_GEMM_SPLIT_MAX = 1 << 23
-
-
 def _gemm(a, b):
-    """``a @ b`` for 2-D ndarrays (see the note above)."""
-    m, k = a.shape
-    n = b.shape[1]
-    work = m * k * n
-    if work <= _GEMM_ONE_THREAD or work > _GEMM_SPLIT_MAX or a.dtype != b.dtype or \
-            a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
-        return np.matmul(a, b)
-    rows = _GEMM_ONE_THREAD // (k * n)
-    if rows < 4:
-        return np.matmul(a, b)
-    out = np.empty((m, n), a.dtype)
-    for i in range(0, m, rows):
-        np.matmul(a[i:i + rows], b, out=out[i:i + rows])
-    return out
+    """``a @ b`` for 2-D ndarrays: a fresh array (AccumulateGrad may take it as is).
+
+    A plain ``np.matmul``, so a rule's product is the same BLAS call (and the same
+    OpenBLAS threading) as the hand-written NumPy code it competes with.  Splitting
+    mid-size products into row blocks below OpenBLAS's threading threshold (one thread
+    each) was measured here to cost 1.4-2x on an idle machine (W3's 32x128x128
+    products: 36 us one-threaded, 26 us on two threads, 50 us as two row blocks) and
+    only helped when another process kept the second core busy.
+    """
+    return np.matmul(a, b)
+
+
+def tanh_vjp(grad, result):
+    """``grad * conj(1 - result * result)`` (tanh's VJP, also its JVP).
+
+    On real ndarrays of one shape and dtype (an ordinary backward) the three passes
+    write into one fresh array instead of allocating three; same operations, same
+    rounding."""
+    if grad.__class__ is _ndarray and result.__class__ is _ndarray and \
+            result.dtype.kind == "f" and grad.dtype == result.dtype and \
+            grad.shape == result.shape:
+        d = np.multiply(result, result, out=np.empty_like(result))  # an array even if 0-d
+        np.subtract(1, d, out=d)
+        return np.multiply(grad, d, out=d)
+    return grad * conj(1 - result * result)
 
 
 def where(cond, a, b):

@@ -38,9 +38,11 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
-from .dispatch import dispatch, dispatch_inplace
+from .dispatch import binary, dispatch, dispatch_inplace
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
+
+_ndarray = np.ndarray
 
 
 def _check_mm(a, b):
@@ -80,9 +82,24 @@ def _bmm(a, b):
     return np.matmul(a, b)
 
 
+def _mm_self_vjp(grad, mat2):
+    """``grad @ mat2^H``; a real 2-D ndarray product goes straight to the gemm."""
+    if grad.__class__ is _ndarray and mat2.__class__ is _ndarray and grad.ndim == 2 and \
+            mat2.dtype.kind != "c":
+        return F._gemm(grad, mat2.T)
+    return F.matmul(grad, F.mH(mat2))
+
+
+def _mm_mat2_vjp(grad, self):
+    """``self^H @ grad`` (the transpose is a view: BLAS reads it as is, no copy)."""
+    if grad.__class__ is _ndarray and self.__class__ is _ndarray and grad.ndim == 2 and \
+            self.dtype.kind != "c":
+        return F._gemm(self.T, grad)
+    return F.matmul(F.mH(self), grad)
+
+
 MM = defop("mm(self, mat2)", _mm, "MmBackward0", promote=True,
-           self=lambda grad, mat2: F.matmul(grad, F.mH(mat2)),
-           mat2=lambda grad, self: F.matmul(F.mH(self), grad),
+           self=_mm_self_vjp, mat2=_mm_mat2_vjp,
            jvp=lambda self_t, mat2_t, self, mat2: F.matmul(self_t, mat2) + F.matmul(self, mat2_t),
            batched_jvp=True)
 BMM = defop("bmm(self, mat2)", _bmm, "BmmBackward0", promote=True,
@@ -145,6 +162,9 @@ def dot(input, tensor):
 @export()
 def matmul(input, other):
     """``input @ other`` with NumPy/PyTorch broadcasting semantics."""
+    if input.__class__ is Tensor and other.__class__ is Tensor and input._data.ndim == 2 and \
+            other._data.ndim == 2:
+        return binary(MM, input, other)  # mm, without the generic dispatch's loops
     from .shape import expand, reshape, squeeze, unsqueeze
     _req_tensor("matmul", input)
     _req_tensor("matmul", other)
@@ -201,9 +221,17 @@ def _unsafe_view():
     return UNSAFE_VIEW
 
 
+def _matmul_operator(self, other):
+    """``Tensor.__matmul__``: 2-D @ 2-D (the common case) goes straight to mm."""
+    if other.__class__ is Tensor and self._data.ndim == 2 and other._data.ndim == 2:
+        return binary(MM, self, other)
+    return matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+
+
+_matmul_operator.__name__ = _matmul_operator.__qualname__ = "__matmul__"
+
 OPERATORS = {
-    "__matmul__": lambda self, other: matmul(self, other) if isinstance(other, Tensor)
-    else NotImplemented,
+    "__matmul__": _matmul_operator,
     "__rmatmul__": lambda self, other: matmul(other, self) if isinstance(other, Tensor)
     else NotImplemented,
 }

@@ -223,8 +223,9 @@ def mH(x):
 def matmul(a, b):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         if _constant_product(a, b):
-            # nothing to record (no grad, no tangent to push): the ndarray path below, whose
-            # gemm avoids waking OpenBLAS's threads (the batched JVPs' products, e.g. W6's)
+            # nothing to record (no grad, no tangent to push): the ndarray path below, which
+            # also folds a batch times one matrix into one gemm (the batched JVPs' products,
+            # e.g. W6's)
             return Tensor._wrap(np.asarray(matmul(a._data, b._data)))
         from .linalg import matmul as _mm
         return _mm(a, b)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import zlib
+
 import numpy as np
 
 
@@ -89,6 +91,12 @@ def resolve(lib, path):
 
 
 _NP_DTYPES = {"float64": np.float64, "float32": np.float32, "complex128": np.complex128}
+
+
+def stable_seed(*parts):
+    """A seed from names that is the same in every process (``hash`` of a str is salted
+    per process, which made the samples -- and so float32 tolerances -- vary between runs)."""
+    return zlib.crc32("/".join(map(str, parts)).encode())
 
 
 def materialize(sample, lib, dtype, requires_grad=True):

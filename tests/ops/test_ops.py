@@ -17,6 +17,7 @@ import graphgrad as gg
 from tests.ops.api_ops import API_OPS
 from tests.ops.op_db import OP_DB
 from tests.ops.opinfo import (dtype_name, flat_outputs, materialize, to_numpy, tolerances)
+from tests.ops.opinfo import stable_seed as _stable_seed
 
 torch = pytest.importorskip("torch")
 torch.set_default_dtype(torch.float32)
@@ -26,11 +27,11 @@ CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}")
 
 
 def _rng(op, dtype):
-    return np.random.default_rng(abs(hash((op.name, dtype))) % (2 ** 32))
+    return np.random.default_rng(_stable_seed(op.name, dtype))
 
 
 def _samples(op, dtype):
-    return op.samples(np.random.default_rng(abs(hash(op.name)) % (2 ** 32)))
+    return op.samples(np.random.default_rng(_stable_seed(op.name)))
 
 
 def _skip(op, check):

@@ -18,7 +18,7 @@ from .._state import tls
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
-from ..autograd.saved import INFERENCE, INFERENCE_SAVE_MSG, SavedVariable, VersionCounter
+from ..autograd.saved import INFERENCE, SavedVariable, VersionCounter
 from .registry import ELEMENTWISE, LINEAR
 
 _seq = _graph._sequence_nr
@@ -168,6 +168,27 @@ def make_node_class(op):
 _HANDWRITTEN = {"CopyBackwards"}  # node names that are C++ classes in PyTorch
 
 
+def _unpack_data_lines(i, name, ind):
+    """Generated lines: saved slot ``s{i}`` (a SavedVariable) -> its ndarray, through
+    ``unpack_data`` (which raises) only when freed, hooked or modified in place."""
+    return [f"{ind}d = s{i}.data",
+            f"{ind}if d is None or s{i}.vc.value != s{i}.version:",
+            f"{ind}    d = s{i}.unpack_data(self, {name!r})  # freed, hooked, modified",
+            f"{ind}s{i} = d"]
+
+
+def _release_lines(kinds, i, ind):
+    """Generated lines freeing saved slot ``i`` held in ``sv{i}``: a SavedVariable drops
+    its data; a saved Python scalar input becomes the freed marker (PyTorch saves it as a
+    tensor, so a second backward through it must fail too)."""
+    lines = [f"{ind}if sv{i}.__class__ is SV:",
+             f"{ind}    sv{i}.data = sv{i}.tensor = sv{i}.packed = None"]
+    if kinds[i][0] == "input":
+        lines += [f"{ind}elif sv{i} is not None:",
+                  f"{ind}    saved[{i}] = _FREED"]
+    return lines
+
+
 def _specialized_apply(op, srcs):
     """``FormulaNode._apply`` unrolled for one op (what PyTorch's codegen does in C++).
 
@@ -188,11 +209,7 @@ def _specialized_apply(op, srcs):
                   f"    if s{i}.__class__ is SV:",
                   "        if create_graph:",
                   f"            s{i} = s{i}.unpack(self, {n!r})",
-                  "        else:",
-                  f"            d = s{i}.data",
-                  f"            if d is None or s{i}.vc.value != s{i}.version:",
-                  f"                d = s{i}.unpack_data(self, {n!r})  # freed, hooked, modified",
-                  f"            s{i} = d"]
+                  "        else:"] + _unpack_data_lines(i, n, "            ")
     lines.append("    edges = self._next_edges")
     outs = []
     for k, src in enumerate(srcs):
@@ -228,16 +245,8 @@ def _specialized_step(op, srcs):
         lines += [f"    s{i} = saved[{i}]"]
         if kinds[i][0] in ("input", "result"):
             lines += [f"    sv{i} = s{i}",
-                      f"    if s{i}.__class__ is SV:",
-                      f"        d = s{i}.data",
-                      f"        if d is None or s{i}.vc.value != s{i}.version:",
-                      f"            d = s{i}.unpack_data(self, {n!r})  # freed, hooked, modified",
-                      f"        s{i} = d"]
-            release += [f"        if sv{i}.__class__ is SV:",
-                        f"            sv{i}.data = sv{i}.tensor = sv{i}.packed = None"]
-            if kinds[i][0] == "input":
-                release += [f"        elif sv{i} is not None:",
-                            f"            saved[{i}] = _FREED"]
+                      f"    if s{i}.__class__ is SV:"] + _unpack_data_lines(i, n, "        ")
+            release += _release_lines(kinds, i, "        ")
     lines.append("    edges = self._next_edges")
     outs = []
     for k, src in enumerate(srcs):
@@ -268,12 +277,8 @@ def _specialized_release(op):
              "    if not saved:",
              "        return"]
     for i in tensors:
-        lines += [f"    s = saved[{i}]",
-                  "    if s.__class__ is SV:",
-                  "        s.data = s.tensor = s.packed = None"]
-        if kinds[i][0] == "input":
-            lines += ["    elif s is not None:",
-                      f"        saved[{i}] = _FREED"]
+        lines.append(f"    sv{i} = saved[{i}]")
+        lines += _release_lines(kinds, i, "    ")
     env = {"SV": SavedVariable, "_FREED": _FREED}
     exec(compile("\n".join(lines), f"<release of {op.node_name}>", "exec"), env)
     return env["release_variables"]
@@ -464,24 +469,6 @@ def _record_generic(op, args, outs):
     return node
 
 
-def _sv_input(a):
-    """``SavedVariable(a, False)`` without the constructor call (hot path)."""
-    vc = a._vc
-    if vc is None:
-        vc = a._vc = _new(VersionCounter)
-        vc.value = 0
-    elif vc is INFERENCE:
-        raise RuntimeError(INFERENCE_SAVE_MSG)
-    sv = _new(SavedVariable)
-    sv.data = a._data
-    sv.vc = vc
-    sv.version = vc.value
-    sv.packed = None
-    sv.fw = None
-    sv.tensor = a
-    return sv
-
-
 def record_lines(op, argx, ind):
     """Source lines recording one call of a single-output op (see ``make_record``).
 
@@ -534,7 +521,7 @@ def record_lines(op, argx, ind):
                       f"{i4}    s{k}.packed = s{k}.fw = None",
                       f"{i4}    s{k}.tensor = {a}",
                       f"{i4}elif {a}.__class__ is Tensor or isinstance({a}, Tensor):",
-                      f"{i4}    s{k} = _sv_input({a})",
+                      f"{i4}    s{k} = SV({a}, False)",
                       f"{i4}else:",
                       f"{i4}    s{k} = {a}"]
         elif code == 1:
@@ -556,7 +543,7 @@ def record_env(op):
     """Globals for code built from ``record_lines``."""
     return {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
             "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
-            "_sv_input": _sv_input, "SV": SavedVariable, "_NO_EDGE": _NO_EDGE,
+            "SV": SavedVariable, "_NO_EDGE": _NO_EDGE,
             "VC": VersionCounter}
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
-from ._state import tls
+from ._state import HOT, tls
 from .autograd.saved import INFERENCE, VersionCounter
 
 _ndarray = np.ndarray
@@ -58,7 +58,7 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._output_nr = 0
-        t._vc = INFERENCE if (tls.extra and tls.inference) else None
+        t._vc = None if HOT.fast or not (tls.extra and tls.inference) else INFERENCE
         return t
 
     # ------------------------------------------------------------ properties

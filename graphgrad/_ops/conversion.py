@@ -6,9 +6,12 @@ import numpy as np
 from .. import _dtype
 from .._dtype import to_dtype
 from .._tensor import Tensor
-from .dispatch import dispatch, unary
+from .._state import HOT
+from .dispatch import _set_view, dispatch, unary
 from .pointwise import CLONE, TO_COPY
 from .registry import PUBLIC, export
+
+_alloc = object.__new__
 from .shape import SELECT, getitem
 
 
@@ -139,7 +142,18 @@ def __getitem__(self, key):
         if d.ndim:
             n = d.shape[0]
             if -n <= key < n:
-                return dispatch(SELECT, self, -d.ndim, key + n if key < 0 else key)
+                if key < 0:
+                    key += n
+                if self._requires_grad or not HOT.fast:
+                    return dispatch(SELECT, self, -d.ndim, key)
+                # nothing to record (e.g. x[t] of a constant input): the view alone
+                o = _alloc(Tensor)
+                o._data = d[key, ...]  # (with ..., a 0-d array view even of a 1-d tensor)
+                o._requires_grad = False
+                o._grad_fn = None
+                o._output_nr = 0
+                _set_view(SELECT, (self, -d.ndim, key), o)
+                return o
     return getitem(self, key)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from .._state import tls
+from .._state import HOT, tls
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
@@ -377,6 +377,10 @@ def dispatch(op, *args):
         out = outs
     if op.is_view:
         _set_view(op, args, outs[0])
+    if HOT.fast:  # grad mode on, no extras (in every thread)
+        if any_req and op.differentiable:
+            _record(op, args, outs)
+        return out
     if any_req and op.differentiable and tls.grad_enabled:
         _record(op, args, outs)
     if tls.extra:
@@ -609,17 +613,16 @@ def unary(op, x):
     if op.is_view:  # t(), squeeze(), alias: share the version counter, remember the base
         _set_view(op, (x,), out)
     if x._requires_grad and op.differentiable:
-        st = tls
-        if st.fast:  # grad mode on, no extras
+        if HOT.fast:  # grad mode on, no extras (in every thread)
             rec = op.record
             if rec is not None:
                 rec((x,), out)
             else:
                 _record_generic(op, (x,), (out,))
             return out
-        if st.grad_enabled:
+        if tls.grad_enabled:
             _record(op, (x,), (out,))
-    if tls.extra:
+    if not HOT.fast and tls.extra:
         _extra(op, (x,), (out,))
     return out
 
@@ -658,17 +661,16 @@ def binary(op, a, b):
     out._output_nr = 0
     out._vc = None
     if req and op.differentiable:
-        st = tls
-        if st.fast:  # grad mode on, no extras
+        if HOT.fast:  # grad mode on, no extras (in every thread)
             rec = op.record
             if rec is not None:
                 rec((a, b), out)
             else:
                 _record_generic(op, (a, b), (out,))
             return out
-        if st.grad_enabled:
+        if tls.grad_enabled:
             _record(op, (a, b), (out,))
-    if tls.extra:
+    if not HOT.fast and tls.extra:
         _extra(op, (a, b), (out,))
     return out
 
@@ -689,16 +691,15 @@ def _entry_tail(op, args, req, ret):
     lines = []
     if op.differentiable:
         lines += [f"    if {req}:",
-                  "        st = tls",
-                  "        if st.fast:  # grad mode on, no extras"]
+                  "        if HOT.fast:  # grad mode on, no extras (in every thread)"]
         if op.record is not None:
             lines += record_lines(op, ["x0", "x1"], "            ")
         else:
             lines.append(f"            _record_generic(op, {args}, (o,))")
         lines += [f"            return {ret}",
-                  "        if st.grad_enabled:",
+                  "        if tls.grad_enabled:",
                   f"            _record(op, {args}, (o,))"]
-    lines += ["    if tls.extra:",
+    lines += ["    if not HOT.fast and tls.extra:",
               f"        _extra(op, {args}, (o,))",
               f"    return {ret}"]
     return lines
@@ -706,7 +707,7 @@ def _entry_tail(op, args, req, ret):
 
 def _entry_env(op):
     env = record_env(op) if op.record is not None else {}
-    env.update({"op": op, "kernel": op.kernel, "tls": tls, "Tensor": Tensor, "_new": _new,
+    env.update({"op": op, "kernel": op.kernel, "tls": tls, "HOT": HOT, "Tensor": Tensor, "_new": _new,
                 "_ndarray": _ndarray, "_asarray": np.asarray, "_kernel_error": _kernel_error,
                 "_record": _record, "_record_generic": _record_generic, "_extra": _extra,
                 "_promote": _promote, "_dtype": _dtype, "_set_view": _set_view})
@@ -772,6 +773,32 @@ def make_binary_operator(op, name):
     lines += _TENSOR_INIT
     lines += _entry_tail(op, "(x0, x1)", "req", "o")
     env = _entry_env(op)
+    exec(compile("\n".join(lines), f"<Tensor.{name}>", "exec"), env)
+    return env[name]
+
+
+
+def make_matmul_entry(op, name, params, general):
+    """``name(a, b)`` for ``op`` = mm: two 2-D tensors of one dtype take one frame from
+    the call to the product and back (the RNN/MLP hot path); anything else (other ranks,
+    mixed dtypes, non-tensors, a shape mismatch, which the general path reports) goes to
+    ``general(a, b)``."""
+    a, b = params
+    lines = [f"def {name}({a}, {b}):",
+             f"    if {a}.__class__ is not Tensor or {b}.__class__ is not Tensor:",
+             f"        return general({a}, {b})",
+             f"    ad = {a}._data",
+             f"    bd = {b}._data",
+             "    if ad.ndim != 2 or bd.ndim != 2 or ad.dtype is not bd.dtype or \\",
+             "            ad.shape[1] != bd.shape[0]:",
+             f"        return general({a}, {b})",
+             f"    x0 = {a}",
+             f"    x1 = {b}",
+             "    res = _matmul(ad, bd)"]
+    lines += _TENSOR_INIT
+    lines += _entry_tail(op, "(x0, x1)", "x0._requires_grad or x1._requires_grad", "o")
+    env = _entry_env(op)
+    env.update({"general": general, "_matmul": np.matmul})
     exec(compile("\n".join(lines), f"<Tensor.{name}>", "exec"), env)
     return env[name]
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
-from .dispatch import binary, dispatch, dispatch_inplace
+from .dispatch import binary, dispatch, dispatch_inplace, make_matmul_entry
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
 
@@ -159,12 +159,8 @@ def dot(input, tensor):
     return dispatch(DOT, input, tensor)
 
 
-@export()
-def matmul(input, other):
+def _matmul_general(input, other):
     """``input @ other`` with NumPy/PyTorch broadcasting semantics."""
-    if input.__class__ is Tensor and other.__class__ is Tensor and input._data.ndim == 2 and \
-            other._data.ndim == 2:
-        return binary(MM, input, other)  # mm, without the generic dispatch's loops
     from .shape import expand, reshape, squeeze, unsqueeze
     _req_tensor("matmul", input)
     _req_tensor("matmul", other)
@@ -221,14 +217,13 @@ def _unsafe_view():
     return UNSAFE_VIEW
 
 
-def _matmul_operator(self, other):
-    """``Tensor.__matmul__``: 2-D @ 2-D (the common case) goes straight to mm."""
-    if other.__class__ is Tensor and self._data.ndim == 2 and other._data.ndim == 2:
-        return binary(MM, self, other)
-    return matmul(self, other) if isinstance(other, Tensor) else NotImplemented
-
-
-_matmul_operator.__name__ = _matmul_operator.__qualname__ = "__matmul__"
+# 2-D @ 2-D of one dtype (the common case) is mm in one generated frame
+matmul = export()(make_matmul_entry(MM, "matmul", ("input", "other"), _matmul_general))
+matmul.__doc__ = _matmul_general.__doc__
+_matmul_operator = make_matmul_entry(
+    MM, "__matmul__", ("self", "other"),
+    lambda self, other: _matmul_general(self, other) if isinstance(other, Tensor)
+    else NotImplemented)
 
 OPERATORS = {
     "__matmul__": _matmul_operator,

@@ -226,6 +226,17 @@ def _specialized_apply(op, srcs):
     return env["_apply"]
 
 
+_IDENTITY_CODE = (lambda grad: grad).__code__.co_code
+
+
+def _is_identity(rule):
+    """Whether a VJP rule is ``lambda grad: grad`` (add, sub, clone, ...): the generated
+    step then passes the gradient on without a call."""
+    code = getattr(rule, "__code__", None)
+    return code is not None and code.co_argcount == 1 and code.co_code == _IDENTITY_CODE \
+        and not rule.__defaults__ and not rule.__closure__
+
+
 def _specialized_step(op, srcs):
     """``Node._step`` (``_apply`` in a plain backward, then ``release_variables``) unrolled
     for one op: the engine's hot path makes one call per node.  Saved tensors are released
@@ -251,7 +262,8 @@ def _specialized_step(op, srcs):
     outs = []
     for k, src in enumerate(srcs):
         args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
-        lines += [f"    o{k} = rule{k}({args}) if edges[{k}][0] is not None else None"]
+        call = "grad" if _is_identity(op.vjps[k][0]) and src == (-1,) else f"rule{k}({args})"
+        lines += [f"    o{k} = {call} if edges[{k}][0] is not None else None"]
         outs.append(f"o{k}")
     if release:
         lines.append("    if not keep_graph:")

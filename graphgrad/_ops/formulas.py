@@ -262,6 +262,9 @@ def _gemm(a, b):
     return np.matmul(a, b)
 
 
+_np_multiply = np.multiply
+
+
 def tanh_vjp(grad, result):
     """``grad * conj(1 - result * result)`` (tanh's VJP, also its JVP).
 
@@ -271,7 +274,9 @@ def tanh_vjp(grad, result):
     if grad.__class__ is _ndarray and result.__class__ is _ndarray and \
             result.dtype.kind == "f" and grad.dtype == result.dtype and \
             grad.shape == result.shape:
-        d = np.multiply(result, result, out=np.empty_like(result))  # an array even if 0-d
+        d = _np_multiply(result, result)
+        if d.__class__ is not _ndarray:  # 0-d: NumPy returned a scalar
+            d = np.asarray(d)
         np.subtract(1, d, out=d)
         return np.multiply(grad, d, out=d)
     return grad * conj(1 - result * result)

@@ -396,7 +396,12 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 if g is not None:
                     if g.__class__ is not ndarray:
                         g = g._data if isinstance(g, Tensor) else np.asarray(g)
-                    shape, dt = child._out_meta[nr]
+                    if child.__class__ is Acc:  # (its _out_meta property, without the call)
+                        d = child.variable._data
+                        shape = d.shape
+                        dt = d.dtype
+                    else:
+                        shape, dt = child._out_meta[nr]
                     if g.shape != shape and g.shape[batch_nd:] != shape:
                         g = _sum_to_shape(node, i, g, g.shape, shape, batch_nd)
                     if g.dtype is not dt and g.dtype != dt:
@@ -422,7 +427,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                         _heap_push(heap, (child._seq, child))
                     else:
                         heap.append((child._seq, child))
-            outs = g = grads = prev = None  # drop references so AccumulateGrad can steal arrays
+            outs = g = grads = prev = d = None  # drop references so AccumulateGrad can steal arrays
             continue
         if grads is None:
             grads = [None] * max(node.num_outputs, 1)

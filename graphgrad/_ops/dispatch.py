@@ -513,10 +513,16 @@ def record_lines(op, argx, ind):
               f"{ind3}node._next_edges = ({''.join(f'e{k}, ' for k in range(len(diff)))})",
               f"{ind3}o._requires_grad = True",
               f"{ind3}o._grad_fn = node",
-              f"{ind3}key = (d.shape, d.dtype)",
-              f"{ind3}meta = _META.get(key)",
-              f"{ind3}if meta is None:",
-              f"{ind3}    meta = _new_meta(key)",
+              f"{ind3}sh = d.shape",
+              f"{ind3}dt = d.dtype",
+              f"{ind3}meta = _LAST[0]  # the last op's metadata: often the same",
+              f"{ind3}key = meta[0]",
+              f"{ind3}if key[1] is not dt or key[0] != sh:",
+              f"{ind3}    key = (sh, dt)",
+              f"{ind3}    meta = _META.get(key)",
+              f"{ind3}    if meta is None:",
+              f"{ind3}        meta = _new_meta(key)",
+              f"{ind3}    _LAST[0] = meta",
               f"{ind3}node._out_meta = meta"]
     saved = []
     for k, (code, idx, needed) in enumerate(op.save_plan):
@@ -527,16 +533,21 @@ def record_lines(op, argx, ind):
         if code == 0:
             a = argx[idx]
             # SavedVariable(a, False), inlined for a plain tensor
-            lines += [f"{i4}if {a}.__class__ is Tensor and {a}._vc is None:",
-                      f"{i4}    vc = {a}._vc = _new(VC)",
-                      f"{i4}    vc.value = 0",
-                      f"{i4}    s{k} = _new(SV)",
-                      f"{i4}    s{k}.data = {a}._data",
-                      f"{i4}    s{k}.vc = vc",
-                      f"{i4}    s{k}.version = 0",
-                      f"{i4}    s{k}.packed = s{k}.fw = None",
-                      f"{i4}    s{k}.tensor = {a}",
-                      f"{i4}elif {a}.__class__ is Tensor or isinstance({a}, Tensor):",
+            lines += [f"{i4}if {a}.__class__ is Tensor:",
+                      f"{i4}    vc = {a}._vc",
+                      f"{i4}    if vc is None:",
+                      f"{i4}        vc = {a}._vc = _new(VC)",
+                      f"{i4}        vc.value = 0",
+                      f"{i4}    if vc.__class__ is VC:  # (not an inference tensor's marker)",
+                      f"{i4}        s{k} = _new(SV)",
+                      f"{i4}        s{k}.data = {a}._data",
+                      f"{i4}        s{k}.vc = vc",
+                      f"{i4}        s{k}.version = vc.value",
+                      f"{i4}        s{k}.packed = s{k}.fw = None",
+                      f"{i4}        s{k}.tensor = {a}",
+                      f"{i4}    else:",
+                      f"{i4}        s{k} = SV({a}, False)  # raises",
+                      f"{i4}elif isinstance({a}, Tensor):",
                       f"{i4}    s{k} = SV({a}, False)",
                       f"{i4}else:",
                       f"{i4}    s{k} = {a}"]
@@ -546,7 +557,19 @@ def record_lines(op, argx, ind):
             a = argx[idx]
             lines.append(f"{i4}s{k} = {a}._data.shape if isinstance({a}, Tensor) else ()")
         else:
-            lines.append(f"{i4}s{k} = SV(o, True)")
+            # SavedVariable(o, True), inlined for a fresh output (no version counter yet)
+            lines += [f"{i4}if o._vc is None:",
+                      f"{i4}    vc = o._vc = _new(VC)",
+                      f"{i4}    vc.value = 0",
+                      f"{i4}    s{k} = _new(SV)",
+                      f"{i4}    s{k}.data = d",
+                      f"{i4}    s{k}.vc = vc",
+                      f"{i4}    s{k}.version = 0",
+                      f"{i4}    s{k}.packed = s{k}.fw = s{k}.tensor = None",
+                      f"{i4}    s{k}.output_nr = o._output_nr",
+                      f"{i4}    s{k}.requires_grad = True",
+                      f"{i4}else:",
+                      f"{i4}    s{k} = SV(o, True)"]
         if needed is not None:
             lines += [f"{ind3}else:", f"{ind3}    s{k} = None"]
         saved.append(f"s{k}")
@@ -559,7 +582,7 @@ def record_env(op):
     """Globals for code built from ``record_lines``."""
     return {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
             "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
-            "SV": SavedVariable, "_NO_EDGE": _NO_EDGE,
+            "SV": SavedVariable, "_NO_EDGE": _NO_EDGE, "_LAST": _LAST,
             "VC": VersionCounter}
 
 
@@ -592,6 +615,7 @@ def _new_meta(key):
 # (shape, dtype) -> ((shape, dtype),): one shared _out_meta per output signature, so a
 # recorded op keeps no metadata tuples of its own alive (fewer objects for the GC to walk)
 _META = {}
+_LAST = [((None, None),)]  # the metadata the last generated record used
 
 
 def _edge(a):

@@ -373,3 +373,70 @@ def test_new_thread_starts_with_grad_enabled():
 def test_raised_harness_sanity():
     ours, theirs = run_both(lambda lib: lib.set_grad_enabled("yes"))
     assert isinstance(ours, Raised) and isinstance(theirs, Raised)
+
+
+# ------------------------------------------------------------------ the process-wide shortcut
+def _records_in_this_thread():
+    """What the hot paths (generated mm/tanh/mul entries, t[i], dispatch) record here."""
+    w = graphgrad.ones(2, 2, requires_grad=True)
+    x = graphgrad.ones(3, 2, 2)
+    y = graphgrad.tanh(x[0] @ w) * 2
+    z = graphgrad.sum(y)
+    return [t.grad_fn.name() if t.grad_fn is not None else None for t in (y, z)]
+
+
+def test_hot_flag_follows_every_thread():
+    from graphgrad._state import HOT
+    assert HOT.fast
+    inside, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def off():
+        with graphgrad.no_grad():
+            seen["off"] = _records_in_this_thread()
+            inside.set()
+            release.wait(timeout=10)
+
+    t = threading.Thread(target=off)
+    t.start()
+    inside.wait(timeout=10)
+    try:
+        assert not HOT.fast  # another thread left the default state: everyone checks tls
+        assert _records_in_this_thread() == ["MulBackward0", "SumBackward0"]
+    finally:
+        release.set()
+        t.join()
+    assert seen["off"] == [None, None]
+    assert HOT.fast
+
+
+def test_thread_ending_with_grad_disabled_does_not_keep_the_slow_path():
+    from graphgrad._state import HOT
+
+    def leave_disabled():
+        graphgrad.set_grad_enabled(False)  # never restored: the thread's state dies with it
+        assert not HOT.fast
+
+    t = threading.Thread(target=leave_disabled)
+    t.start()
+    t.join()
+    import gc
+    gc.collect()
+    assert HOT.fast
+    assert _records_in_this_thread() == ["MulBackward0", "SumBackward0"]
+
+
+def test_main_thread_modes_switch_the_hot_flag():
+    from graphgrad._state import HOT
+    with graphgrad.no_grad():
+        assert not HOT.fast
+        with graphgrad.enable_grad():
+            assert HOT.fast
+            assert _records_in_this_thread() == ["MulBackward0", "SumBackward0"]
+        assert _records_in_this_thread() == [None, None]
+    with graphgrad.inference_mode():
+        assert not HOT.fast
+    with graphgrad.autograd.detect_anomaly():
+        assert not HOT.fast
+        assert _records_in_this_thread() == ["MulBackward0", "SumBackward0"]
+    assert HOT.fast

@@ -10,9 +10,9 @@ from .._state import HOT
 from .dispatch import _set_view, dispatch, unary
 from .pointwise import CLONE, TO_COPY
 from .registry import PUBLIC, export
+from .shape import SELECT, getitem
 
 _alloc = object.__new__
-from .shape import SELECT, getitem
 
 
 @export(function=False)

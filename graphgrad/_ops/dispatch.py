@@ -743,10 +743,11 @@ def _entry_tail(op, args, req, ret):
 
 def _entry_env(op):
     env = record_env(op) if op.record is not None else {}
-    env.update({"op": op, "kernel": op.kernel, "tls": tls, "HOT": HOT, "Tensor": Tensor, "_new": _new,
-                "_ndarray": _ndarray, "_asarray": np.asarray, "_kernel_error": _kernel_error,
-                "_record": _record, "_record_generic": _record_generic, "_extra": _extra,
-                "_promote": _promote, "_dtype": _dtype, "_set_view": _set_view})
+    env.update({"op": op, "kernel": op.kernel, "tls": tls, "HOT": HOT, "Tensor": Tensor,
+                "_new": _new, "_ndarray": _ndarray, "_asarray": np.asarray,
+                "_kernel_error": _kernel_error, "_record": _record,
+                "_record_generic": _record_generic, "_extra": _extra, "_promote": _promote,
+                "_dtype": _dtype, "_set_view": _set_view})
     return env
 
 
@@ -811,7 +812,6 @@ def make_binary_operator(op, name):
     env = _entry_env(op)
     exec(compile("\n".join(lines), f"<Tensor.{name}>", "exec"), env)
     return env[name]
-
 
 
 def make_matmul_entry(op, name, params, general):

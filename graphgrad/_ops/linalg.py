@@ -38,7 +38,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
-from .dispatch import binary, dispatch, dispatch_inplace, make_matmul_entry
+from .dispatch import _torch_type_name, binary, dispatch, dispatch_inplace, make_matmul_entry
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
 
@@ -129,6 +129,33 @@ _MM_SQUEEZE = defop("_matmul_squeeze_(self)", lambda a: a[0], "SqueezeBackward4"
                     batched_jvp=lambda self_t: F.select(self_t, -2, 0))
 
 
+_C_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half",
+            "BFloat16": "c10::BFloat16", "Long": "long int", "Int": "int", "Short": "short int",
+            "Char": "signed char", "Byte": "unsigned char", "Bool": "bool",
+            "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
+
+
+def _check_same_dtype(name, a, b):
+    """Matrix products do not promote (PyTorch raises, each op with its own message)."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    da, db = a._data.dtype, b._data.dtype
+    if da == db:
+        return
+    ta, tb = _torch_type_name(da), _torch_type_name(db)
+    if name == "mv":
+        msg = f"addmv input tensors must have the same dtype, but got {ta} and {tb}"
+    elif name == "dot":
+        msg = f"dot : expected both vectors to have same dtype, but found {ta} and {tb}"
+    elif name == "bmm":
+        msg = f"expected scalar type {ta} but found {tb}"
+    else:
+        msg = (f"expected m1 and m2 to have the same dtype, but got: {_C_NAMES[ta]} != "
+               f"{_C_NAMES[tb]}")
+    raise RuntimeError(f"{msg} [{name}: cast one operand with .to(), e.g. "
+                       f"b.to({a.dtype}), to multiply them]")
+
+
 def _req_tensor(name, x):
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument must be Tensor, not {type(x).__name__}")
@@ -137,6 +164,7 @@ def _req_tensor(name, x):
 @export()
 def mm(input, mat2):
     _req_tensor("mm", input)
+    _check_same_dtype("mm", input, mat2)
     return dispatch(MM, input, mat2)
 
 
@@ -144,11 +172,13 @@ def mm(input, mat2):
 def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (got {input.ndim}-D and {mat2.ndim}-D)")
+    _check_same_dtype("bmm", input, mat2)
     return dispatch(BMM, input, mat2)
 
 
 @export()
 def mv(input, vec):
+    _check_same_dtype("mv", input, vec)
     return dispatch(MV, input, vec)
 
 
@@ -157,6 +187,7 @@ def dot(input, tensor):
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
                            "tensors")
+    _check_same_dtype("dot", input, tensor)
     return dispatch(DOT, input, tensor)
 
 

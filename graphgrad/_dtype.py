@@ -83,6 +83,17 @@ _ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, floa
 _NAMES = {d.name: d for d in _ALL}
 _FROM_NP = {d.np: d for d in _ALL}
 
+# PyTorch's ScalarType names, as its error messages spell dtypes
+_SCALAR_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                      "float64": "Double", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
+                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def scalar_type_name(d):
+    """``Float``, ``Long``, ... for a graphgrad or NumPy dtype (its own name otherwise)."""
+    return _SCALAR_TYPE_NAMES.get(d.name, d.name)
+
 
 def from_numpy_dtype(np_dtype):
     """The graphgrad dtype of a NumPy dtype; TypeError for ones PyTorch lacks."""

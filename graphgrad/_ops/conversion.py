@@ -66,11 +66,7 @@ def type_as(self, other):
 @export(function=False)
 def type(self, dtype=None, non_blocking=False):  # noqa: A001
     if dtype is None:
-        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                 "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-                 "bfloat16": "BFloat16"}
-        return f"graphgrad.{names[self.dtype.name]}Tensor"
+        return f"graphgrad.{_dtype.scalar_type_name(self.dtype)}Tensor"
     return to(self, dtype)
 
 

@@ -1018,10 +1018,7 @@ def _rebase_history(self, node):
     make_copy_slices(self, node)
 
 
-def _torch_type_name(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+_torch_type_name = _dtype.scalar_type_name
 
 
 # ====================================================================== extras

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
@@ -89,14 +90,8 @@ POW_S = defop("pow.Scalar(exponent, *, self)", lambda e, s: np.power(s, e), "Pow
               exponent=_rpow_vjp, jvp=ELEMENTWISE)
 
 # ============================================================ rounding division, shared checks
-_TORCH_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-                "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                "uint8": "Byte", "bool": "Bool"}
-
-
 def _tname(a):
-    return _TORCH_NAMES.get(np.asarray(a).dtype.name, str(np.asarray(a).dtype))
+    return scalar_type_name(np.asarray(a).dtype)
 
 
 def _no_complex(name, *arrays):

@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._dtype import scalar_type_name
 from .._tensor import Tensor, _wrap_dim
 from .._ops import formulas as F
 from .._ops import registry as _registry
@@ -55,14 +56,8 @@ def _tensor_arg(fname, x, arg="input", pos=1):
                         f"{type(x).__name__}")
 
 
-_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-               "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-               "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-               "uint8": "Byte", "bool": "Bool"}
-
-
 def _type_name(t):
-    return _TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+    return scalar_type_name(t.dtype)
 
 
 def _real_floating(fname, x):

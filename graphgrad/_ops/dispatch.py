@@ -826,15 +826,17 @@ def make_matmul_entry(op, name, params, general):
              f"    ad = {a}._data",
              f"    bd = {b}._data",
              "    if ad.ndim != 2 or bd.ndim != 2 or ad.dtype is not bd.dtype or \\",
-             "            ad.shape[1] != bd.shape[0]:",
+             "            ad.shape[1] != bd.shape[0] or ad.dtype is _BOOL:",
              f"        return general({a}, {b})",
              f"    x0 = {a}",
              f"    x1 = {b}",
-             "    res = _matmul(ad, bd)"]
+             "    res = _matmul(ad, bd)",
+             "    if res.dtype is not ad.dtype:  # bfloat16: NumPy's product is float32",
+             "        res = res.astype(ad.dtype)"]
     lines += _TENSOR_INIT
     lines += _entry_tail(op, "(x0, x1)", "x0._requires_grad or x1._requires_grad", "o")
     env = _entry_env(op)
-    env.update({"general": general, "_matmul": np.matmul})
+    env.update({"general": general, "_matmul": np.matmul, "_BOOL": np.dtype(np.bool_)})
     exec(compile("\n".join(lines), f"<Tensor.{name}>", "exec"), env)
     return env[name]
 

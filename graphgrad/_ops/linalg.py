@@ -53,18 +53,30 @@ def _check_mm(a, b):
             f"{b.shape[0]}x{b.shape[-1] if b.ndim > 1 else ''})".replace("x)", ")"))
 
 
+def _no_bool(kernel, a):
+    if a.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _in_dtype(res, a):
+    """NumPy multiplies bfloat16 matrices into float32; PyTorch keeps the dtype."""
+    return res if res.dtype == a.dtype else res.astype(a.dtype)
+
+
 def _mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"mm(): expected 2-D tensors, got {a.ndim}-D and {b.ndim}-D")
+    _no_bool("addmm_impl_cpu_", a)
     _check_mm(a, b)
-    return a @ b
+    return _in_dtype(a @ b, a)
 
 
 def _mv(a, v):
+    _no_bool("addmv_impl_cpu", a)
     if a.shape[-1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
                            f"{a.shape[1]}), vec ({v.shape[0]})")
-    return a @ v
+    return _in_dtype(a @ v, a)
 
 
 def _dot(a, b):
@@ -73,6 +85,7 @@ def _dot(a, b):
             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
             "have the same number of elements, but got {} and {} elements respectively".format(
                 a.size, b.size))
+    _no_bool("dot", a)
     return np.dot(a, b)
 
 
@@ -80,7 +93,8 @@ def _bmm(a, b):
     if a.shape[-1] != b.shape[-2] or a.shape[0] != b.shape[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    return np.matmul(a, b)
+    _no_bool("bmm", a)
+    return _in_dtype(np.matmul(a, b), a)
 
 
 def _mm_self_vjp(grad, mat2):

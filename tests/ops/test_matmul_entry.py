@@ -17,14 +17,34 @@ def _pair(lib, da, db, sa=(3, 4), sb=(4, 2), req=True):
 
 @pytest.mark.parametrize("how", ["operator", "function"])
 @pytest.mark.parametrize("da,db", [("float32", "float32"), ("float64", "float64"),
-                                   ("int64", "int64"), ("float32", "float64"),
+                                   ("bfloat16", "bfloat16"), ("int64", "int64"),
+                                   ("int8", "int8"), ("bool", "bool"), ("float32", "float64"),
                                    ("int64", "float32")])
 def test_two_matrices(how, da, db):
     def prog(lib):
         a, b = _pair(lib, da, db, req=(da == db))
-        out = a @ b if how == "operator" else lib.matmul(a, b)
+        try:
+            out = a @ b if how == "operator" else lib.matmul(a, b)
+        except Exception as exc:  # noqa: BLE001 - the type is what is compared
+            return Raised(exc)
         name = out.grad_fn.name() if out.grad_fn is not None else None
         return out.detach(), out.dtype, name
+    run_both(prog)
+
+
+@pytest.mark.parametrize("op", ["mm", "bmm", "mv", "dot"])
+@pytest.mark.parametrize("dt", ["bfloat16", "bool", "float32"])
+def test_other_products_keep_the_dtype_or_refuse_bool(op, dt):
+    shapes = {"mm": ((3, 4), (4, 2)), "bmm": ((2, 3, 4), (2, 4, 2)), "mv": ((3, 4), (4,)),
+              "dot": ((4,), (4,))}[op]
+
+    def prog(lib):
+        a, b = (lib.ones(s).to(getattr(lib, dt)) for s in shapes)
+        try:
+            out = getattr(lib, op)(a, b)
+        except Exception as exc:  # noqa: BLE001 - the type is what is compared
+            return Raised(exc)
+        return out, out.dtype
     run_both(prog)
 
 

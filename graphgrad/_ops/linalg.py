@@ -38,7 +38,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
-from .dispatch import _torch_type_name, binary, dispatch, dispatch_inplace, make_matmul_entry
+from .dispatch import _torch_type_name, dispatch, dispatch_inplace, make_matmul_entry
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
 

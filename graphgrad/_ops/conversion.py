@@ -12,8 +12,6 @@ from .pointwise import CLONE, TO_COPY
 from .registry import PUBLIC, export
 from .shape import SELECT, getitem
 
-_alloc = object.__new__
-
 
 @export(function=False)
 def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
@@ -143,11 +141,7 @@ def __getitem__(self, key):
                 if self._requires_grad or not HOT.fast:
                     return dispatch(SELECT, self, -d.ndim, key)
                 # nothing to record (e.g. x[t] of a constant input): the view alone
-                o = _alloc(Tensor)
-                o._data = d[key, ...]  # (with ..., a 0-d array view even of a 1-d tensor)
-                o._requires_grad = False
-                o._grad_fn = None
-                o._output_nr = 0
+                o = Tensor._wrap(d[key, ...])  # (with ..., a 0-d view even of a 1-d tensor)
                 _set_view(SELECT, (self, -d.ndim, key), o)
                 return o
     return getitem(self, key)

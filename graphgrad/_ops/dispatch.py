@@ -751,6 +751,20 @@ def _entry_env(op):
     return env
 
 
+def _compile_entry(op, name, label, lines, args, req, ret, **names):
+    """Finish and compile an entry whose ``lines`` leave the kernel's result in ``res``:
+    wrap it as the output ``o`` (a view of ``args[0]`` for a view op), record when ``req``
+    and grad mode allow, return ``ret``.  ``names`` are extra globals of the code."""
+    lines = lines + _TENSOR_INIT
+    if op.is_view:
+        lines.append(f"    _set_view(op, {args}, o)")
+    lines += _entry_tail(op, args, req, ret)
+    env = _entry_env(op)
+    env.update(names)
+    exec(compile("\n".join(lines), label, "exec"), env)
+    return env[name]
+
+
 def make_unary_function(op, name, check, finish_out):
     """``graphgrad.<name>(input, *, out=None)`` for a one-input op without attributes.
 
@@ -767,15 +781,9 @@ def make_unary_function(op, name, check, finish_out):
               "        res = kernel(d)",
               "    except Exception as exc:",
               "        raise _kernel_error(op, [d], exc) from None"]
-    lines += _TENSOR_INIT
-    if op.is_view:
-        lines.append("    _set_view(op, (x0,), o)")
-    lines += _entry_tail(op, "(x0,)", "x0._requires_grad",
-                         "o if out is None else finish_out(o, out)")
-    env = _entry_env(op)
-    env.update({"check": check, "finish_out": finish_out})
-    exec(compile("\n".join(lines), f"<graphgrad.{name}>", "exec"), env)
-    return env[name]
+    return _compile_entry(op, name, f"<graphgrad.{name}>", lines, "(x0,)", "x0._requires_grad",
+                          "o if out is None else finish_out(o, out)",
+                          check=check, finish_out=finish_out)
 
 
 def make_binary_operator(op, name):
@@ -807,11 +815,7 @@ def make_binary_operator(op, name):
              "        res = kernel(ad, bd)",
              "    except Exception as exc:",
              "        raise _kernel_error(op, [ad, bd], exc) from None"]
-    lines += _TENSOR_INIT
-    lines += _entry_tail(op, "(x0, x1)", "req", "o")
-    env = _entry_env(op)
-    exec(compile("\n".join(lines), f"<Tensor.{name}>", "exec"), env)
-    return env[name]
+    return _compile_entry(op, name, f"<Tensor.{name}>", lines, "(x0, x1)", "req", "o")
 
 
 def make_matmul_entry(op, name, params, general):
@@ -833,12 +837,9 @@ def make_matmul_entry(op, name, params, general):
              "    res = _matmul(ad, bd)",
              "    if res.dtype is not ad.dtype:  # bfloat16: NumPy's product is float32",
              "        res = res.astype(ad.dtype)"]
-    lines += _TENSOR_INIT
-    lines += _entry_tail(op, "(x0, x1)", "x0._requires_grad or x1._requires_grad", "o")
-    env = _entry_env(op)
-    env.update({"general": general, "_matmul": np.matmul, "_BOOL": np.dtype(np.bool_)})
-    exec(compile("\n".join(lines), f"<Tensor.{name}>", "exec"), env)
-    return env[name]
+    return _compile_entry(op, name, f"<Tensor.{name}>", lines, "(x0, x1)",
+                          "x0._requires_grad or x1._requires_grad", "o",
+                          general=general, _matmul=np.matmul, _BOOL=np.dtype(np.bool_))
 
 
 # ====================================================================== views

@@ -75,7 +75,8 @@ def test_other_shapes_and_mismatch(sa, sb):
 def test_mismatch_message_names_both_shapes():
     import graphgrad
     a, b = graphgrad.ones(3, 4), graphgrad.ones(5, 2)
-    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 5x2\)"):
+    msg = r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 5x2\)"
+    with pytest.raises(RuntimeError, match=msg):
         a @ b
 
 

@@ -496,10 +496,22 @@ def record_lines(op, argx, ind):
     lines = []
     for k, i in enumerate(diff):
         a = argx[i]
-        lines += [f"{ind}if {a}.__class__ is Tensor and {a}._requires_grad and {a}._base is None:",
-                  f"{ind}    fn = {a}._grad_fn",
-                  f"{ind}    e{k} = (fn, {a}._output_nr) if fn is not None else (_acc({a}), 0)",
-                  f"{ind}elif {a}.__class__ is Tensor or isinstance({a}, Tensor):",
+        # (gradient_edge inlined: a tensor that does not require grad has no edge, a leaf
+        # reaches its live AccumulateGrad through its weakref; views take _edge)
+        lines += [f"{ind}if {a}.__class__ is Tensor:",
+                  f"{ind}    if not {a}._requires_grad:",
+                  f"{ind}        e{k} = _NO_EDGE",
+                  f"{ind}    elif {a}._base is None:",
+                  f"{ind}        fn = {a}._grad_fn",
+                  f"{ind}        if fn is None:",
+                  f"{ind}            fn = {a}._acc",
+                  f"{ind}            fn = fn() if fn is not None else None",
+                  f"{ind}            e{k} = (fn if fn is not None else _acc({a}), 0)",
+                  f"{ind}        else:",
+                  f"{ind}            e{k} = (fn, {a}._output_nr)",
+                  f"{ind}    else:",
+                  f"{ind}        e{k} = _edge({a})",
+                  f"{ind}elif isinstance({a}, Tensor):",
                   f"{ind}    e{k} = _edge({a})",
                   f"{ind}else:",
                   f"{ind}    e{k} = _NO_EDGE  # a Python scalar or None"]

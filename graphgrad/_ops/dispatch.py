@@ -174,6 +174,8 @@ def _unpack_data_lines(i, name, ind):
     return [f"{ind}d = s{i}.data",
             f"{ind}if d is None or s{i}.vc.value != s{i}.version:",
             f"{ind}    d = s{i}.unpack_data(self, {name!r})  # freed, hooked, modified",
+            f"{ind}elif s{i}.tensor is not None:  # an input: its array now (t.data = ...)",
+            f"{ind}    d = s{i}.tensor._data",
             f"{ind}s{i} = d"]
 
 

@@ -1,10 +1,13 @@
 """Version counters and SavedVariable (seed 003 §2.5, seed 004 "in-place correctness").
 
-A SavedVariable remembers the array it saved and the version of the tensor's
-(shared) version counter at save time; unpacking after an in-place change
-raises.  A node's own output is stored as data + version counter, never as
-the Tensor, so a node that saves its result forms no reference cycle: the
-Tensor is rebuilt on unpack with the unpacking node as its grad_fn.
+A SavedVariable remembers the version of the tensor's (shared) version counter
+at save time; unpacking after an in-place change raises.  An input is saved as
+the tensor itself, like PyTorch's ``saved_original_``: backward reads its array
+at unpack time, so ``t.data = new`` after the forward is seen (``data`` keeps the
+array of save time only as the freed/hooked marker and for hooks).  A node's own
+output is stored as data + version counter, never as the Tensor, so a node that
+saves its result forms no reference cycle: the Tensor is rebuilt on unpack with
+the unpacking node as its grad_fn, and keeps the array it had when saved.
 """
 from __future__ import annotations
 
@@ -129,7 +132,10 @@ class SavedVariable:
             return self._from_hook()._data
         if self.vc.value != self.version:
             self._check(node, name)
-        return data
+        t = self.tensor
+        # an input is saved as the tensor itself (PyTorch's saved_original_): ``t.data = new``
+        # after the forward changes what backward reads; a saved output keeps its array
+        return data if t is None else t._data
 
     def unpack(self, node=None, name="?"):
         """The saved Tensor, with its history (tensor-mode backward, ``_saved_*``)."""

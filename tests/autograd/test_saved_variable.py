@@ -90,6 +90,33 @@ def test_failed_version_check_leaves_grad_untouched():
     run_both(prog)
 
 
+# ------------------------------------------------------------------ .data swapped after save
+# PyTorch saves an input as the tensor itself (saved_original_), so ``t.data = new`` after the
+# forward changes what backward reads; a saved output keeps the array it had when saved.
+DATA_SWAPPED = {
+    "leaf_input_of_mul": lambda lib, x, w: ((x * x).sum(), x),
+    "leaf_input_of_mm": lambda lib, x, w: ((w @ x.unsqueeze(1)).sum(), w),
+    "view_of_swapped_leaf": lambda lib, x, w: ((w @ x.unsqueeze(1)).sum(), x),  # keeps old
+    "non_leaf_input_of_mul": lambda lib, x, w: (lambda h: ((h * h).sum(), h))(x * 2),
+    "non_leaf_input_of_sin": lambda lib, x, w: (lambda h: (h.sin().sum(), h))(x * 2),
+    "output_of_exp": lambda lib, x, w: (lambda y: (y.sum() * 1, y))(x.exp()),
+    "output_of_tanh": lambda lib, x, w: (lambda y: (y.sum() * 1, y))(x.tanh()),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", list(DATA_SWAPPED))
+def test_data_swapped_after_save(name, create_graph):
+    def prog(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        w = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)
+        loss, t = DATA_SWAPPED[name](lib, x, w)
+        t.data = t.detach() * -1.5 + 0.25
+        loss.backward(create_graph=create_graph)
+        return x.grad, w.grad
+    run_both(prog)
+
+
 # ------------------------------------------------------------------ freeing after backward
 SECOND_BACKWARD = {
     "mul": lambda x: (x * x).sum(),

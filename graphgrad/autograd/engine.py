@@ -214,11 +214,18 @@ def _accumulate_grad(node, g, create_graph, journal):
             # a copy that obeys the layout contract, recorded (CopyBackwards) like PyTorch's
             # clone_obey_contract, so the new .grad is differentiable but not g itself
             from .._ops.inplace import copy_
-            new = copy_(_wrap(np.empty_like(g._data)), g)
+            new = copy_(_wrap(_empty_for_grad(var._data)), g)
         else:
-            # steal a freshly computed gradient, copy one that may alias something else
-            owned = g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable
-            new = _wrap(g if owned else np.array(g))
+            # steal a freshly computed gradient that obeys the layout contract, copy one
+            # that may alias something else or is laid out otherwise
+            d = var._data
+            if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and (
+                    g.flags.c_contiguous if d.flags.c_contiguous else _obeys_layout(g, d)):
+                new = _wrap(g)
+            else:
+                new = _empty_for_grad(d)
+                np.copyto(new, g)
+                new = _wrap(new)
         journal.entries.append((var, None, None))
         var._grad = new
     elif create_graph:
@@ -226,10 +233,13 @@ def _accumulate_grad(node, g, create_graph, journal):
         var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
     else:
         # in place for the Tensor object (same .grad, keeping its grad_fn if it has one),
-        # the array swapped so that a rollback is exact
+        # the array swapped (same layout) so that a rollback is exact
         od = old._data
         journal.entries.append((var, old, od))
-        old._data = np.add(od, g, dtype=od.dtype) if od.shape == g.shape else od + g
+        if od.shape == g.shape:
+            old._data = np.add(od, g, out=np.empty_like(od))
+        else:
+            old._data = od + g
         old._bump_version()
     if var._post_acc_hooks:
         for fn in tuple(var._post_acc_hooks.values()):
@@ -238,6 +248,34 @@ def _accumulate_grad(node, g, create_graph, journal):
                     "Tensor post accumulate grad hooks should return None (the hook "
                     f"{getattr(fn, '__name__', fn)!r} returned a value; modify tensor.grad "
                     "in place instead).")
+
+
+def _dense(d):
+    """Non-overlapping and dense: some order of the dims (positive strides) is contiguous."""
+    if d.flags.c_contiguous or d.flags.f_contiguous:
+        return True
+    expected = d.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(d.strides, d.shape) if n > 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _obeys_layout(g, d):
+    """PyTorch's layout contract for a leaf's .grad: the leaf's strides when the leaf is
+    non-overlapping and dense, row-major otherwise (sizes-1 dims' strides do not count)."""
+    if d.flags.c_contiguous or not _dense(d):
+        return g.flags.c_contiguous
+    return all(gs == ds for gs, ds, n in zip(g.strides, d.strides, d.shape) if n > 1)
+
+
+def _empty_for_grad(d):
+    """An uninitialised array for a new .grad of a leaf holding ``d``, laid out as the
+    contract wants (``empty_like`` keeps the order of a dense array's dims)."""
+    if d.flags.c_contiguous or not _dense(d):
+        return np.empty(d.shape, d.dtype)
+    return np.empty_like(d)
 
 
 def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumulate=True,

@@ -3,9 +3,11 @@ and never aliases memory the user (or another gradient) still holds."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import graphgrad as gg
 from graphgrad._ops import linalg
+from tests.conftest import run_both
 
 
 def test_fresh_matmul_gradient_is_stolen_not_copied(monkeypatch):
@@ -40,3 +42,49 @@ def test_shared_gradient_reaching_two_leaves_is_not_aliased():
     assert not np.shares_memory(a.grad._data, b.grad._data)
     a.grad.add_(1)
     np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
+
+
+# PyTorch's layout contract for a new .grad (AccumulateGrad): strides like the leaf's when
+# the leaf is non-overlapping and dense, row-major otherwise; a stolen gradient that does
+# not obey it is copied into that layout first.
+def _layout_prog(make_leaf, use, create_graph=False, twice=False):
+    def prog(lib):
+        x = make_leaf(lib)
+        use(lib, x).sum().backward(create_graph=create_graph)
+        if twice:
+            use(lib, x).sum().backward(create_graph=create_graph)
+        return x.grad.detach(), x.grad.stride(), x.grad.is_contiguous()
+    return prog
+
+
+def _f_order_leaf(lib):
+    a = np.asfortranarray(np.arange(6.0).reshape(3, 2))
+    return lib.from_numpy(a).requires_grad_()
+
+
+LAYOUT_CASES = {
+    "transposed_gradient_into_c_leaf":
+        (lambda lib: lib.ones(3, 2, requires_grad=True), lambda lib, x: x.t() * lib.arange(3.0)),
+    "permuted_gradient_into_3d_leaf":
+        (lambda lib: lib.ones(2, 3, 4, requires_grad=True),
+         lambda lib, x: x.permute(2, 0, 1) * lib.arange(4.0).reshape(4, 1, 1)),
+    "c_gradient_into_f_leaf":
+        (_f_order_leaf, lambda lib, x: x * lib.ones(3, 2)),
+    "transposed_gradient_into_f_leaf":
+        (_f_order_leaf, lambda lib, x: x.t() * lib.arange(3.0)),
+    "gradient_into_strided_slice_leaf":
+        (lambda lib: lib.from_numpy(np.arange(12.0).reshape(3, 4)[:, ::2]).requires_grad_(),
+         lambda lib, x: x.t() * 2),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("twice", [False, True])
+@pytest.mark.parametrize("name", list(LAYOUT_CASES))
+def test_new_grad_obeys_the_layout_contract(name, twice, create_graph, request):
+    make_leaf, use = LAYOUT_CASES[name]
+    if name == "c_gradient_into_f_leaf" and twice and create_graph:
+        # create_graph accumulates out of place (.grad + g): an elementwise result of mixed
+        # layouts is row-major in graphgrad (NumPy), the first operand's in PyTorch
+        request.applymarker(pytest.mark.xfail(strict=True, reason="docs/differences.md"))
+    run_both(_layout_prog(make_leaf, use, create_graph, twice))

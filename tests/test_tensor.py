@@ -388,12 +388,48 @@ PROMOTION = {
     "mean(i64)": lambda lib: lib.ones(3, dtype=lib.int64).mean(),
     "requires_grad f32*f64": lambda lib: lib.ones(2, requires_grad=True)
     * lib.ones(2, dtype=lib.float64, requires_grad=True),
+    "where(pyfloat, pyint)": lambda lib: lib.where(lib.tensor([True, False]), 1.0, 0),
+    "where(pyfloat, pyfloat)": lambda lib: lib.where(lib.tensor([True, False]), 1.0, 2.0),
+    "where(pyint, pyint)": lambda lib: lib.where(lib.tensor([True, False]), 1, 0),
+    "where(pybool, pybool)": lambda lib: lib.where(lib.tensor([True, False]), True, False),
+    "where(pycomplex, pyint)": lambda lib: lib.where(lib.tensor([True, False]), 1j, 0),
+    "where(i32, pyfloat)": lambda lib: lib.where(lib.tensor([True, False]),
+                                                 lib.ones(2, dtype=lib.int32), 2.5),
+    "where(f64_0d, pyint)": lambda lib: lib.where(lib.tensor([True, False]),
+                                                  lib.tensor(1.0, dtype=lib.float64), 2),
 }
 
 
 @pytest.mark.parametrize("name", list(PROMOTION))
 def test_type_promotion(name):
     run_both(PROMOTION[name])
+
+
+_T = [True, False]
+BOOL_MINUS = {  # PyTorch refuses `-` on bool tensors (a Python bool counts as one)
+    "-bool": lambda lib: -lib.tensor(_T),
+    "neg(bool)": lambda lib: lib.neg(lib.tensor(_T)),
+    "neg_(bool)": lambda lib: lib.tensor(_T).neg_(),
+    "bool-bool": lambda lib: lib.tensor(_T) - lib.tensor(_T),
+    "bool-pybool": lambda lib: lib.tensor(_T) - True,
+    "pybool-bool": lambda lib: True - lib.tensor(_T),
+    "bool-pyint": lambda lib: lib.tensor(_T) - 1,
+    "pyint-bool": lambda lib: 1 - lib.tensor(_T),
+    "bool-i64": lambda lib: lib.tensor(_T) - lib.tensor([1, 0]),
+    "i64-bool": lambda lib: lib.tensor([1, 0]) - lib.tensor(_T),
+    "f32-pybool": lambda lib: lib.ones(2) - True,
+    "sub(f32, bool, alpha=2)": lambda lib: lib.sub(lib.ones(2), lib.tensor(_T), alpha=2),
+    "i64.sub_(bool)": lambda lib: lib.tensor([1, 0]).sub_(lib.tensor(_T)),
+    "bool.sub_(bool)": lambda lib: lib.tensor(_T).sub_(lib.tensor(_T)),
+    "i64-pyint (allowed)": lambda lib: lib.tensor([1, 0]) - 1,
+}
+
+
+@pytest.mark.parametrize("name", list(BOOL_MINUS))
+def test_minus_on_bool_tensors_raises_like_torch(name):
+    ours, theirs = run_both(BOOL_MINUS[name])
+    if isinstance(theirs, Raised):
+        assert str(ours.exc) == str(theirs.exc)
 
 
 def test_promotion_gradient_dtypes():
@@ -596,3 +632,14 @@ def test_conjugate_transpose_properties():
         (t.mH.real.sum() + t.H.imag.sum()).backward()
         return out, t.grad
     run_both(program)
+
+
+def test_mean_of_empty_is_nan_without_a_warning():
+    import warnings
+
+    def prog(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # PyTorch does not warn; NumPy would
+            return (lib.ones(0).mean(), lib.ones(0, 3).mean(0), lib.ones(0, 3).mean(1),
+                    lib.ones(0).mean(dtype=lib.float64), lib.ones(2, 0).mean((0, 1), keepdim=True))
+    run_both(prog)

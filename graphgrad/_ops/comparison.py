@@ -200,6 +200,10 @@ def where(condition, input=None, other=None, *, out=None):
             conv.append(v if v._data.dtype == rt.np else v.to(rt))
         else:
             conv.append(v)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        # two Python scalars: NumPy would compute in float64/complex128; PyTorch uses the
+        # default dtype (rt), so the kernel gets one of them as a 0-d array of that dtype
+        conv[0] = Tensor._wrap(np.asarray(input, dtype=rt.np))
     return dispatch(WHERE, condition, conv[0], conv[1])
 
 

@@ -331,6 +331,8 @@ def _kernel_error(op, datas, exc):
 # ====================================================================== promotion
 def _promote(op, args, datas, nt):
     """Cast tensor inputs to the PyTorch result type (tensors only; scalars stay weak)."""
+    if op.check_inputs is not None:
+        op.check_inputs(args[:nt])
     rt = _dtype.result_type(*[a for a in args[:nt] if a is not None])
     if op.promote == "float" and rt.category < 2:
         rt = _dtype.get_default_dtype()

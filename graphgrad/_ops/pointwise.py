@@ -17,6 +17,51 @@ from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 # ============================================================ binary arithmetic
+def _is_bool(x):
+    if x.__class__ is bool:
+        return True
+    d = x._data if isinstance(x, Tensor) else x
+    return isinstance(d, np.ndarray) and d.dtype == np.bool_
+
+
+def _no_bool_sub(operands):
+    """PyTorch refuses ``-`` on bool tensors (a Python bool counts as one)."""
+    n = sum(1 for x in operands if x is not None and _is_bool(x))
+    if n == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if n:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _subtract(a, b):
+    if a.dtype == np.bool_ or _is_bool(b):  # (mixed with other dtypes: see check_inputs)
+        _no_bool_sub((a, b))
+    return np.subtract(a, b)
+
+
+def _subtract_alpha(a, b, alpha):
+    if a.dtype == np.bool_ or _is_bool(b):
+        _no_bool_sub((a, b))
+    return a - alpha * b
+
+
+def _rsubtract(a, other):
+    if a.dtype == np.bool_ or _is_bool(other):
+        _no_bool_sub((a, other))
+    return other - a
+
+
+def _negative(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return np.negative(a)
+
+
 ADD = defop("add(self, other)", np.add, "AddBackward0", promote=True,
             self=lambda grad: grad, other=lambda grad: grad, jvp=LINEAR, batched_jvp=POINTWISE)
 ADD_ALPHA = defop("add_alpha(self, other, *, alpha)", lambda a, b, alpha: a + alpha * b,
@@ -24,14 +69,14 @@ ADD_ALPHA = defop("add_alpha(self, other, *, alpha)", lambda a, b, alpha: a + al
                   self=lambda grad: grad,
                   other=lambda grad, alpha: grad * F.conj(alpha), jvp=LINEAR,
                   batched_jvp=POINTWISE)
-SUB = defop("sub(self, other)", np.subtract, "SubBackward0", promote=True,
-            self=lambda grad: grad, other=lambda grad: -grad, jvp=LINEAR, batched_jvp=POINTWISE)
-SUB_ALPHA = defop("sub_alpha(self, other, *, alpha)", lambda a, b, alpha: a - alpha * b,
-                  "SubBackward0", promote=True,
+SUB = defop("sub(self, other)", _subtract, "SubBackward0", promote=True,
+            check_inputs=_no_bool_sub, self=lambda grad: grad, other=lambda grad: -grad, jvp=LINEAR, batched_jvp=POINTWISE)
+SUB_ALPHA = defop("sub_alpha(self, other, *, alpha)", _subtract_alpha,
+                  "SubBackward0", promote=True, check_inputs=_no_bool_sub,
                   self=lambda grad: grad,
                   other=lambda grad, alpha: -grad * F.conj(alpha), jvp=LINEAR,
                   batched_jvp=POINTWISE)
-RSUB = defop("rsub(self, *, other)", lambda a, other: other - a, "RsubBackward1",
+RSUB = defop("rsub(self, *, other)", _rsubtract, "RsubBackward1",
              self=lambda grad: -grad, jvp=lambda self_t: -self_t, batched_jvp=POINTWISE)
 MUL = defop("mul(self, other)", np.multiply, "MulBackward0", promote=True,
             self=lambda grad, other: grad * F.conj(other),
@@ -43,7 +88,7 @@ DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             other=lambda grad, self, other: -grad * F.conj(self / other / other),
             jvp=lambda self_t, other_t, self, other, result:
                 (self_t - other_t * result) / other, batched_jvp=POINTWISE)
-NEG = defop("neg(self)", np.negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
+NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
             batched_jvp=POINTWISE)
 RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", promote="float",
                    self=lambda grad, result: -grad * F.conj(result * result), jvp=ELEMENTWISE)

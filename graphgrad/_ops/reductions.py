@@ -200,10 +200,18 @@ def _sum_kernel(a, dim, keepdim, dtype):
     return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
 
+def _mean(a, dim=None, keepdim=False):
+    if a.size == 0:  # nan, quietly: NumPy would warn "Mean of empty slice", PyTorch does not
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+    return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+
+
 def _mean_kernel(a, dim, keepdim, dtype):
     if dtype is not None:
         a = a.astype(dtype.np, copy=False)
-    return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+    return _mean(a, dim, keepdim)
 
 
 SUM = defop("sum(self)", lambda a: np.asarray(_int_promote(a).sum()), "SumBackward0",
@@ -223,13 +231,13 @@ SUM_DIM = defop("sum.dim_IntList(self, *, dim, keepdim, dtype)", _sum_kernel, "S
                     F.expand_reduced(grad, self_sym_sizes, dim, keepdim),
                 jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes, dim, keepdim, dtype:
                     _reduce_batched(SUM_DIM, self_t, self_sym_sizes, dim, keepdim, dtype))
-MEAN = defop("mean(self)", lambda a: np.asarray(a.mean()), "MeanBackward0",
+MEAN = defop("mean(self)", _mean, "MeanBackward0",
              self=lambda grad, self_sym_sizes:
                  F.expand_reduced(grad, self_sym_sizes, None, False) / F.numel(self_sym_sizes),
              jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:
                  _reduce_batched(MEAN_DIM, self_t, self_sym_sizes))
 MEAN_DTYPE = defop("mean.dtype(self, *, dtype)",
-                   lambda a, dtype: np.asarray(a.astype(dtype.np, copy=False).mean()),
+                   lambda a, dtype: _mean(a.astype(dtype.np, copy=False)),
                    "MeanBackward0",
                    self=lambda grad, self_sym_sizes:
                        F.expand_reduced(grad, self_sym_sizes, None, False)

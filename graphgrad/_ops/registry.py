@@ -59,7 +59,7 @@ class OpDef:
     __slots__ = ("name", "kernel", "node_name", "node_cls", "params", "tensor_params",
                  "tensor_pos", "attr_pos", "vjps", "jvp", "jvp_params", "save_names",
                  "save_kinds", "save_needed_by", "n_outputs", "promote", "is_view",
-                 "nondiff_outputs", "inplace_of", "uses_self_in_inplace", "out_dtype",
+                 "nondiff_outputs", "inplace_of", "uses_self_in_inplace", "check_inputs",
                  "differentiable", "diff_pos", "save_plan", "record", "batched_jvp",
                  "batched_jvp_params")
 
@@ -72,14 +72,15 @@ def _params_of(fn):
 
 
 def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, promote=False,
-          is_view=False, n_outputs=1, nondiff_outputs=(), out_dtype=None, **vjps):
+          is_view=False, n_outputs=1, nondiff_outputs=(), check_inputs=None, **vjps):
     """Declare an op.  See the module docstring for the rule vocabulary.
 
     signature: ``"name(tensor_arg, ..., *, attr, ...)"``: names before ``*`` are
         tensor inputs (differentiable when a VJP is given), after ``*`` attributes.
     kernel: ``fn(*arrays_and_attrs) -> ndarray`` (a tuple when ``n_outputs > 1``).
     promote: cast tensor inputs to their PyTorch result type before the kernel.
-    out_dtype: optional ``fn(input_dtypes, attrs) -> np.dtype`` check/override.
+    check_inputs: optional ``fn(operands)`` raising for tensor operands (Tensors or
+        Python scalars) the op refuses before promotion would cast them away.
     batched_jvp: how the JVP takes batched tangents (True, POINTWISE or a rule).
     """
     m = _SIG.match(signature.replace(" ", ""))
@@ -106,7 +107,7 @@ def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, prom
     op.promote = promote
     op.is_view = is_view
     op.nondiff_outputs = tuple(nondiff_outputs)
-    op.out_dtype = out_dtype
+    op.check_inputs = check_inputs
     op.inplace_of = None
     unknown = set(vjps) - set(tensor_params)
     if unknown:

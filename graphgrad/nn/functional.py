@@ -802,7 +802,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
     cax = 0 if nd == 1 else 1
     C = input._data.shape[cax]
-    if target._data.dtype.kind in "fcV" and target.is_floating_point():
+    if target._data.shape == input._data.shape:  # PyTorch decides by shape, then the dtype
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {scalar_type_name(target.dtype)}")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cax, C)
     _check_nll_args("cross_entropy", input, target, weight)
     lsm = dispatch(LOG_SOFTMAX, input, cax - nd)
@@ -831,9 +834,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cax, C):
-    if target._data.shape != input._data.shape:
-        raise RuntimeError(f"Expected target size {list(input._data.shape)} for class "
-                           f"probabilities, got {list(target._data.shape)}")
     if weight is not None:
         if weight._data.ndim != 1 or weight._data.shape[0] != C:
             raise RuntimeError(f"weight tensor should be defined either for all {C} classes or "

@@ -240,6 +240,13 @@ def test_embedding_sparse_not_supported():
      "not a valid value for reduction"),
     (lambda L, F: F.cross_entropy(L.randn(2, 3), L.tensor([0, 1]), label_smoothing=1.5),
      RuntimeError, "label_smoothing"),
+    # class indices or probabilities is decided by the target's shape, then its dtype
+    (lambda L, F: F.cross_entropy(L.randn(4, 5), L.tensor([0.0, 1.0, 2.0, 4.0])),
+     RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
+    (lambda L, F: F.cross_entropy(L.randn(4, 5), L.ones(4, 5, dtype=L.int64)), RuntimeError,
+     "Expected floating point type for target with class probabilities, got Long"),
+    (lambda L, F: F.cross_entropy(L.randn(4, 5), L.tensor([True, False, True, True])),
+     RuntimeError, "but got Bool"),
 ])
 def test_errors_like_pytorch(call, exc, msg):
     for lib, F in ((torch, TF), (gg, GF)):

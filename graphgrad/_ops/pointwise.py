@@ -365,6 +365,11 @@ def div_(self, other, *, rounding_mode=None):
     return dispatch_inplace(DIV, self, other)
 
 
+@export(function=False)
+def true_divide_(self, other):
+    return dispatch_inplace(DIV, self, _as_operand("true_divide_", other))
+
+
 @export()
 def pow_(self, exponent):
     if isinstance(exponent, Tensor):

@@ -466,3 +466,76 @@ def view_as_complex(input):
     if (d.__array_interface__["data"][0] - root._data.__array_interface__["data"][0]) % (2 * isz):
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return unary(VIEW_AS_COMPLEX, input)
+
+
+# ---------------------------------------------------------------- in-place view ops
+# ``t.unsqueeze_(0)`` and friends change ``t``'s shape/strides, not its values: ``t`` takes
+# the out-of-place view's array and, when that was recorded, its node -- under PyTorch's
+# name for the in-place form (UnsqueezeBackward1, TBackward1, ...).
+_RENAMED = {}
+
+
+def _renamed(node, name):
+    cls = type(node)
+    sub = _RENAMED.get((cls, name))
+    if sub is None:
+        sub = _RENAMED[(cls, name)] = type(name, (cls,), {"__slots__": (),
+                                                          "__module__": cls.__module__})
+    node.__class__ = sub
+
+
+def _inplace_view(self, op_name, node_name, view_fn, *args):
+    from .dispatch import check_inplace
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{op_name}(): argument 'input' must be Tensor, not "
+                        f"{type(self).__name__}")
+    check_inplace(self, op_name)
+    out = view_fn(self, *args)  # (raises on bad arguments before self is touched)
+    self._data = out._data
+    node = out._grad_fn
+    if node is not None and node is not self._grad_fn:
+        _renamed(node, node_name)
+        self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    if out._fw is not None:  # forward AD: the tangent takes the new shape too
+        self._fw = out._fw
+    self._bump_version()
+    if self._base is not None:  # later in-place ops on this view replay the longer chain
+        self._view_fn = out._view_fn
+        self._view_ver = self._vc.value
+    return self
+
+
+@export(function=False)
+def unsqueeze_(self, dim):
+    from .shape import unsqueeze
+    return _inplace_view(self, "unsqueeze_", "UnsqueezeBackward1", unsqueeze, dim)
+
+
+@export(function=False)
+def squeeze_(self, dim=None):
+    from .shape import squeeze
+    name = "SqueezeBackward3" if dim is None else (
+        "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4")
+    return _inplace_view(self, "squeeze_", name, squeeze, dim)
+
+
+@export(function=False)
+def t_(self):
+    from .shape import t
+    return _inplace_view(self, "t_", "TBackward1", t)
+
+
+@export(function=False)
+def transpose_(self, dim0, dim1):
+    from .shape import transpose
+    return _inplace_view(self, "transpose_", "TransposeBackward1", transpose, dim0, dim1)
+
+
+swapaxes_ = export("swapaxes_", function=False)(transpose_)
+swapdims_ = export("swapdims_", function=False)(transpose_)
+
+
+@export()
+def as_strided_(input, size, stride, storage_offset=None):
+    return _inplace_view(input, "as_strided_", "AsStridedBackward1", as_strided, size, stride,
+                         storage_offset)

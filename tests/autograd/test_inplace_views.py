@@ -179,3 +179,79 @@ def test_inplace_op_that_saves_its_result(modify_after):
         y.sum().backward()
         return x.grad
     run_both(program)
+
+
+# ------------------------------------------------------------------ in-place view ops
+# unsqueeze_/squeeze_/t_/transpose_/swapdims_/as_strided_ change the tensor's shape in place
+# (same memory), bump its version and record PyTorch's ...Backward1-style node.
+INPLACE_VIEW_OPS = {
+    "unsqueeze_": lambda h: h.unsqueeze_(1),
+    "unsqueeze_neg": lambda h: h.unsqueeze_(-1),
+    "squeeze_all": lambda h: h.unsqueeze_(0).squeeze_(),
+    "squeeze_dim": lambda h: h.unsqueeze_(0).squeeze_(0),
+    "squeeze_dims": lambda h: h.unsqueeze_(0).unsqueeze_(2).squeeze_((0, 2)),
+    "t_": lambda h: h.t_(),
+    "transpose_": lambda h: h.transpose_(0, 1),
+    "swapdims_": lambda h: h.swapdims_(1, 0),
+    "swapaxes_": lambda h: h.swapaxes_(0, -1),
+    "as_strided_": lambda h: h.as_strided_((3, 2), (1, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(INPLACE_VIEW_OPS))
+def test_inplace_view_op(name):
+    def prog(lib):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        h = x * 1
+        v0 = h._version
+        out = INPLACE_VIEW_OPS[name](h)
+        w = lib.arange(float(h.numel())).reshape(h.shape)
+        (h * w).sum().backward()
+        return (out is h, tuple(h.shape), h.stride(), h._version - v0, h.grad_fn.name(),
+                type(h.grad_fn).__name__, h.detach(), x.grad)
+    run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["unsqueeze_", "t_", "squeeze_dim"])
+def test_inplace_view_op_on_a_view_and_without_grad(name):
+    def prog(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        h = x * 2
+        v = h[0:1]
+        INPLACE_VIEW_OPS[name](v)
+        (v * lib.arange(float(v.numel())).reshape(v.shape)).sum().backward()
+        plain = lib.ones(2, 3)
+        INPLACE_VIEW_OPS[name](plain)
+        return (tuple(v.shape), v._base is h, v.grad_fn.name(), v._version, x.grad,
+                tuple(plain.shape), plain.grad_fn, plain._version)
+    run_both(prog)
+
+
+def test_inplace_view_op_on_a_leaf_needs_no_grad():
+    def prog(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        try:
+            x.unsqueeze_(0)
+            raised = None
+        except RuntimeError as e:
+            raised = "leaf" in str(e)
+        with lib.no_grad():
+            x.t_()
+        return raised, tuple(x.shape), x.is_leaf, x.requires_grad, x.grad_fn
+    run_both(prog)
+
+
+def test_inplace_view_op_carries_the_tangent():
+    def prog(lib):
+        fa = lib.autograd.forward_ad
+        with fa.dual_level():
+            d = fa.make_dual(lib.ones(2, 3), lib.arange(6.0).reshape(2, 3))
+            d.t_().unsqueeze_(0)
+            p = fa.unpack_dual(d)
+            return p.primal, p.tangent
+    run_both(prog)
+
+
+def test_true_divide_():
+    run_both(lambda lib: (lambda t: (t.true_divide_(2), t._version))(lib.ones(3)))
+    run_both(lambda lib: lib.ones(3, dtype=lib.int64).true_divide_(2))

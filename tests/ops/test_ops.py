@@ -414,3 +414,11 @@ def test_every_api_op_is_in_the_table():
         covered.update(op.aliases)
     missing = [n for n in API_OPS if n not in covered]
     assert not missing, f"ops of api.md §3 missing from the op table: {missing}"
+
+
+def test_every_api_op_has_its_inplace_variant_where_pytorch_has_one():
+    import torch
+    names = {n.split(".")[-1] for n in API_OPS if "." not in n or n.startswith("Tensor.")}
+    missing = sorted(n + "_" for n in names
+                     if hasattr(torch.Tensor, n + "_") and not hasattr(gg.Tensor, n + "_"))
+    assert not missing, f"in-place variants PyTorch has that graphgrad lacks: {missing}"

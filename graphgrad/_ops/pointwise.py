@@ -70,7 +70,8 @@ ADD_ALPHA = defop("add_alpha(self, other, *, alpha)", lambda a, b, alpha: a + al
                   other=lambda grad, alpha: grad * F.conj(alpha), jvp=LINEAR,
                   batched_jvp=POINTWISE)
 SUB = defop("sub(self, other)", _subtract, "SubBackward0", promote=True,
-            check_inputs=_no_bool_sub, self=lambda grad: grad, other=lambda grad: -grad, jvp=LINEAR, batched_jvp=POINTWISE)
+            check_inputs=_no_bool_sub, self=lambda grad: grad, other=lambda grad: -grad,
+            jvp=LINEAR, batched_jvp=POINTWISE)
 SUB_ALPHA = defop("sub_alpha(self, other, *, alpha)", _subtract_alpha,
                   "SubBackward0", promote=True, check_inputs=_no_bool_sub,
                   self=lambda grad: grad,

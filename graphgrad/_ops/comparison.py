@@ -151,9 +151,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             raise TypeError(f"isclose(): argument '{n}' (position {pos + 1}) must be Tensor, "
                             f"not {type(v).__name__}")
     if input._data.dtype != other._data.dtype:
-        from .dispatch import _torch_type_name
-        raise RuntimeError(f"{_torch_type_name(input.dtype)} did not match "
-                           f"{_torch_type_name(other.dtype)} (isclose compares tensors of one "
+        from .._dtype import scalar_type_name
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match "
+                           f"{scalar_type_name(other.dtype)} (isclose compares tensors of one "
                            "dtype; convert one with .to())")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")

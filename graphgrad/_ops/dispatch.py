@@ -970,9 +970,10 @@ def dispatch_inplace(op, self, *args):
     if op.promote:
         rt = _promote(op, full, datas, nt)
         if not _dtype.can_cast(rt, self.dtype):
+            name = _dtype.scalar_type_name
             raise RuntimeError(
-                f"result type {_torch_type_name(rt)} can't be cast to the desired output type "
-                f"{_torch_type_name(self.dtype)} (in-place {op.name}_ on a {self.dtype} tensor; "
+                f"result type {name(rt)} can't be cast to the desired output type "
+                f"{name(self.dtype)} (in-place {op.name}_ on a {self.dtype} tensor; "
                 f"use the out-of-place {op.name} instead)")
     try:
         res = op.kernel(*datas)
@@ -1036,8 +1037,6 @@ def _rebase_history(self, node):
     from .inplace import make_copy_slices
     make_copy_slices(self, node)
 
-
-_torch_type_name = _dtype.scalar_type_name
 
 
 # ====================================================================== extras

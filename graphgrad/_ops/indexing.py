@@ -274,8 +274,8 @@ def _values_for(self, values, fn):
 
 
 def _type_name(t):
-    from .dispatch import _torch_type_name
-    return _torch_type_name(t.dtype)
+    from .._dtype import scalar_type_name
+    return scalar_type_name(t.dtype)
 
 
 @export()

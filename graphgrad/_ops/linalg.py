@@ -38,7 +38,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
-from .dispatch import _torch_type_name, dispatch, dispatch_inplace, make_matmul_entry
+from .._dtype import scalar_type_name
+from .dispatch import dispatch, dispatch_inplace, make_matmul_entry
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
 
@@ -156,7 +157,7 @@ def _check_same_dtype(name, a, b):
     da, db = a._data.dtype, b._data.dtype
     if da == db:
         return
-    ta, tb = _torch_type_name(da), _torch_type_name(db)
+    ta, tb = scalar_type_name(da), scalar_type_name(db)
     if name == "mv":
         msg = f"addmv input tensors must have the same dtype, but got {ta} and {tb}"
     elif name == "dot":
@@ -347,12 +348,6 @@ def _trace(x):
     return F.einsum(x, ("ii", ""))
 
 
-def _linalg_dtype_name(d):
-    from .dispatch import _torch_type_name
-    try:
-        return _torch_type_name(d)
-    except KeyError:
-        return str(d)
 
 
 def _check_matrix(name, A, square=True, arg="A"):
@@ -363,10 +358,10 @@ def _check_matrix(name, A, square=True, arg="A"):
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
     if d.dtype.kind not in "fc":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{_linalg_dtype_name(d.dtype)}")
+                           f"{scalar_type_name(d.dtype)}")
     if d.dtype.itemsize < 4 or d.dtype == np.float16:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
-                           f"{_linalg_dtype_name(d.dtype)}")
+                           f"{scalar_type_name(d.dtype)}")
     if square and d.shape[-1] != d.shape[-2]:
         raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
                            f"{d.shape[-2]} by {d.shape[-1]} matrices")
@@ -400,8 +395,8 @@ def vdot(input, other):
     _req_tensor("vdot", other)
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
-                           f"{_linalg_dtype_name(input._data.dtype)} and "
-                           f"{_linalg_dtype_name(other._data.dtype)}")
+                           f"{scalar_type_name(input._data.dtype)} and "
+                           f"{scalar_type_name(other._data.dtype)}")
     return dispatch(VDOT, input, other)
 
 
@@ -673,8 +668,8 @@ def einsum(*args):
     dt = operands[0]._data.dtype
     for o in operands[1:]:
         if o._data.dtype != dt:
-            raise RuntimeError(f"einsum(): expected scalar type {_linalg_dtype_name(dt)} but "
-                               f"found {_linalg_dtype_name(o._data.dtype)} (all operands must "
+            raise RuntimeError(f"einsum(): expected scalar type {scalar_type_name(dt)} but "
+                               f"found {scalar_type_name(o._data.dtype)} (all operands must "
                                "have the same dtype; convert them with .to())")
     labels, out, size = _einsum_parse(equation, [o._data.shape for o in operands])
     ops = []
@@ -1297,8 +1292,8 @@ def solve(A, B, *, left=True, out=None):
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-            f"{_linalg_dtype_name(A._data.dtype)} and B of type "
-            f"{_linalg_dtype_name(B._data.dtype)} instead")
+            f"{scalar_type_name(A._data.dtype)} and B of type "
+            f"{scalar_type_name(B._data.dtype)} instead")
     vector = _solve_vector_case(A, B)
     n = A._data.shape[-1]
     sb = B._data.shape

@@ -1035,24 +1035,18 @@ def _check_norm_input(name, x, dtype):
     d = x.dtype
     if d.category < 2:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{_torch_name(d)}")
+                           f"{_dtype.scalar_type_name(d)}")
     if dtype is not None:
         if dtype.category != d.category:
             kind = "complex" if d.category == 3 else "real"
             raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got "
-                               f"{_torch_name(dtype)}")
+                               f"{_dtype.scalar_type_name(dtype)}")
         if dtype.itemsize < d.itemsize:
-            raise RuntimeError(f"{name}: the dtype of the input ({_torch_name(d)}) should be "
-                               f"convertible without narrowing to the specified dtype "
-                               f"({_torch_name(dtype)})")
+            raise RuntimeError(f"{name}: the dtype of the input ({_dtype.scalar_type_name(d)}) "
+                               f"should be convertible without narrowing to the specified dtype "
+                               f"({_dtype.scalar_type_name(dtype)})")
 
 
-def _torch_name(d):
-    from .dispatch import _torch_type_name
-    try:
-        return _torch_type_name(d)
-    except KeyError:
-        return d.name
 
 
 def _check_ord(name, ord):

@@ -219,8 +219,8 @@ def _accumulate_grad(node, g, create_graph, journal):
             # steal a freshly computed gradient that obeys the layout contract, copy one
             # that may alias something else or is laid out otherwise
             d = var._data
-            if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and (
-                    g.flags.c_contiguous if d.flags.c_contiguous else _obeys_layout(g, d)):
+            if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and \
+                    _obeys_layout(g, d):
                 new = _wrap(g)
             else:
                 new = _empty_for_grad(d)

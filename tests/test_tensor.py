@@ -643,3 +643,18 @@ def test_mean_of_empty_is_nan_without_a_warning():
             return (lib.ones(0).mean(), lib.ones(0, 3).mean(0), lib.ones(0, 3).mean(1),
                     lib.ones(0).mean(dtype=lib.float64), lib.ones(2, 0).mean((0, 1), keepdim=True))
     run_both(prog)
+
+
+@pytest.mark.parametrize("make", ["transposed", "mT", "sliced", "expanded", "contiguous"])
+def test_contiguous_makes_a_row_major_copy(make):
+    """``contiguous()`` copies into row-major order (CloneBackward0) unless the tensor is
+    already contiguous, when it is returned itself."""
+    def prog(lib):
+        x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+        v = {"transposed": lambda: x.transpose(0, 2), "mT": lambda: x.mT,
+             "sliced": lambda: x[:, ::2], "expanded": lambda: x[:1].expand(3, 3, 4),
+             "contiguous": lambda: x * 1}[make]()
+        c = v.contiguous()
+        (c * lib.arange(float(c.numel())).reshape(c.shape)).sum().backward()
+        return c.is_contiguous(), c.stride(), c.detach(), c is v, c.grad_fn.name(), x.grad
+    run_both(prog)

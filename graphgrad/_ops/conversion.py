@@ -8,7 +8,7 @@ from .._dtype import to_dtype
 from .._tensor import Tensor
 from .._state import HOT
 from .dispatch import _set_view, dispatch, unary
-from .pointwise import CLONE, TO_COPY
+from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from .registry import PUBLIC, export
 from .shape import SELECT, getitem
 
@@ -72,7 +72,7 @@ def type(self, dtype=None, non_blocking=False):  # noqa: A001
 def contiguous(self, memory_format=None):
     if self._data.flags.c_contiguous:
         return self
-    return unary(CLONE, self)
+    return unary(CLONE_CONTIGUOUS, self)
 
 
 def _new(self, data, dtype, requires_grad):

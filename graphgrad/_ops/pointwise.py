@@ -226,6 +226,10 @@ REAL = defop("real(self)", np.real, "RealBackward0", is_view=True, self=lambda g
              jvp=LINEAR, batched_jvp=POINTWISE)
 CLONE = defop("clone(self)", np.copy, "CloneBackward0", self=lambda grad: grad, jvp=LINEAR,
               batched_jvp=POINTWISE)
+# clone(memory_format=contiguous_format): the copy is row-major whatever the input's layout
+CLONE_CONTIGUOUS = defop("clone.contiguous(self)", lambda a: np.array(a, order="C"),
+                         "CloneBackward0", self=lambda grad: grad, jvp=LINEAR,
+                         batched_jvp=POINTWISE)
 
 
 def _to_copy_kernel(a, dtype):

@@ -208,7 +208,7 @@ def dot(input, tensor):
 
 def _matmul_general(input, other):
     """``input @ other`` with NumPy/PyTorch broadcasting semantics."""
-    from .shape import expand, reshape, squeeze, unsqueeze
+    from .shape import expand, reshape, unsqueeze
     _req_tensor("matmul", input)
     _req_tensor("matmul", other)
     a, b = input, other
@@ -237,6 +237,16 @@ def _matmul_general(input, other):
             return dispatch(_unsafe_view(), mv(folded, b), sa[:-1])
         out = mm(folded, b)
         return dispatch(_unsafe_view(), out, sa[:-1] + (b._data.shape[1],))
+    if na <= 2 and nb >= 3 and (a._requires_grad or na == 1 and _rows_fold(b._data)):
+        # a 1-D/2-D operand times a batch: PyTorch folds the batch of b^T into the rows of
+        # one mv/mm when a requires grad (copying b^T, so that the backward of a sums no
+        # expanded copy of a), and for a vector when b^T folds without a copy
+        sb = b._data.shape
+        folded = reshape(b.mT, (int(np.prod(sb[:-2])) * sb[-1], sb[-2]))
+        if na == 1:
+            return dispatch(_unsafe_view(), mv(folded, a), sb[:-2] + (sb[-1],))
+        out = dispatch(_unsafe_view(), mm(folded, a.t()), sb[:-2] + (sb[-1], a._data.shape[0]))
+        return out.mT.contiguous()
     # general batched case: broadcast batch dims, then bmm
     a2 = unsqueeze(a, 0) if na == 1 else a
     b2 = unsqueeze(b, -1) if nb == 1 else b
@@ -250,13 +260,19 @@ def _matmul_general(input, other):
     ea = reshape(expand(a2, batch + sa[-2:]), (n_b,) + sa[-2:])
     eb = reshape(expand(b2, batch + sb[-2:]), (n_b,) + sb[-2:])
     out = bmm(ea, eb)
-    shape = batch + (sa[-2], sb[-1])
-    out = dispatch(_unsafe_view(), out, shape)
-    if na == 1:
-        out = squeeze(out, -2)
-    if nb == 1:
-        out = squeeze(out, -1)
-    return out
+    # (the unsqueezed dim of a 1-D operand is dropped by the same view: no squeeze view)
+    shape = batch + ((sa[-2],) if na > 1 else ()) + ((sb[-1],) if nb > 1 else ())
+    return dispatch(_unsafe_view(), out, shape)
+
+
+def _rows_fold(d):
+    """Whether the batch dims of ``d^T`` (last two dims swapped) merge with its rows
+    without a copy (or ``d`` is empty)."""
+    if d.size == 0:
+        return True
+    shape = d.shape[:-2] + (d.shape[-1], d.shape[-2])
+    strides = d.strides[:-2] + (d.strides[-1], d.strides[-2])
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
 def _unsafe_view():

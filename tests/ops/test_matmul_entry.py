@@ -87,3 +87,55 @@ def test_non_tensor_operand():
         a @ np.ones((2, 2)).tolist()
     with pytest.raises(TypeError):
         graphgrad.matmul(a, 3)
+
+
+def _graph(fn, depth=8):
+    """The node names below ``fn`` as nested text (AccumulateGrad left out)."""
+    if fn is None or depth == 0 or fn.name().endswith("AccumulateGrad"):
+        return ""
+    kids = [k for k in (_graph(f, depth - 1) for f, _ in fn.next_functions) if k]
+    return fn.name() + (f"({', '.join(kids)})" if kids else "")
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (2, 3, 4)), ((2, 3), (5, 3, 4)),
+                                   ((2, 3), (2, 5, 3, 4)), ((4,), (2, 3, 4, 5)),
+                                   ((5, 2, 3), (3,)), ((5, 2, 3), (5, 3, 4)),
+                                   ((2, 0), (3, 0, 4)), ((0,), (2, 0, 3))])
+@pytest.mark.parametrize("req", [(True, True), (True, False), (False, True), (False, False)])
+def test_batched_products_build_pytorchs_graph(sa, sb, req):
+    """A 1-D/2-D operand that requires grad times a batch folds into one mv/mm as in
+    PyTorch (b^T copied, the result an UnsafeView, for 2-D a transposed back and made
+    contiguous); otherwise bmm, its result shaped by one unsafe view, never a view."""
+    def prog(lib):
+        rng = np.random.default_rng(0)
+        a = lib.tensor(rng.standard_normal(sa), requires_grad=req[0])
+        b = lib.tensor(rng.standard_normal(sb), requires_grad=req[1])
+        out = a @ b
+        res = [out.detach(), out._base is not None, out.is_contiguous(), _graph(out.grad_fn)]
+        if out.requires_grad:
+            cot = lib.tensor(np.random.default_rng(1).standard_normal(tuple(out.shape)))
+            res.append(lib.autograd.grad(out, [t for t in (a, b) if t.requires_grad], cot))
+        return res
+    run_both(prog)
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (2, 4, 4)), ((2, 3), (2, 4, 5))])
+def test_batched_product_shape_mismatch_when_folding(sa, sb):
+    def prog(lib):
+        a = lib.randn(*sa, requires_grad=True)
+        try:
+            a @ lib.randn(*sb)
+        except Exception as exc:  # noqa: BLE001 - the type is what is compared
+            return Raised(exc)
+    run_both(prog)
+
+
+@pytest.mark.parametrize("sb", [(2, 1, 3), (2, 3, 1, 4), (2, 0, 3), (4, 3, 2)])
+def test_vector_times_batch_folds_where_pytorch_does(sb):
+    """A vector that does not require grad folds too where b^T folds without a copy."""
+    def prog(lib):
+        a = lib.ones(sb[-2])
+        b = lib.ones(*sb, requires_grad=True)
+        out = a @ b
+        return out.detach(), _graph(out.grad_fn)
+    run_both(prog)

@@ -78,6 +78,8 @@ OPS = [
         Sample((A(randn(rng, 2, 2, 3)), A(randn(rng, 3, 4))), name="batched @ matrix"),
         Sample((A(randn(rng, 2, 2, 3)), A(randn(rng, 1, 3, 4))), name="bmm broadcast"),
         Sample((A(randn(rng, 3)), A(randn(rng, 2, 3, 4))), name="vector @ batched"),
+        Sample((A(randn(rng, 2, 3)), A(randn(rng, 2, 3, 4))), name="matrix @ batched"),
+        Sample((A(randn(rng, 3)), A(randn(rng, 2, 1, 3, 4))), name="vector @ 4-d"),
     ], complex=True),
     OpInfo("mm", lambda rng: [Sample((A(randn(rng, 2, 3)), A(randn(rng, 3, 4))))], complex=True),
     OpInfo("bmm", lambda rng: [Sample((A(randn(rng, 2, 2, 3)), A(randn(rng, 2, 3, 4))))],

@@ -390,7 +390,9 @@ def clone(input, *, memory_format=None):
 
 @export()
 def conj_physical(input):
-    return unary(CONJ_PHYSICAL, input) if input._data.dtype.kind == "c" else unary(CLONE, input)
+    """The conjugate, computed; a real tensor is returned as it is (as in PyTorch)."""
+    _check_tensor("conj_physical", input)
+    return unary(CONJ_PHYSICAL, input) if input._data.dtype.kind == "c" else input
 
 
 @export(method=False)

@@ -780,7 +780,7 @@ def _topk_kernel(a, k, dim, largest, sorted):  # noqa: A002
     return np.take_along_axis(a, idx, axis=dim), idx
 
 
-SORT = defop("sort.stable(self, *, stable, dim, descending)", _sort_kernel, "SortBackward0",
+SORT = defop("sort(self, *, stable, dim, descending)", _sort_kernel, "SortBackward0",
              n_outputs=2, nondiff_outputs=(1,),
              self=lambda grad, result1, self_sym_sizes, dim:
                  _select_backward(grad, result1, self_sym_sizes, dim, True),
@@ -1180,14 +1180,20 @@ cummin = _make_cumext("cummin", CUMMIN, return_types.cummin)
 
 # ============================================================ public: sorting
 @export()
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+def sort(input, dim=-1, descending=False, *, stable=None, out=None):
     """(values, indices) sorted along ``dim``.  Always stable (equal elements keep their
-    order; ``stable=False`` allows any order in PyTorch).  NaN sorts as the largest value."""
+    order; ``stable=False`` allows any order in PyTorch).  NaN sorts as the largest value.
+
+    ``stable`` is keyword-only, as in PyTorch, where passing it picks the ``sort.stable``
+    overload, whose node is ``SortBackward1``."""
     _check_tensor("sort", input)
     _no_complex("sort", input)
     d = _one_dim("sort", dim, input._data.ndim)
-    return _out(return_types.sort(*dispatch(SORT, input, bool(stable), d, bool(descending))),
-                out)
+    values, indices = dispatch(SORT, input, bool(stable), d, bool(descending))
+    if stable is not None and values._grad_fn is not None:
+        from .views import _renamed
+        _renamed(values._grad_fn, "SortBackward1")
+    return _out(return_types.sort(values, indices), out)
 
 
 @export()

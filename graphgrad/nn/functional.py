@@ -31,6 +31,7 @@ from .._ops import formulas as F
 from .._ops import registry as _registry
 from .._ops.dispatch import binary, dispatch, dispatch_inplace, unary
 from .._ops.registry import LINEAR, ELEMENTWISE, POINTWISE, defop, export
+from .._ops.views import _renamed
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu",
@@ -852,7 +853,10 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cax,
     if reduction == "sum":
         return -prod.sum()
     n = input._data.size // C if C else 0
-    return -prod.sum() / n
+    out = -prod.sum() / n
+    if out._grad_fn is not None:  # PyTorch divides by the count as a Scalar: div.Scalar
+        _renamed(out._grad_fn, "DivBackward1")
+    return out
 
 
 # ====================================================================== binary cross entropy

@@ -11,7 +11,9 @@ both sides do the same matrix products.
 
 import numpy as np
 
+from benchmarks import _bare_engine as bare
 from benchmarks._common import const, leaf
+from benchmarks._timing import alternate, summarize
 
 NAME = "W3"
 TITLE = "RNN BPTT: 100 steps, batch 32, hidden 128, float64"
@@ -70,3 +72,40 @@ def run_numpy(data):
         dWx += x[t].T @ da
         dh = da @ Wh.T
     return (dWh, dWx)
+
+
+def run_bare(state):
+    x, Wh, Wx = state["x"], state["Wh"], state["Wx"]
+    Wh.grad = Wx.grad = None
+    h = state["h0"]
+    for t in range(STEPS):
+        h = bare.tanh(h @ Wh + x[t] @ Wx)
+    bare.backward_sum_of_squares(h)
+    return (Wh.grad, Wx.grad)
+
+
+def extras(ctx):
+    """The bare engine's time next to NumPy's (and the module under test's)."""
+    data = ctx.data
+    state = {"x": bare.leaf(data["x"]), "h0": bare.leaf(np.zeros((BATCH, HIDDEN))),
+             "Wh": bare.leaf(data["Wh"], True), "Wx": bare.leaf(data["Wx"], True)}
+    ref = run_numpy(data)
+    got = run_bare(state)
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-12)
+    runners = [("bare", lambda: run_bare(state)), ("numpy", lambda: run_numpy(data))]
+    if ctx.under_test is not None:
+        module, st = ctx.under_test, ctx.states[ctx.under_test_label]
+        runners.append(("graph", lambda: run_graph(module, st)))
+    reps = REPS[ctx.mode]
+    stats = {k: summarize(v) for k, v in
+             alternate(runners, reps, reps // 3, BUDGET[ctx.mode] / 2).items()}
+    b, n = stats["bare"], stats["numpy"]
+    line = (f"W3 bare Python engine (no PyTorch semantics; benchmarks/_bare_engine.py), "
+            f"alternated with NumPy ({b.n} reps): bare/NumPy = {b.median / n.median:.2f}x "
+            f"(min {b.min / n.min:.2f}x)")
+    if "graph" in stats:
+        g = stats["graph"]
+        line += (f"; {ctx.under_test_label}/NumPy in the same loop = "
+                 f"{g.median / n.median:.2f}x (min {g.min / n.min:.2f}x)")
+    return [line]

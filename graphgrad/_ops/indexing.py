@@ -101,7 +101,8 @@ def _key_layout(v, indices, nb):
 
 def _index_kernel(a, indices):
     nb = a.ndim - _consumed(indices)
-    return _batch_first(a[_batched(indices, nb)], indices, nb)
+    # NumPy puts advanced-index results in whatever order it iterated; PyTorch's are row-major
+    return np.asarray(_batch_first(a[_batched(indices, nb)], indices, nb), order="C")
 
 
 def _may_repeat(indices):

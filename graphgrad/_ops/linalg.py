@@ -506,7 +506,8 @@ def _einsum1_kernel(a, labels):
 
 
 def _einsum2_kernel(a, b, labels):
-    return np.asarray(np.einsum(_einsum_eq(*labels), a, b, optimize=True))
+    # (NumPy's optimized contraction may hand back a transposed layout; PyTorch's is row-major)
+    return np.asarray(np.einsum(_einsum_eq(*labels), a, b, optimize=True), order="C")
 
 
 def _einsum_expand_kernel(g, labels, sizes):
@@ -985,7 +986,8 @@ def _solve_kernel(A, B, left, vector):
             return np.linalg.solve(a, B[..., None])[..., 0]
         if left:
             return np.linalg.solve(a, B)
-        return np.swapaxes(np.linalg.solve(a, np.swapaxes(B, -1, -2)), -1, -2)
+        return np.asarray(np.swapaxes(np.linalg.solve(a, np.swapaxes(B, -1, -2)), -1, -2),
+                          order="C")
     return _lapack("linalg.solve", run, "The solver failed because the input matrix is singular.")
 
 

@@ -164,8 +164,10 @@ def _cumsum_poly(x, d):
 
 
 def _rev_cumsum(g, d):
-    """Reversed cumulative sum along dim ``d`` (negative)."""
-    return _flip(_cumsum_poly(_flip(g, d), d), d)
+    """Reversed cumulative sum along dim ``d`` (negative); row-major on ndarrays, like
+    PyTorch's result (the flipped view is not)."""
+    r = _flip(_cumsum_poly(_flip(g, d), d), d)
+    return np.asarray(r, order="C") if r.__class__ is np.ndarray else r
 
 
 def _to_last(x, d):
@@ -674,7 +676,7 @@ def _cumprod_backward_np(g, x, y, d):
     excl = np.prod(x_safe, axis=-1, keepdims=True)           # prod_{j<z} x_j
     s = np.sum(np.where(j >= z, gm * np.conj(cp), 0), axis=-1, keepdims=True)
     part2 = np.where(j == z, np.conj(excl) * s, 0)
-    return np.moveaxis(np.where(before, part1, part2), -1, d)
+    return np.asarray(np.moveaxis(np.where(before, part1, part2), -1, d), order="C")
 
 
 def _cumprod_vjp(grad, self, result, dim):

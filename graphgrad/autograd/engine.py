@@ -185,7 +185,9 @@ def _cast(g, dt, create_graph):
         return F.cast(g, dt) if g._data.dtype != dt else g
     if g.dtype.kind == "c" and dt.kind != "c":
         g = g.real
-    return g.astype(dt)
+    # PyTorch's to(dtype) keeps a dense layout and makes anything else (an expanded
+    # gradient, say) row-major; NumPy's astype would keep a broadcast array's odd order
+    return g.astype(dt) if _dense(g) else g.astype(dt, order="C")
 
 
 class _Journal:

@@ -1301,7 +1301,8 @@ def _conv_kernel(x, w, b, stride, padding, dilation, groups):
     nl = len(lead)
     res = res.reshape(lead + (groups, n) + out_sp + (og,))
     perm = list(range(nl)) + [nl + 1, nl, nl + 2 + k] + list(range(nl + 2, nl + 2 + k))
-    out = res.transpose(perm).reshape(lead + (n, o) + out_sp)
+    # row-major, as PyTorch's (so that e.g. out.view(n, -1) works)
+    out = np.asarray(res.transpose(perm), order="C").reshape(lead + (n, o) + out_sp)
     if b is not None:
         out += b.reshape((o,) + (1,) * k)
     return out
@@ -1322,7 +1323,7 @@ def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, 
     gm = np.ascontiguousarray(gm.transpose(perm).reshape(lead + (groups, n * _prod(out_sp), og)))
     # cols^T @ g, then a (small) transpose: OpenBLAS is much slower on g^T @ cols here
     res = np.swapaxes(np.matmul(np.swapaxes(cols, -1, -2), gm), -1, -2)   # (*L, G, Og, K)
-    return res.reshape(res.shape[:-3] + weight_sizes)
+    return np.asarray(res, order="C").reshape(res.shape[:-3] + weight_sizes)
 
 
 def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, groups):
@@ -1357,7 +1358,7 @@ def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, gr
     nl = len(lead)
     xp = xp.transpose(list(range(nl)) + [nl + 2, nl, nl + 1] + list(range(nl + 3, nl + 3 + k)))
     crop = tuple(slice(lo, lo + s) for (lo, _), s in zip(padding, in_sp))
-    return xp[(Ellipsis,) + crop].reshape(lead + (n, c) + in_sp)
+    return np.asarray(xp[(Ellipsis,) + crop], order="C").reshape(lead + (n, c) + in_sp)
 
 
 def _conv_bias_grad(grad, k):

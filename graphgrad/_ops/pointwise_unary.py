@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .._tensor import Tensor
 from . import formulas as F
 from . import special_kernels as _sk
 from .dispatch import dispatch, dispatch_inplace, unary
@@ -350,6 +351,18 @@ for _alias, _n in (("absolute", "abs"), ("arcsin", "asin"), ("arccos", "acos"),
                    ("arctanh", "atanh"), ("fix", "trunc")):
     export(_alias)(globals()[_n])
     export(_alias + "_")(lambda self, _op=_SIMPLE[_n]: dispatch_inplace(_op, self))
+
+
+def _abs_(self):
+    """``abs_``: refused on complex tensors, whose absolute value is real (as in PyTorch)."""
+    if isinstance(self, Tensor) and self._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors. [abs_: use "
+                           "x = x.abs(), which returns a real tensor]")
+    return dispatch_inplace(ABS, self)
+
+
+export("abs_")(_abs_)
+export("absolute_")(_abs_)
 
 
 @export()

@@ -1367,6 +1367,11 @@ def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending, real) and orthonormal eigenvectors of a Hermitian matrix; only
     the ``UPLO`` triangle is read.  Gradients assume distinct eigenvalues."""
     _no_out("linalg.eigh", out)
+    if isinstance(A, Tensor) and (A._data.dtype.kind not in "fc" or A._data.dtype.itemsize < 4
+                                  or A._data.dtype == np.float16):
+        raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for '
+                                  f"'{scalar_type_name(A._data.dtype)}' [linalg.eigh: convert "
+                                  "A with A.double() or A.float()]")
     _check_matrix("linalg.eigh", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")

@@ -48,6 +48,12 @@ def _subtract_alpha(a, b, alpha):
     return a - alpha * b
 
 
+def _add_alpha(a, b, alpha):
+    # (an int alpha would turn bool operands into int64: the result keeps the operands' dtype)
+    r = a + alpha * b
+    return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+
 def _rsubtract(a, other):
     if a.dtype == np.bool_ or _is_bool(other):
         _no_bool_sub((a, other))
@@ -64,7 +70,7 @@ def _negative(a):
 
 ADD = defop("add(self, other)", np.add, "AddBackward0", promote=True,
             self=lambda grad: grad, other=lambda grad: grad, jvp=LINEAR, batched_jvp=POINTWISE)
-ADD_ALPHA = defop("add_alpha(self, other, *, alpha)", lambda a, b, alpha: a + alpha * b,
+ADD_ALPHA = defop("add_alpha(self, other, *, alpha)", _add_alpha,
                   "AddBackward0", promote=True,
                   self=lambda grad: grad,
                   other=lambda grad, alpha: grad * F.conj(alpha), jvp=LINEAR,
@@ -108,6 +114,8 @@ def _pow_exponent_vjp(grad, self, exponent, result):
 
 
 def _pow_kernel(a, b):
+    if b.__class__ is bool and a.dtype == np.bool_:  # bool ** bool stays bool (NumPy: int8)
+        return a.copy() if b else np.ones_like(a)
     if isinstance(b, (int, float)) and a.dtype.kind in "iu" and b < 0 and isinstance(b, int):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return np.power(a, b)
@@ -115,7 +123,22 @@ def _pow_kernel(a, b):
 
 POW = defop("pow(self, *, exponent)", _pow_kernel, "PowBackward0",
             self=_pow_scalar_vjp, jvp=ELEMENTWISE)
-POW_T = defop("pow.Tensor_Tensor(self, exponent)", np.power, "PowBackward1", promote=True,
+def _pow_tensors(a, b):
+    """``a ** b`` elementwise; integer tensors take PyTorch's integer power, where a negative
+    exponent gives 1 for base 1, +-1 for base -1 and 0 otherwise (NumPy raises)."""
+    if a.dtype == np.bool_ and b.dtype == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if b.dtype.kind in "iu" and a.dtype.kind in "iu":
+        neg = b < 0
+        if neg.any():
+            r = np.power(a, np.where(neg, 0, b))
+            odd = (b % 2) != 0
+            special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+            return np.where(neg, special, r).astype(r.dtype)
+    return np.power(a, b)
+
+
+POW_T = defop("pow.Tensor_Tensor(self, exponent)", _pow_tensors, "PowBackward1", promote=True,
               self=lambda grad, self, exponent: grad * F.conj(exponent * self ** (exponent - 1)),
               exponent=_pow_exponent_vjp,
               jvp=lambda self_t, exponent_t, self, exponent, result:
@@ -276,11 +299,35 @@ def _as_operand(name, x):
     raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
 
 
+def _plain_alpha(name, input, other, alpha):
+    """Whether ``alpha`` is the int 1 (plain add/sub); else checks it against the result
+    dtype with PyTorch's rules (no bool alpha unless the result is bool, no float alpha for
+    integral results, no complex alpha for real results)."""
+    if alpha.__class__ is int and alpha == 1:
+        return True
+    from .. import _dtype
+    if name.startswith("sub"):
+        _no_bool_sub((input, other))
+    rt = _dtype.result_type(input, other)
+    if isinstance(alpha, bool):
+        if rt.np != np.bool_:
+            raise RuntimeError(f"Boolean alpha only supported for Boolean results. [{name}: "
+                               f"pass alpha as a number of the result's dtype, {rt}]")
+    elif isinstance(alpha, (float, complex)) and rt.category < 2:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           f"point number. [{name}: the result is {rt}; pass an int alpha]")
+    elif isinstance(alpha, complex) and rt.category < 3:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           f"number. [{name}: the result is {rt}]")
+    return False
+
+
 @export()
 def add(input, other, *, alpha=1, out=None):
     _check_tensor("add", input)
     other = _as_operand("add", other)
-    r = binary(ADD, input, other) if alpha == 1 else dispatch(ADD_ALPHA, input, other, alpha)
+    r = binary(ADD, input, other) if _plain_alpha("add", input, other, alpha) else \
+        dispatch(ADD_ALPHA, input, other, alpha)
     return _out(r, out)
 
 
@@ -288,7 +335,8 @@ def add(input, other, *, alpha=1, out=None):
 def sub(input, other, *, alpha=1, out=None):
     _check_tensor("sub", input)
     other = _as_operand("sub", other)
-    r = binary(SUB, input, other) if alpha == 1 else dispatch(SUB_ALPHA, input, other, alpha)
+    r = binary(SUB, input, other) if _plain_alpha("sub", input, other, alpha) else \
+        dispatch(SUB_ALPHA, input, other, alpha)
     return _out(r, out)
 
 
@@ -321,7 +369,7 @@ true_divide = export("true_divide")(lambda input, other: binary(DIV, input, othe
 def pow(input, exponent, *, out=None):  # noqa: A001
     if not isinstance(input, Tensor):
         if isinstance(exponent, Tensor):
-            return dispatch(POW_S, exponent, input)
+            return _out(_scalar_pow(_as_operand("pow", input), exponent), out)
         _check_tensor("pow", input)
     if isinstance(exponent, Tensor):
         return _out(binary(POW_T, input, exponent), out)
@@ -345,16 +393,18 @@ def _out(r, out):
 
 @export()
 def add_(self, other, *, alpha=1):
-    if alpha == 1:
-        return dispatch_inplace(ADD, self, _as_operand("add_", other))
-    return dispatch_inplace(ADD_ALPHA, self, _as_operand("add_", other), alpha)
+    other = _as_operand("add_", other)
+    if _plain_alpha("add_", self, other, alpha):
+        return dispatch_inplace(ADD, self, other)
+    return dispatch_inplace(ADD_ALPHA, self, other, alpha)
 
 
 @export()
 def sub_(self, other, *, alpha=1):
-    if alpha == 1:
-        return dispatch_inplace(SUB, self, _as_operand("sub_", other))
-    return dispatch_inplace(SUB_ALPHA, self, _as_operand("sub_", other), alpha)
+    other = _as_operand("sub_", other)
+    if _plain_alpha("sub_", self, other, alpha):
+        return dispatch_inplace(SUB, self, other)
+    return dispatch_inplace(SUB_ALPHA, self, other, alpha)
 
 
 @export()
@@ -427,7 +477,19 @@ def _rdiv(self, other):
 def _rpow(self, other):
     if isinstance(other, Tensor):
         return binary(POW_T, other, self)
-    return dispatch(POW_S, self, _as_operand("rpow", other))
+    return _scalar_pow(_as_operand("rpow", other), self)
+
+
+def _scalar_pow(base, exponent):
+    """``base ** exponent`` for a Python number base, in PyTorch's result dtype (a float base
+    and an integer exponent give the default dtype; NumPy would give float64)."""
+    from .. import _dtype
+    rt = _dtype.result_type(exponent, base)
+    if rt.np == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if rt.np != exponent._data.dtype:
+        exponent = exponent.to(rt)
+    return dispatch(POW_S, exponent, base)
 
 
 def _iadd(self, other):

@@ -16,7 +16,8 @@ import pytest
 import graphgrad as gg
 from tests.ops.api_ops import API_OPS
 from tests.ops.op_db import OP_DB
-from tests.ops.opinfo import (dtype_name, flat_outputs, materialize, to_numpy, tolerances)
+from tests.ops.opinfo import (A, I, dtype_name, flat_outputs, materialize, to_numpy,
+                              tolerances)
 from tests.ops.opinfo import stable_seed as _stable_seed
 
 torch = pytest.importorskip("torch")
@@ -505,6 +506,54 @@ def test_gradients_are_contiguous_where_pytorchs_are(op, dtype):
         else:
             for i, (g, t) in enumerate(zip(*got)):
                 assert g or not t, f"{op.name} {s}: gradient {i} is not contiguous"
+
+
+# integer inputs that graphgrad handles otherwise on purpose (docs/differences.md)
+_INT_INPUT_DIFFERENCES = {
+    "nn.functional.avg_pool2d": "integer inputs raise NotImplementedError",
+    "nn.functional.layer_norm": "integer weight/bias with float input: error type differs",
+    "nn.functional.binary_cross_entropy": "integer weight with float input: error type differs",
+    "nn.functional.dropout": "integer inputs are refused",
+    "index_add": "a float alpha scales before the cast to the integer result",
+    "addcmul": "a float value on integer tensors gives a float result",
+    "addmm (nn.functional.linear's op)": "float beta/alpha on integer tensors are refused",
+}
+
+
+def _int_call(lib, op, s):
+    def conv(v):
+        if isinstance(v, A):
+            return lib.tensor(np.round(v.arr * 3).astype(np.int64))
+        if isinstance(v, I):
+            return lib.tensor(np.array(v.arr))
+        if isinstance(v, (list, tuple)) and any(isinstance(x, (A, I)) for x in v):
+            return type(v)(conv(x) for x in v)
+        return v
+    try:
+        outs = flat_outputs(op.call(lib, tuple(conv(a) for a in s.args),
+                                    {k: conv(v) for k, v in s.kwargs.items()}))
+    except Exception as exc:  # noqa: BLE001 - the type is what is compared
+        return type(exc)
+    return [(dtype_name(o), to_numpy(o)) for o in outs]
+
+
+@pytest.mark.parametrize("op", OP_DB, ids=lambda o: o.name)
+def test_integer_inputs_vs_torch(op):
+    """Every op on int64 tensors (the float samples rounded): PyTorch's result dtype and
+    values (integer division, promotion to the default dtype, ...), or its exception type."""
+    if op.name in _INT_INPUT_DIFFERENCES:
+        pytest.skip(_INT_INPUT_DIFFERENCES[op.name])
+    for s in _samples(op, "float64"):
+        got, want = _int_call(gg, op, s), _int_call(torch, op, s)
+        if not isinstance(want, list) or not isinstance(got, list):
+            assert got is want, f"{op.name} {s} on int64: {got} vs torch {want}"
+            continue
+        assert [d for d, _ in got] == [d for d, _ in want], f"{op.name} {s}: dtypes"
+        for (_, g), (_, w) in zip(got, want):
+            assert g.shape == w.shape, f"{op.name} {s}: shape {g.shape} vs torch {w.shape}"
+            np.testing.assert_allclose(g.astype(np.complex128), w.astype(np.complex128),
+                                       rtol=1e-5, atol=1e-5, equal_nan=True,
+                                       err_msg=f"{op.name} {s} on int64")
 
 
 @pytest.mark.parametrize("op", [o for o in OP_DB if not o.grad or o.nondiff_outputs],

@@ -6,7 +6,10 @@ forward values/dtypes/shapes; the VJP against PyTorch and against central
 finite differences; double backward; the JVP (forward_ad) against PyTorch
 and finite differences; batched tangents (and their forward-over-reverse)
 against a loop of unbatched JVPs; batched gradients against a row-by-row
-loop; the in-place variant; non-differentiable outputs.
+loop; the in-place variant (values and version, and its node name and input
+gradients against PyTorch); non-differentiable outputs; each output's node name
+and whether it is a view; contiguity of outputs and of ``autograd.grad``
+results wherever PyTorch's are contiguous; every op on int64 inputs.
 """
 from __future__ import annotations
 

@@ -81,6 +81,7 @@ def _mv(a, v):
 
 
 def _dot(a, b):
+    _no_bool("dot", a)
     if a.shape != b.shape:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
@@ -385,6 +386,7 @@ def _check_matrix(name, A, square=True, arg="A"):
 
 # ====================================================================== products
 def _vdot_kernel(a, b):
+    _no_bool("dot", a)
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape != b.shape:
@@ -689,6 +691,8 @@ def einsum(*args):
                                f"found {scalar_type_name(o._data.dtype)} (all operands must "
                                "have the same dtype; convert them with .to())")
     labels, out, size = _einsum_parse(equation, [o._data.shape for o in operands])
+    if operands[0]._data.dtype == np.bool_:
+        operands = _einsum_bool(operands, labels, out)
     ops = []
     for o, lab in zip(operands, labels):
         want = tuple(size[c] for c in lab)
@@ -706,6 +710,22 @@ def einsum(*args):
         cur = dispatch(EINSUM2, cur, ops[k], (cl, nl, keep))
         cl = keep
     return cur
+
+
+def _einsum_bool(operands, labels, out):
+    """Bool operands as PyTorch takes them: a label summed within one operand is a sum,
+    which counts (the operands become int64); a contraction between operands is a bmm,
+    which bool does not have."""
+    counts = {}
+    for lab in labels:
+        for c in set(lab):
+            counts[c] = counts.get(c, 0) + 1
+    if any(n == 1 and c not in out for c, n in counts.items()):
+        from .. import _dtype
+        return [o.to(_dtype.int64) for o in operands]
+    if any(n > 1 and c not in out for c, n in counts.items()):
+        raise NotImplementedError('"bmm" not implemented for \'Bool\'')
+    return operands
 
 
 # ====================================================================== diagonals, triangles
@@ -789,7 +809,12 @@ def _trace_vjp(grad, self_sym_sizes):
     return F.diagonal_backward(g, tuple(self_sym_sizes), 0, -2, -1)
 
 
-TRACE = defop("trace(self)", lambda a: np.asarray(np.trace(a, axis1=-2, axis2=-1)),
+def _trace_kernel(a):
+    _no_bool("trace", a)
+    return np.asarray(np.trace(a, axis1=-2, axis2=-1))
+
+
+TRACE = defop("trace(self)", _trace_kernel,
               "TraceBackward0", self=_trace_vjp, jvp=LINEAR, batched_jvp=True)
 TRIL = defop("tril(self, *, diagonal)", lambda a, diagonal: np.tril(a, diagonal), "TrilBackward0",
              self=lambda grad, diagonal: F.tril(grad, diagonal), jvp=LINEAR, batched_jvp=True)

@@ -236,7 +236,13 @@ def _sigmoid(a):
 
 SIGMOID = defop("sigmoid(self)", _sigmoid, "SigmoidBackward0", promote="float",
                 self=lambda grad, result: grad * F.conj(result * (1 - result)), jvp=ELEMENTWISE)
-RELU = defop("relu(self)", lambda a: np.maximum(a, 0, dtype=a.dtype), "ReluBackward0",
+def _relu_kernel(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return np.maximum(a, 0, dtype=a.dtype)
+
+
+RELU = defop("relu(self)", _relu_kernel, "ReluBackward0",
              self=lambda grad, result: grad * (result > 0), jvp=ELEMENTWISE)
 
 # ============================================================ complex parts, copies, casts
@@ -463,6 +469,8 @@ def _rsub(self, other):
     if isinstance(other, Tensor):
         return binary(SUB, other, self)
     other = _as_operand("rsub", other)
+    if self._data.dtype == np.bool_:
+        _no_bool_sub((self, other))
     if self._data.dtype.kind in "iub" and isinstance(other, float):
         self = self.to(_default_float())
     return dispatch(RSUB, self, other)

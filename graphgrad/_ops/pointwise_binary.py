@@ -47,8 +47,14 @@ MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
                             F.where(self > other, other_t, self_t)), batched_jvp=POINTWISE)
 
 
+def _no_bool_kernel(kernel, a):
+    if a.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def _fmod_kernel(a, b):
     _no_complex("fmod", a)
+    _no_bool_kernel("fmod_cpu", a)
     if a.dtype.kind in "iub":
         _int_zero_check(np.asarray(b))
     return np.fmod(a, b)
@@ -56,6 +62,7 @@ def _fmod_kernel(a, b):
 
 def _remainder_kernel(a, b):
     _no_complex("remainder", a)
+    _no_bool_kernel("remainder_cpu", a)
     if a.dtype.kind in "iub":
         _int_zero_check(np.asarray(b))
     return np.remainder(a, b)
@@ -147,8 +154,13 @@ def _addcdiv_kernel(a, t1, t2, value):
     return a + value * (t1 / t2)
 
 
+def _addcmul_kernel(a, t1, t2, value):
+    _no_bool_kernel("addcmul_cpu_out", a)
+    return a + value * (t1 * t2)
+
+
 ADDCMUL = defop("addcmul(self, tensor1, tensor2, *, value)",
-                lambda a, t1, t2, value: a + value * (t1 * t2), "AddcmulBackward0", promote=True,
+                _addcmul_kernel, "AddcmulBackward0", promote=True,
                 self=lambda grad: grad,
                 tensor1=lambda grad, tensor2, value: grad * F.conj(tensor2 * value),
                 tensor2=lambda grad, tensor1, value: grad * F.conj(tensor1 * value),
@@ -171,6 +183,8 @@ ADDCDIV = defop("addcdiv(self, tensor1, tensor2, *, value)", _addcdiv_kernel, "A
 def _clamp_kernel(a, min, max):  # noqa: A002
     if a.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
+    if isinstance(min, np.ndarray) and isinstance(max, np.ndarray):
+        _no_bool_kernel("clamp_cpu", a)
     if min is None:
         return np.minimum(a, max)
     if max is None:

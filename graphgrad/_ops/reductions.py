@@ -473,6 +473,9 @@ AMIN = defop("amin(self, *, dim, keepdim)", _amax_kernel(np.amin), "AminBackward
 
 def _argext_kernel(fn):
     def kernel(a, dim, keepdim):
+        if a.dtype == np.bool_:
+            raise RuntimeError(f"{fn.__name__}(): does not support bool input [use "
+                               f"x.to(torch.uint8).{fn.__name__}() or x.nonzero()]")
         if dim is None:
             r = fn(a.reshape(-1))
             return np.full((1,) * a.ndim if keepdim else (), r, np.int64)
@@ -775,6 +778,8 @@ def _sort_kernel(a, stable, dim, descending):
 
 
 def _topk_kernel(a, k, dim, largest, sorted):  # noqa: A002
+    if a.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
     idx = _argsort_np(a, dim, largest)

@@ -1145,6 +1145,8 @@ def one_hot(tensor, num_classes=-1):
 
 # ====================================================================== linear
 def _addmm_kernel(bias, mat1, mat2, beta, alpha):
+    if mat1.dtype == np.bool_:
+        raise NotImplementedError('"addmm_impl_cpu_" not implemented for \'Bool\'')
     if mat1.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"addmm: mat1 and mat2 must be matrices, got {mat1.ndim}-D and "
                            f"{mat2.ndim}-D")
@@ -1834,5 +1836,9 @@ def pad(input, pad, mode="constant", value=None):  # noqa: F811 - the public nn.
     ``'circular'``.  See graphgrad/_ops/padding.py.
     """
     from .._ops.padding import pad as _pad
+    if mode in ("reflect", "replicate") and isinstance(input, Tensor) and \
+            input._data.dtype == np.bool_ and len(pad) in (2, 4, 6):
+        kernel = ("reflection" if mode == "reflect" else "replication") + f"_pad{len(pad) // 2}d"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     return _pad(input, pad, mode, value)
 # ====================================================================== end of pad block

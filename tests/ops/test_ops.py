@@ -523,10 +523,11 @@ _INT_INPUT_DIFFERENCES = {
 }
 
 
-def _int_call(lib, op, s):
+def _int_call(lib, op, s, dtype):
     def conv(v):
         if isinstance(v, A):
-            return lib.tensor(np.round(v.arr * 3).astype(np.int64))
+            a = np.round(v.arr * 3)
+            return lib.tensor(a > 0 if dtype == "bool" else a.astype(np.int64))
         if isinstance(v, I):
             return lib.tensor(np.array(v.arr))
         if isinstance(v, (list, tuple)) and any(isinstance(x, (A, I)) for x in v):
@@ -540,23 +541,25 @@ def _int_call(lib, op, s):
     return [(dtype_name(o), to_numpy(o)) for o in outs]
 
 
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
 @pytest.mark.parametrize("op", OP_DB, ids=lambda o: o.name)
-def test_integer_inputs_vs_torch(op):
-    """Every op on int64 tensors (the float samples rounded): PyTorch's result dtype and
-    values (integer division, promotion to the default dtype, ...), or its exception type."""
+def test_integer_inputs_vs_torch(op, dtype):
+    """Every op on int64 and on bool tensors (the float samples rounded, or > 0): PyTorch's
+    result dtype and values (integer division, promotion to the default dtype, counting
+    sums of bools, ...), or its exception type."""
     if op.name in _INT_INPUT_DIFFERENCES:
         pytest.skip(_INT_INPUT_DIFFERENCES[op.name])
     for s in _samples(op, "float64"):
-        got, want = _int_call(gg, op, s), _int_call(torch, op, s)
+        got, want = _int_call(gg, op, s, dtype), _int_call(torch, op, s, dtype)
         if not isinstance(want, list) or not isinstance(got, list):
-            assert got is want, f"{op.name} {s} on int64: {got} vs torch {want}"
+            assert got is want, f"{op.name} {s} on {dtype}: {got} vs torch {want}"
             continue
         assert [d for d, _ in got] == [d for d, _ in want], f"{op.name} {s}: dtypes"
         for (_, g), (_, w) in zip(got, want):
             assert g.shape == w.shape, f"{op.name} {s}: shape {g.shape} vs torch {w.shape}"
             np.testing.assert_allclose(g.astype(np.complex128), w.astype(np.complex128),
                                        rtol=1e-5, atol=1e-5, equal_nan=True,
-                                       err_msg=f"{op.name} {s} on int64")
+                                       err_msg=f"{op.name} {s} on {dtype}")
 
 
 @pytest.mark.parametrize("op", [o for o in OP_DB if not o.grad or o.nondiff_outputs],

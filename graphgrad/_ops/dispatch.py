@@ -696,7 +696,8 @@ def binary(op, a, b):
         req = a._requires_grad
         k = ad.dtype.kind
         if (k != "f" and k != "c" and k != "V") and (bc is not int or k == "b") or \
-                (bc is complex and k != "c") or op.promote == "float":
+                (bc is complex and k != "c") or op.promote == "float" or \
+                (k == "V" and bc is float):  # bfloat16 * 1.5: NumPy would give float32
             datas = [ad, bd]
             _promote(op, (a, b), datas, 2)
             ad, bd = datas
@@ -821,7 +822,8 @@ def make_binary_operator(op, name):
              "        req = x0._requires_grad",
              "        k = ad.dtype.kind",
              "        if (k != 'f' and k != 'c' and k != 'V') and (bc is not int or k == 'b') or \\",
-             "                (bc is complex and k != 'c') or op.promote == 'float':",
+             "                (bc is complex and k != 'c') or op.promote == 'float' or \\",
+             "                (k == 'V' and bc is float):  # bfloat16 * 1.5: NumPy gives float32",
              "            datas = [ad, bd]",
              "            _promote(op, (x0, x1), datas, 2)",
              "            ad, bd = datas",

@@ -367,16 +367,24 @@ def _trace(x):
 
 
 
-def _check_matrix(name, A, square=True, arg="A"):
+def _check_matrix(name, A, square=True, arg="A", kernel=None, low_ok=False):
+    """Checks of a matrix argument; ``kernel``: the LAPACK kernel PyTorch names when it
+    refuses half precision (NotImplementedError) instead of the generic RuntimeError;
+    ``low_ok``: half precision is computed (e.g. the Frobenius norm)."""
     if not isinstance(A, Tensor):
         raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(A).__name__}")
     d = A._data
     if d.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
-    if d.dtype.kind not in "fc":
+    low = d.dtype == np.float16 or d.dtype.name == "bfloat16"
+    if d.dtype.kind not in "fc" and not low:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(d.dtype)}")
-    if d.dtype.itemsize < 4 or d.dtype == np.float16:
+    if low and not low_ok:
+        if kernel is not None:
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{scalar_type_name(d.dtype)}' [{name}: convert {arg} "
+                                      "with .float() or .double()]")
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
                            f"{scalar_type_name(d.dtype)}")
     if square and d.shape[-1] != d.shape[-2]:
@@ -1283,13 +1291,13 @@ def inv_ex(A, *, check_errors=False, out=None):
 def det(A, *, out=None):
     """The determinant of a (batch of) square matrices."""
     _no_out("linalg.det", out)
-    _check_matrix("linalg.det", A)
+    _check_matrix("linalg.det", A, kernel="lu_cpu")
     return dispatch(DET, A)
 
 
 @export("det")
 def _det_top(input):
-    _check_matrix("det", input)
+    _check_matrix("det", input, kernel="lu_cpu")
     return dispatch(DET, input)
 
 
@@ -1329,7 +1337,7 @@ def _solve_vector_case(A, B):
 def solve(A, B, *, left=True, out=None):
     """The solution X of ``A X = B`` (``X A = B`` when ``left=False``); B may be a vector."""
     _no_out("linalg.solve", out)
-    _check_matrix("linalg.solve", A)
+    _check_matrix("linalg.solve", A, kernel="lu_cpu")
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg.solve(): argument 'B' must be Tensor, not {type(B).__name__}")
     if A._data.dtype != B._data.dtype:
@@ -1366,7 +1374,7 @@ def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L (``A = L L^H``) of a Hermitian positive-definite matrix; U = L^H
     with ``upper=True``.  Only the lower triangle of A is read."""
     _no_out("linalg.cholesky", out)
-    _check_matrix("linalg.cholesky", A)
+    _check_matrix("linalg.cholesky", A, kernel="cholesky_cpu")
     return dispatch(CHOLESKY, A, bool(upper))
 
 
@@ -1380,7 +1388,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 def qr(A, mode="reduced", *, out=None):
     """``(Q, R)`` with ``A = Q R``; ``mode`` is 'reduced', 'complete' or 'r' (Q empty)."""
     _no_out("linalg.qr", out)
-    _check_matrix("linalg.qr", A, square=False)
+    _check_matrix("linalg.qr", A, square=False, kernel="geqrf_cpu")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
@@ -1413,14 +1421,14 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values descending.  Gradients assume
     distinct non-zero singular values and a loss invariant to the singular vectors' phases."""
     _no_out("linalg.svd", out)
-    _check_matrix("linalg.svd", A, square=False)
+    _check_matrix("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
     return _LinalgSvd(*dispatch(SVD, A, bool(full_matrices)))
 
 
 @export_linalg("svdvals")
 def svdvals(A, *, driver=None, out=None):
     _no_out("linalg.svdvals", out)
-    _check_matrix("linalg.svdvals", A, square=False)
+    _check_matrix("linalg.svdvals", A, square=False, kernel="linalg_svd_cpu")
     return dispatch(SVD, A, False)[1]
 
 
@@ -1460,7 +1468,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
                            f"{dim[1]})")
     if dtype is not None:
         A = A.to(dtype)
-    _check_matrix("linalg.matrix_norm", A, square=False)
+    _check_matrix("linalg.matrix_norm", A, square=False,
+                  low_ok=ord not in ("nuc", 2, -2))  # (those take the SVD)
     if isinstance(ord, str):
         if ord == "fro":
             return _vector_norm(A, 2, (d0, d1), keepdim)

@@ -762,6 +762,10 @@ def _check_nll_args(fname, input, target, weight):
                                f"{list(weight._data.shape)}")
         _no_grad_arg("nll_loss_forward", "weight", weight)
     _real_floating("nll_loss_forward_out_frame", input)
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(input._data.dtype)} but found "
+                           f"{scalar_type_name(weight._data.dtype)} [{fname}: convert the "
+                           "weight with weight.to(input.dtype)]")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

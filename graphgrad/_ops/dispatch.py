@@ -299,6 +299,12 @@ def _specialized_release(op):
 
 
 # ====================================================================== errors
+def no_bool(kernel, a):
+    """PyTorch's error for a kernel without a bool implementation."""
+    if a.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def _broadcast_error(op_name, shapes):
     """PyTorch's message for shapes that do not broadcast, naming the dim."""
     a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()

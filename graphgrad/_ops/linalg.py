@@ -40,6 +40,7 @@ from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .._dtype import scalar_type_name
 from .dispatch import dispatch, dispatch_inplace, make_matmul_entry
+from .dispatch import no_bool as _no_bool
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
 
@@ -52,11 +53,6 @@ def _check_mm(a, b):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[-1]} and "
             f"{b.shape[0]}x{b.shape[-1] if b.ndim > 1 else ''})".replace("x)", ")"))
-
-
-def _no_bool(kernel, a):
-    if a.dtype == np.bool_:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _in_dtype(res, a):
@@ -81,7 +77,6 @@ def _mv(a, v):
 
 
 def _dot(a, b):
-    _no_bool("dot", a)
     if a.shape != b.shape:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "

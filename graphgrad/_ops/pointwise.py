@@ -123,6 +123,8 @@ def _pow_kernel(a, b):
 
 POW = defop("pow(self, *, exponent)", _pow_kernel, "PowBackward0",
             self=_pow_scalar_vjp, jvp=ELEMENTWISE)
+
+
 def _pow_tensors(a, b):
     """``a ** b`` elementwise; integer tensors take PyTorch's integer power, where a negative
     exponent gives 1 for base 1, +-1 for base -1 and 0 otherwise (NumPy raises)."""
@@ -236,6 +238,8 @@ def _sigmoid(a):
 
 SIGMOID = defop("sigmoid(self)", _sigmoid, "SigmoidBackward0", promote="float",
                 self=lambda grad, result: grad * F.conj(result * (1 - result)), jvp=ELEMENTWISE)
+
+
 def _relu_kernel(a):
     if a.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import formulas as F
-from .dispatch import binary, dispatch, dispatch_inplace
+from .dispatch import binary, dispatch, dispatch_inplace, no_bool
 from .pointwise import (_as_operand, _floats_only, _int_zero_check, _need_tensor, _no_complex,
                         _out, _tname)
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
@@ -47,14 +47,9 @@ MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
                             F.where(self > other, other_t, self_t)), batched_jvp=POINTWISE)
 
 
-def _no_bool_kernel(kernel, a):
-    if a.dtype == np.bool_:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-
-
 def _fmod_kernel(a, b):
     _no_complex("fmod", a)
-    _no_bool_kernel("fmod_cpu", a)
+    no_bool("fmod_cpu", a)
     if a.dtype.kind in "iub":
         _int_zero_check(np.asarray(b))
     return np.fmod(a, b)
@@ -62,7 +57,7 @@ def _fmod_kernel(a, b):
 
 def _remainder_kernel(a, b):
     _no_complex("remainder", a)
-    _no_bool_kernel("remainder_cpu", a)
+    no_bool("remainder_cpu", a)
     if a.dtype.kind in "iub":
         _int_zero_check(np.asarray(b))
     return np.remainder(a, b)
@@ -155,7 +150,7 @@ def _addcdiv_kernel(a, t1, t2, value):
 
 
 def _addcmul_kernel(a, t1, t2, value):
-    _no_bool_kernel("addcmul_cpu_out", a)
+    no_bool("addcmul_cpu_out", a)
     return a + value * (t1 * t2)
 
 
@@ -184,7 +179,7 @@ def _clamp_kernel(a, min, max):  # noqa: A002
     if a.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, np.ndarray) and isinstance(max, np.ndarray):
-        _no_bool_kernel("clamp_cpu", a)
+        no_bool("clamp_cpu", a)
     if min is None:
         return np.minimum(a, max)
     if max is None:

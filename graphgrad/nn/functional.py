@@ -29,7 +29,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor, _wrap_dim
 from .._ops import formulas as F
 from .._ops import registry as _registry
-from .._ops.dispatch import binary, dispatch, dispatch_inplace, unary
+from .._ops.dispatch import binary, dispatch, dispatch_inplace, no_bool, unary
 from .._ops.registry import LINEAR, ELEMENTWISE, POINTWISE, defop, export
 from .._ops.views import _renamed
 
@@ -1149,8 +1149,7 @@ def one_hot(tensor, num_classes=-1):
 
 # ====================================================================== linear
 def _addmm_kernel(bias, mat1, mat2, beta, alpha):
-    if mat1.dtype == np.bool_:
-        raise NotImplementedError('"addmm_impl_cpu_" not implemented for \'Bool\'')
+    no_bool("addmm_impl_cpu_", mat1)
     if mat1.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"addmm: mat1 and mat2 must be matrices, got {mat1.ndim}-D and "
                            f"{mat2.ndim}-D")

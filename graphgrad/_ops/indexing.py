@@ -257,8 +257,13 @@ def advanced_getitem(self, key):
     return dispatch(INDEX, out, indices)
 
 
-def _values_for(self, values, fn):
+def _values_for(self, values, fn, key=(), accumulate=False):
     if isinstance(values, Tensor):
+        if values._data.dtype != self._data.dtype and not accumulate and len(key) == 1 and \
+                isinstance(key[0], Tensor) and key[0]._data.dtype == np.bool_ and \
+                values._data.size == 1:
+            # one value under a mask is PyTorch's masked_fill, which casts it
+            return values.to(self.dtype)
         if values._data.dtype != self._data.dtype:
             raise RuntimeError(
                 f"Index put requires the source and destination dtypes match, got "
@@ -287,7 +292,7 @@ def index_put_(input, indices, values, accumulate=False):
     ints, slices, None and Ellipsis are accepted too).
     """
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
-    values = _values_for(input, values, "index_put_")
+    values = _values_for(input, values, "index_put_", key, accumulate)
     out, idx, _ = _parse_key(input, key)
     if all(isinstance(k, slice) for k in idx):
         # a basic key: plain copy into the view (x[0] = v)
@@ -307,7 +312,7 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     """Out-of-place ``index_put_``."""
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
-    values = _values_for(input, values, "index_put")
+    values = _values_for(input, values, "index_put", key, accumulate)
     out, idx, touched = _parse_key(input, key)
     if touched or all(isinstance(k, slice) for k in idx):
         return index_put_(input.clone(), key, values, accumulate)

@@ -990,6 +990,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     _real_floating("binary_cross_entropy", input)
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(target._data.dtype)} but expected "
+                           f"{scalar_type_name(input._data.dtype)} [binary_cross_entropy: "
+                           "convert the target with target.to(input.dtype)]")
     _no_grad_arg("binary_cross_entropy", "weight", weight)
     _expandable("binary_cross_entropy", weight, input._data.shape)
     return dispatch(BINARY_CROSS_ENTROPY, input, _same_float(target, input),
@@ -1012,6 +1016,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _no_grad_arg("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     _expandable("binary_cross_entropy_with_logits", weight, input._data.shape)
     _expandable("binary_cross_entropy_with_logits", pos_weight, input._data.shape)
+    rt = _dtype.result_type(input, target)
+    if rt.np != input._data.dtype:  # (PyTorch promotes to a float64 target, not to weights)
+        input = input.to(rt)
     return dispatch(BCE_WITH_LOGITS, input, _same_float(target, input),
                     _same_float(weight, input), _same_float(pos_weight, input), reduction)
 
@@ -1111,6 +1118,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                f"got {name} of shape {list(t._data.shape)} and normalized_shape "
                                f"= {list(ns)}")
     _real_floating("LayerNormKernelImpl", input)
+    dt = input._data.dtype
+    if weight is not None and weight._data.dtype != dt:
+        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                           f"{scalar_type_name(dt)} [layer_norm: weight is "
+                           f"{scalar_type_name(weight._data.dtype)}]")
+    if bias is not None and bias._data.dtype != dt:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(dt)} but found "
+                           f"{scalar_type_name(bias._data.dtype)} [layer_norm: bias]")
     out = dispatch(LAYER_NORM, input, _same_float(weight, input), _same_float(bias, input), ns,
                    float(eps))
     return out[0]
@@ -1195,11 +1210,25 @@ def _declare_addmm():
 ADDMM = _declare_addmm()
 
 
+def _check_addmm_dtypes(input, mat1, mat2):
+    """addmm does not promote: PyTorch's errors for operands of different dtypes."""
+    if not all(isinstance(t, Tensor) for t in (input, mat1, mat2)):
+        return
+    from .._ops.linalg import _check_same_dtype
+    _check_same_dtype("mm", mat1, mat2)
+    a, b = input._data.dtype, mat2._data.dtype
+    if a != b:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{scalar_type_name(a)} and {scalar_type_name(b)} [addmm: cast the "
+                           "bias or the matrices with .to()]")
+
+
 if "addmm" not in _registry.PUBLIC:
     @export("addmm")
     def _addmm_public(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         """``graphgrad.addmm(input, mat1, mat2, *, beta=1, alpha=1)``: beta input + alpha
         mat1 @ mat2 (AddmmBackward0)."""
+        _check_addmm_dtypes(input, mat1, mat2)
         r = dispatch(ADDMM, input, mat1, mat2, beta, alpha)
         return r if out is None else _pub("_write_out")(r, out)
 
@@ -1217,6 +1246,7 @@ def linear(input, weight, bias=None):
     if nd == 2 and weight._data.ndim == 1 and bias is not None:
         raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
     if bias is not None and weight._data.ndim == 2 and nd >= 1:
+        _check_addmm_dtypes(bias, input, wt)
         if nd == 2:
             return dispatch(ADDMM, bias, input, wt, 1, 1)
         n_in = input._data.shape[-1]

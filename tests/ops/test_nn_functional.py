@@ -8,6 +8,7 @@ import pytest
 
 import graphgrad as gg
 import graphgrad.nn.functional as GF
+from tests.conftest import Raised, run_both
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -412,3 +413,74 @@ def test_top_level_aliases():
     m = np.random.default_rng(3).standard_normal((4, 4))
     _close(gg.addmm(gg.tensor(b), x, gg.tensor(m), beta=0.5, alpha=2.0),
            torch.addmm(torch.tensor(b), tx, torch.tensor(m), beta=0.5, alpha=2.0))
+
+
+@pytest.mark.parametrize("case", ["linear_weight", "linear_bias", "linear_3d_bias", "addmm_bias",
+                                  "addmm_mats", "addmm_mat2", "bce_target", "bce_weight",
+                                  "bce_int_target", "bcel_target", "bcel_pos_weight",
+                                  "bcel_weight", "ln_weight", "ln_bias", "ln_both"])
+def test_mixed_dtype_arguments(case):
+    """float32 inputs with a float64 argument: PyTorch's error, or its promotion."""
+    def prog(lib):
+        F = lib.nn.functional
+        x, d = lib.randn(3, 4), lib.float64
+        f = {"linear_weight": lambda: F.linear(x, lib.randn(5, 4, dtype=d)),
+             "linear_bias": lambda: F.linear(x, lib.randn(5, 4), lib.randn(5, dtype=d)),
+             "linear_3d_bias": lambda: F.linear(lib.randn(2, 3, 4), lib.randn(5, 4),
+                                                lib.randn(5, dtype=d)),
+             "addmm_bias": lambda: lib.addmm(lib.randn(4, dtype=d), lib.randn(3, 2),
+                                             lib.randn(2, 4)),
+             "addmm_mats": lambda: lib.addmm(lib.randn(4), lib.randn(3, 2, dtype=d),
+                                             lib.randn(2, 4, dtype=d)),
+             "addmm_mat2": lambda: lib.addmm(lib.randn(4), lib.randn(3, 2),
+                                             lib.randn(2, 4, dtype=d)),
+             "bce_target": lambda: F.binary_cross_entropy(lib.rand(3, 4),
+                                                          lib.rand(3, 4, dtype=d)),
+             "bce_weight": lambda: F.binary_cross_entropy(lib.rand(3, 4), lib.rand(3, 4),
+                                                          weight=lib.rand(3, 4, dtype=d)),
+             "bce_int_target": lambda: F.binary_cross_entropy(lib.rand(3, 4),
+                                                              lib.ones(3, 4, dtype=lib.int64)),
+             "bcel_target": lambda: F.binary_cross_entropy_with_logits(
+                 x, lib.rand(3, 4, dtype=d)),
+             "bcel_pos_weight": lambda: F.binary_cross_entropy_with_logits(
+                 x, lib.rand(3, 4), pos_weight=lib.rand(4, dtype=d)),
+             "bcel_weight": lambda: F.binary_cross_entropy_with_logits(
+                 x, lib.rand(3, 4), weight=lib.rand(4, dtype=d)),
+             "ln_weight": lambda: F.layer_norm(x, [4], lib.randn(4, dtype=d)),
+             "ln_bias": lambda: F.layer_norm(x, [4], lib.randn(4), lib.randn(4, dtype=d)),
+             "ln_both": lambda: F.layer_norm(x, [4], lib.randn(4, dtype=d),
+                                             lib.randn(4, dtype=d))}[case]
+        try:
+            return f().dtype
+        except Exception as exc:  # noqa: BLE001 - the type is what is compared
+            return Raised(exc)
+    run_both(prog)
+
+
+@pytest.mark.parametrize("key", ["mask", "list", "mask_accumulate"])
+@pytest.mark.parametrize("value", ["0d_double", "1elem_double", "0d_long", "0d_double_grad",
+                                   "2elem_double"])
+def test_setitem_value_of_another_dtype(key, value):
+    """One value under a bool mask is cast (PyTorch's masked_fill path, differentiable in the
+    value); other index_puts with another dtype raise."""
+    def prog(lib):
+        d = lib.float64
+        v = {"0d_double": lambda: lib.tensor(1.5, dtype=d),
+             "1elem_double": lambda: lib.ones(1, dtype=d) * 2,
+             "0d_long": lambda: lib.tensor(2),
+             "0d_double_grad": lambda: lib.tensor(1.5, dtype=d, requires_grad=True),
+             "2elem_double": lambda: lib.ones(2, dtype=d)}[value]()
+        x = lib.tensor(np.arange(12.0).reshape(3, 4) - 5, dtype=lib.float32,
+                       requires_grad=True)
+        y = x * 1
+        try:
+            if key == "mask":
+                y[y > 0] = v
+            elif key == "list":
+                y[[0, 1]] = v
+            else:
+                y.index_put_((y > 0,), v, accumulate=True)
+        except Exception as exc:  # noqa: BLE001
+            return Raised(exc)
+        return y.dtype, y, lib.autograd.grad(y.sum(), [x] + ([v] if v.requires_grad else []))
+    run_both(prog)

@@ -31,6 +31,7 @@ from .._ops import formulas as F
 from .._ops import registry as _registry
 from .._ops.dispatch import binary, dispatch, dispatch_inplace, no_bool, unary
 from .._ops.registry import LINEAR, ELEMENTWISE, POINTWISE, defop, export
+from .._ops.linalg import _check_same_dtype
 from .._ops.views import _renamed
 
 __all__ = [
@@ -1214,7 +1215,6 @@ def _check_addmm_dtypes(input, mat1, mat2):
     """addmm does not promote: PyTorch's errors for operands of different dtypes."""
     if not all(isinstance(t, Tensor) for t in (input, mat1, mat2)):
         return
-    from .._ops.linalg import _check_same_dtype
     _check_same_dtype("mm", mat1, mat2)
     a, b = input._data.dtype, mat2._data.dtype
     if a != b:

@@ -259,12 +259,11 @@ def advanced_getitem(self, key):
 
 def _values_for(self, values, fn, key=(), accumulate=False):
     if isinstance(values, Tensor):
-        if values._data.dtype != self._data.dtype and not accumulate and len(key) == 1 and \
-                isinstance(key[0], Tensor) and key[0]._data.dtype == np.bool_ and \
-                values._data.size == 1:
-            # one value under a mask is PyTorch's masked_fill, which casts it
-            return values.to(self.dtype)
         if values._data.dtype != self._data.dtype:
+            if not accumulate and len(key) == 1 and isinstance(key[0], Tensor) and \
+                    key[0]._data.dtype == np.bool_ and values._data.size == 1:
+                # one value under a mask is PyTorch's masked_fill, which casts it
+                return values.to(self.dtype)
             raise RuntimeError(
                 f"Index put requires the source and destination dtypes match, got "
                 f"{_type_name(self)} for the destination and {_type_name(values)} for the source. "

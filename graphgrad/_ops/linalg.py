@@ -1395,8 +1395,7 @@ def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending, real) and orthonormal eigenvectors of a Hermitian matrix; only
     the ``UPLO`` triangle is read.  Gradients assume distinct eigenvalues."""
     _no_out("linalg.eigh", out)
-    if isinstance(A, Tensor) and (A._data.dtype.kind not in "fc" or A._data.dtype.itemsize < 4
-                                  or A._data.dtype == np.float16):
+    if isinstance(A, Tensor) and (A._data.dtype.kind not in "fc" or A._data.dtype == np.float16):
         raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for '
                                   f"'{scalar_type_name(A._data.dtype)}' [linalg.eigh: convert "
                                   "A with A.double() or A.float()]")

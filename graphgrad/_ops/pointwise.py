@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from . import formulas as F
@@ -315,7 +316,6 @@ def _plain_alpha(name, input, other, alpha):
     integral results, no complex alpha for real results)."""
     if alpha.__class__ is int and alpha == 1:
         return True
-    from .. import _dtype
     if name.startswith("sub"):
         _no_bool_sub((input, other))
     rt = _dtype.result_type(input, other)
@@ -495,7 +495,6 @@ def _rpow(self, other):
 def _scalar_pow(base, exponent):
     """``base ** exponent`` for a Python number base, in PyTorch's result dtype (a float base
     and an integer exponent give the default dtype; NumPy would give float64)."""
-    from .. import _dtype
     rt = _dtype.result_type(exponent, base)
     if rt.np == np.bool_:
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
@@ -545,7 +544,6 @@ OPERATORS = {
 
 def _rdiv_floor(self, other):
     other = _as_operand("floordiv", other)
-    from .. import _dtype
     return div(Tensor._wrap(np.asarray(other, _dtype.result_type(other, self).np)), self,
                rounding_mode="floor")
 

@@ -997,8 +997,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                            "convert the target with target.to(input.dtype)]")
     _no_grad_arg("binary_cross_entropy", "weight", weight)
     _expandable("binary_cross_entropy", weight, input._data.shape)
-    return dispatch(BINARY_CROSS_ENTROPY, input, _same_float(target, input),
-                    _same_float(weight, input), reduction)
+    return dispatch(BINARY_CROSS_ENTROPY, input, target, _same_float(weight, input), reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -1127,8 +1126,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is not None and bias._data.dtype != dt:
         raise RuntimeError(f"expected scalar type {scalar_type_name(dt)} but found "
                            f"{scalar_type_name(bias._data.dtype)} [layer_norm: bias]")
-    out = dispatch(LAYER_NORM, input, _same_float(weight, input), _same_float(bias, input), ns,
-                   float(eps))
+    out = dispatch(LAYER_NORM, input, weight, bias, ns, float(eps))
     return out[0]
 
 

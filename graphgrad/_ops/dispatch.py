@@ -31,11 +31,43 @@ _SCALARS = (float, int, bool, complex)
 
 # ====================================================================== nodes
 class FormulaNode(Node):
-    """A backward node whose rules come from the op table."""
+    """A backward node whose rules come from the op table.
 
-    __slots__ = ("_saved", "_out_meta")
+    What the rules need is saved in the generated class's slots ``_s0, _s1, ...``, one
+    per saved name.  A slot holds a SavedVariable, a plain value (an attribute, sizes, a
+    Python scalar operand, None when no edge needs it), or -- as the generated record
+    writes it on the hot path -- a saved tensor *inline*, without a SavedVariable object:
+    an input as the Tensor itself with its version in ``_v<i>``, the node's own output
+    as its array with the output's version counter in ``_v<i>`` (saved at version 0).
+    ``_saved`` turns inline entries into SavedVariables (once, in place) for everything
+    off the hot path: hooks, anomaly mode, ``_saved_<name>``, create_graph.
+    """
+
+    __slots__ = ("_out_meta",)
     _op = None
     _srcs = ()   # per VJP: tuple of sources, -1 grad, -2 grads, k >= 0 saved slot
+    _slots = ()  # the saved-value slot names of the generated class
+
+    @property
+    def _saved(self):
+        kinds = self._op.save_kinds
+        out = []
+        for i, name in enumerate(self._slots):
+            s = getattr(self, name)
+            kind = kinds[i][0]
+            if kind == "input" and s.__class__ is Tensor:
+                s = _sv_of_input(s, getattr(self, "_v" + name[2:]))
+                setattr(self, name, s)
+            elif kind == "result" and s.__class__ is _ndarray:
+                s = _sv_of_result(s, getattr(self, "_v" + name[2:]))
+                setattr(self, name, s)
+            out.append(s)
+        return out
+
+    @_saved.setter
+    def _saved(self, values):
+        for name, v in zip(self._slots, values):
+            setattr(self, name, v)
 
     def _apply(self, grads, mask, create_graph):
         op = self._op
@@ -67,17 +99,17 @@ class FormulaNode(Node):
         return out
 
     def release_variables(self):
-        saved = self._saved
-        if not saved:
-            return
         kinds = self._op.save_kinds
-        for i, s in enumerate(saved):
+        for i, name in enumerate(self._slots):
+            if kinds[i][0] not in ("input", "result"):
+                continue
+            s = getattr(self, name)
             if s.__class__ is SavedVariable:
                 s.release()
-            elif s is not None and kinds[i][0] == "input":
-                # a Python scalar operand: PyTorch saves it as a (wrapped-number) tensor, so
-                # a second backward through this node must fail like for any saved tensor
-                saved[i] = _FREED
+            elif s is not None:
+                # an inline tensor, or a Python scalar operand (PyTorch saves it as a
+                # wrapped-number tensor, so a second backward must fail for it too)
+                setattr(self, name, _FREED)
 
     def _get_saved(self, key, raw):
         """``grad_fn._saved_<key>`` / ``_raw_saved_<key>``, as in PyTorch (each generated
@@ -126,6 +158,37 @@ def _freed_saved_variable():
 _FREED = _freed_saved_variable()  # shared: a freed saved value carries no state
 
 
+def _sv_of_input(t, version):
+    """The SavedVariable of an input saved inline (the tensor at ``version``)."""
+    sv = _new(SavedVariable)
+    vc = t._vc
+    if vc is None:  # (never bumped since: a bump would have created one)
+        vc = t._vc = VersionCounter()
+    sv.data = t._data
+    sv.vc = vc
+    sv.version = version
+    sv.packed = sv.fw = None
+    sv.tensor = t
+    return sv
+
+
+def _sv_of_result(data, vc):
+    """The SavedVariable of a node's own (single) output saved inline at version 0."""
+    sv = _new(SavedVariable)
+    sv.data = data
+    sv.vc = vc
+    sv.version = 0
+    sv.packed = sv.fw = sv.tensor = None
+    sv.output_nr = 0
+    sv.requires_grad = True
+    return sv
+
+
+def _unpack_stale(node, i):
+    """Raise the error for an inline saved tensor modified in place since it was saved."""
+    return node._saved[i].unpack_data(node, node._op.save_names[i])
+
+
 def _materialize(grads, meta, create_graph):
     out = list(grads)
     # zeros for the missing gradients carry the same leading batch dims as the given ones
@@ -150,7 +213,10 @@ def make_node_class(op):
     for rule in op.vjps:
         srcs.append(tuple(-1 if p == "grad" else (-2 if p == "grads" else names.index(p))
                           for p in rule[1]))
-    attrs = {"__slots__": (), "_op": op, "_srcs": tuple(srcs),
+    slots = tuple(f"_s{i}" for i in range(len(names)))
+    versions = tuple(f"_v{i}" for i, (kind, _) in enumerate(op.save_kinds)
+                     if kind in ("input", "result"))
+    attrs = {"__slots__": slots + versions, "_slots": slots, "_op": op, "_srcs": tuple(srcs),
              "__module__": "graphgrad.autograd.generated"}
     for key in names:
         attrs["_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, False))
@@ -179,16 +245,15 @@ def _unpack_data_lines(i, name, ind):
             f"{ind}s{i} = d"]
 
 
-def _release_lines(kinds, i, ind):
-    """Generated lines freeing saved slot ``i`` held in ``sv{i}``: a SavedVariable drops
-    its data; a saved Python scalar input becomes the freed marker (PyTorch saves it as a
-    tensor, so a second backward through it must fail too)."""
-    lines = [f"{ind}if sv{i}.__class__ is SV:",
-             f"{ind}    sv{i}.data = sv{i}.tensor = sv{i}.packed = None"]
-    if kinds[i][0] == "input":
-        lines += [f"{ind}elif sv{i} is not None:",
-                  f"{ind}    saved[{i}] = _FREED"]
-    return lines
+def _release_lines(i, ind):
+    """Generated lines freeing saved slot ``i`` (its value held in ``sv{i}``): a
+    SavedVariable drops its data; an inline tensor, or a saved Python scalar input
+    (PyTorch saves it as a tensor, so a second backward through it must fail too),
+    becomes the freed marker."""
+    return [f"{ind}if sv{i}.__class__ is SV:",
+            f"{ind}    sv{i}.data = sv{i}.tensor = sv{i}.packed = None",
+            f"{ind}elif sv{i} is not None:",
+            f"{ind}    self._s{i} = _FREED"]
 
 
 def _specialized_apply(op, srcs):
@@ -251,15 +316,24 @@ def _specialized_step(op, srcs):
              "        if not keep_graph:",
              "            self.release_variables()",
              f"        return [None] * {len(srcs)}"]
-    if names:
-        lines.append("    saved = self._saved")
     release = []
     for i, n in enumerate(names):
-        lines += [f"    s{i} = saved[{i}]"]
-        if kinds[i][0] in ("input", "result"):
-            lines += [f"    sv{i} = s{i}",
-                      f"    if s{i}.__class__ is SV:"] + _unpack_data_lines(i, n, "        ")
-            release += _release_lines(kinds, i, "        ")
+        lines += [f"    s{i} = self._s{i}"]
+        kind = kinds[i][0]
+        if kind in ("input", "result"):
+            lines.append(f"    sv{i} = s{i}")
+            if kind == "input":  # inline: the tensor, saved at version _v{i}
+                lines += [f"    if s{i}.__class__ is Tensor:",
+                          f"        vc = s{i}._vc",
+                          f"        if vc is not None and vc.value != self._v{i}:",
+                          f"            _unpack_stale(self, {i})  # raises",
+                          f"        s{i} = s{i}._data"]
+            else:  # inline: the output's array, its version counter in _v{i}
+                lines += [f"    if s{i}.__class__ is _ndarray:",
+                          f"        if self._v{i}.value:",
+                          f"            _unpack_stale(self, {i})  # raises"]
+            lines += [f"    elif s{i}.__class__ is SV:"] + _unpack_data_lines(i, n, "        ")
+            release += _release_lines(i, "        ")
     lines.append("    edges = self._next_edges")
     outs = []
     for k, src in enumerate(srcs):
@@ -271,7 +345,8 @@ def _specialized_step(op, srcs):
         lines.append("    if not keep_graph:")
         lines += release
     lines.append(f"    return [{', '.join(outs)}]")
-    env = {"SV": SavedVariable, "_FREED": _FREED}
+    env = {"SV": SavedVariable, "_FREED": _FREED, "Tensor": Tensor, "_ndarray": _ndarray,
+           "_unpack_stale": _unpack_stale}
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
     exec(compile("\n".join(lines), f"<backward step of {op.node_name}>", "exec"), env)
     return env["_step"]
@@ -286,13 +361,10 @@ def _specialized_release(op):
     tensors = [i for i, (kind, _) in enumerate(kinds) if kind in ("input", "result")]
     if not tensors:
         return lambda self: None
-    lines = ["def release_variables(self):",
-             "    saved = self._saved",
-             "    if not saved:",
-             "        return"]
+    lines = ["def release_variables(self):"]
     for i in tensors:
-        lines.append(f"    sv{i} = saved[{i}]")
-        lines += _release_lines(kinds, i, "    ")
+        lines.append(f"    sv{i} = self._s{i}")
+        lines += _release_lines(i, "    ")
     env = {"SV": SavedVariable, "_FREED": _FREED}
     exec(compile("\n".join(lines), f"<release of {op.node_name}>", "exec"), env)
     return env["release_variables"]
@@ -465,9 +537,7 @@ def _record_generic(op, args, outs):
             else:
                 saved.append(None)
                 has_result = True
-        node._saved = saved
-    else:
-        node._saved = ()
+        node._saved = saved  # (into the node's slots; a saved output follows below)
     if single:
         o._requires_grad = True
         o._grad_fn = node
@@ -491,7 +561,7 @@ def _record_generic(op, args, outs):
     if has_result:
         for i, (code, idx, needed) in enumerate(plan):
             if code == 3 and (needed is None or any(edges[j][0] is not None for j in needed)):
-                saved[i] = SavedVariable(outs[idx], True)
+                setattr(node, node._slots[i], SavedVariable(outs[idx], True))
     return node
 
 
@@ -546,7 +616,6 @@ def record_lines(op, argx, ind):
               f"{ind3}        meta = _new_meta(key)",
               f"{ind3}    _LAST[0] = meta",
               f"{ind3}node._out_meta = meta"]
-    saved = []
     for k, (code, idx, needed) in enumerate(op.save_plan):
         i4 = ind3
         if needed is not None:
@@ -554,49 +623,37 @@ def record_lines(op, argx, ind):
             i4 = ind3 + "    "
         if code == 0:
             a = argx[idx]
-            # SavedVariable(a, False), inlined for a plain tensor
+            # a plain tensor is saved inline: itself and its version (no SavedVariable)
             lines += [f"{i4}if {a}.__class__ is Tensor:",
                       f"{i4}    vc = {a}._vc",
                       f"{i4}    if vc is None:",
-                      f"{i4}        vc = {a}._vc = _new(VC)",
-                      f"{i4}        vc.value = 0",
-                      f"{i4}    if vc.__class__ is VC:  # (not an inference tensor's marker)",
-                      f"{i4}        s{k} = _new(SV)",
-                      f"{i4}        s{k}.data = {a}._data",
-                      f"{i4}        s{k}.vc = vc",
-                      f"{i4}        s{k}.version = vc.value",
-                      f"{i4}        s{k}.packed = s{k}.fw = None",
-                      f"{i4}        s{k}.tensor = {a}",
+                      f"{i4}        node._s{k} = {a}",
+                      f"{i4}        node._v{k} = 0",
+                      f"{i4}    elif vc.__class__ is VC:  # (not an inference tensor's marker)",
+                      f"{i4}        node._s{k} = {a}",
+                      f"{i4}        node._v{k} = vc.value",
                       f"{i4}    else:",
-                      f"{i4}        s{k} = SV({a}, False)  # raises",
+                      f"{i4}        node._s{k} = SV({a}, False)  # raises",
                       f"{i4}elif isinstance({a}, Tensor):",
-                      f"{i4}    s{k} = SV({a}, False)",
+                      f"{i4}    node._s{k} = SV({a}, False)",
                       f"{i4}else:",
-                      f"{i4}    s{k} = {a}"]
+                      f"{i4}    node._s{k} = {a}"]
         elif code == 1:
-            lines.append(f"{i4}s{k} = {argx[idx]}")
+            lines.append(f"{i4}node._s{k} = {argx[idx]}")
         elif code == 2:
             a = argx[idx]
-            lines.append(f"{i4}s{k} = {a}._data.shape if isinstance({a}, Tensor) else ()")
+            lines.append(f"{i4}node._s{k} = {a}._data.shape if isinstance({a}, Tensor) else ()")
         else:
-            # SavedVariable(o, True), inlined for a fresh output (no version counter yet)
+            # a fresh output is saved inline: its array and a new version counter
             lines += [f"{i4}if o._vc is None:",
                       f"{i4}    vc = o._vc = _new(VC)",
                       f"{i4}    vc.value = 0",
-                      f"{i4}    s{k} = _new(SV)",
-                      f"{i4}    s{k}.data = d",
-                      f"{i4}    s{k}.vc = vc",
-                      f"{i4}    s{k}.version = 0",
-                      f"{i4}    s{k}.packed = s{k}.fw = s{k}.tensor = None",
-                      f"{i4}    s{k}.output_nr = o._output_nr",
-                      f"{i4}    s{k}.requires_grad = True",
+                      f"{i4}    node._s{k} = d",
+                      f"{i4}    node._v{k} = vc",
                       f"{i4}else:",
-                      f"{i4}    s{k} = SV(o, True)"]
+                      f"{i4}    node._s{k} = SV(o, True)"]
         if needed is not None:
-            lines += [f"{ind3}else:", f"{ind3}    s{k} = None"]
-        saved.append(f"s{k}")
-    lines.append(f"{ind3}node._saved = [{', '.join(saved)}]" if saved else
-                 f"{ind3}node._saved = ()")
+            lines += [f"{ind3}else:", f"{ind3}    node._s{k} = None"]
     return lines
 
 

@@ -74,11 +74,11 @@ class FormulaNode(Node):
         grad = grads[0]
         if op.n_outputs != 1:
             if all(g is None for g in grads):
-                return [None] * len(self._next_edges)
+                return [None] * len(self._next_nodes)
             grads = _materialize(grads, self._out_meta, create_graph)
             grad = grads[0]
         elif grad is None:
-            return [None] * len(self._next_edges)
+            return [None] * len(self._next_nodes)
         names = op.save_names
         if create_graph:
             env = [s.unpack(self, names[i]) if s.__class__ is SavedVariable else s
@@ -90,9 +90,9 @@ class FormulaNode(Node):
         env.append(grad)    # index -1
         rules = op.vjps
         out = []
-        edges = self._next_edges
+        nodes = self._next_nodes
         for k, srcs in enumerate(self._srcs):
-            if (edges[k][0] is not None) if mask is None else mask[k]:
+            if (nodes[k] is not None) if mask is None else mask[k]:
                 out.append(rules[k][0](*[env[j] for j in srcs]))
             else:
                 out.append(None)
@@ -277,11 +277,11 @@ def _specialized_apply(op, srcs):
                   "        if create_graph:",
                   f"            s{i} = s{i}.unpack(self, {n!r})",
                   "        else:"] + _unpack_data_lines(i, n, "            ")
-    lines.append("    edges = self._next_edges")
+    lines.append("    nodes = self._next_nodes")
     outs = []
     for k, src in enumerate(srcs):
         args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
-        lines += [f"    if (edges[{k}][0] is not None) if mask is None else mask[{k}]:",
+        lines += [f"    if (nodes[{k}] is not None) if mask is None else mask[{k}]:",
                   f"        o{k} = rule{k}({args})",
                   "    else:",
                   f"        o{k} = None"]
@@ -334,12 +334,12 @@ def _specialized_step(op, srcs):
                           f"            _unpack_stale(self, {i})  # raises"]
             lines += [f"    elif s{i}.__class__ is SV:"] + _unpack_data_lines(i, n, "        ")
             release += _release_lines(i, "        ")
-    lines.append("    edges = self._next_edges")
+    lines.append("    nodes = self._next_nodes")
     outs = []
     for k, src in enumerate(srcs):
         args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
         call = "grad" if _is_identity(op.vjps[k][0]) and src == (-1,) else f"rule{k}({args})"
-        lines += [f"    o{k} = {call} if edges[{k}][0] is not None else None"]
+        lines += [f"    o{k} = {call} if nodes[{k}] is not None else None"]
         outs.append(f"o{k}")
     if release:
         lines.append("    if not keep_graph:")
@@ -577,32 +577,40 @@ def record_lines(op, argx, ind):
     for k, i in enumerate(diff):
         a = argx[i]
         # (gradient_edge inlined: a tensor that does not require grad has no edge, a leaf
-        # reaches its live AccumulateGrad through its weakref; views take _edge)
+        # reaches its live AccumulateGrad through its weakref; views take _edge); the
+        # edge is kept as its node n{k} and input number r{k}, no tuple
         lines += [f"{ind}if {a}.__class__ is Tensor:",
                   f"{ind}    if not {a}._requires_grad:",
-                  f"{ind}        e{k} = _NO_EDGE",
+                  f"{ind}        n{k} = None",
+                  f"{ind}        r{k} = 0",
                   f"{ind}    elif {a}._base is None:",
-                  f"{ind}        fn = {a}._grad_fn",
-                  f"{ind}        if fn is None:",
-                  f"{ind}            fn = {a}._acc",
-                  f"{ind}            fn = fn() if fn is not None else None",
-                  f"{ind}            e{k} = (fn if fn is not None else _acc({a}), 0)",
+                  f"{ind}        n{k} = {a}._grad_fn",
+                  f"{ind}        if n{k} is None:",
+                  f"{ind}            n{k} = {a}._acc",
+                  f"{ind}            n{k} = n{k}() if n{k} is not None else None",
+                  f"{ind}            if n{k} is None:",
+                  f"{ind}                n{k} = _acc({a})",
+                  f"{ind}            r{k} = 0",
                   f"{ind}        else:",
-                  f"{ind}            e{k} = (fn, {a}._output_nr)",
+                  f"{ind}            r{k} = {a}._output_nr",
                   f"{ind}    else:",
-                  f"{ind}        e{k} = _edge({a})",
+                  f"{ind}        n{k}, r{k} = _edge({a})",
                   f"{ind}elif isinstance({a}, Tensor):",
-                  f"{ind}    e{k} = _edge({a})",
+                  f"{ind}    n{k}, r{k} = _edge({a})",
                   f"{ind}else:",
-                  f"{ind}    e{k} = _NO_EDGE  # a Python scalar or None"]
-    lines.append(f"{ind}if " + " or ".join(f"e{k}[0] is not None" for k in range(len(diff))) + ":")
+                  f"{ind}    n{k} = None  # a Python scalar or None",
+                  f"{ind}    r{k} = 0"]
+    lines.append(f"{ind}if " + " or ".join(f"n{k} is not None" for k in range(len(diff))) + ":")
     ind2 = ind + "    "
     lines += [f"{ind2}d = o._data",
               f"{ind2}if d.dtype.kind in 'fcV':  # integer/bool results never require grad"]
     ind3 = ind2 + "    "
     lines += [f"{ind3}node = _new(Cls)",
               f"{ind3}node._seq = next(_seq)",
-              f"{ind3}node._next_edges = ({''.join(f'e{k}, ' for k in range(len(diff)))})",
+              f"{ind3}node._next_nodes = ({''.join(f'n{k}, ' for k in range(len(diff)))})",
+              f"{ind3}node._next_nrs = " + (
+                  f"_Z{len(diff)} if not ({' or '.join(f'r{k}' for k in range(len(diff)))}) "
+                  f"else ({''.join(f'r{k}, ' for k in range(len(diff)))})"),
               f"{ind3}o._requires_grad = True",
               f"{ind3}o._grad_fn = node",
               f"{ind3}sh = d.shape",
@@ -619,7 +627,7 @@ def record_lines(op, argx, ind):
     for k, (code, idx, needed) in enumerate(op.save_plan):
         i4 = ind3
         if needed is not None:
-            lines.append(f"{ind3}if " + " or ".join(f"e{j}[0] is not None" for j in needed) + ":")
+            lines.append(f"{ind3}if " + " or ".join(f"n{j} is not None" for j in needed) + ":")
             i4 = ind3 + "    "
         if code == 0:
             a = argx[idx]
@@ -661,8 +669,8 @@ def record_env(op):
     """Globals for code built from ``record_lines``."""
     return {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
             "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
-            "SV": SavedVariable, "_NO_EDGE": _NO_EDGE, "_LAST": _LAST,
-            "VC": VersionCounter}
+            "SV": SavedVariable, "_LAST": _LAST, "VC": VersionCounter,
+            f"_Z{len(op.diff_pos)}": _graph.zeros(len(op.diff_pos))}
 
 
 def make_record(op):

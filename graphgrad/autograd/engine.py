@@ -60,8 +60,7 @@ def _compute_dependencies(root):
     push = stack.append
     pop = stack.pop
     while stack:
-        for e in pop()._next_edges:
-            child = e[0]
+        for child in pop()._next_nodes:
             if child is not None:
                 n = get(child)
                 if n is None:
@@ -81,7 +80,7 @@ def _compute_needed(root, deps, targets):
     while i < len(order):
         node = order[i]
         i += 1
-        for child, _ in node._next_edges:
+        for child in node._next_nodes:
             if child is None:
                 continue
             remaining[child] -= 1
@@ -89,7 +88,7 @@ def _compute_needed(root, deps, targets):
                 order.append(child)
     needed = set()
     for node in reversed(order):
-        for child, _ in node._next_edges:
+        for child in node._next_nodes:
             if child is not None and (child in targets or child in needed):
                 needed.add(node)
                 break
@@ -388,24 +387,25 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 grads = [None] * max(node.num_outputs, 1)
             while True:
                 outs = node._step(grads, keep_graph)
-                edges = node._next_edges
-                if len(outs) != len(edges):
+                nodes = node._next_nodes
+                if len(outs) != len(nodes):
                     raise RuntimeError(f"function {node.name()} returned an incorrect number "
-                                       f"of gradients (expected {len(edges)}, got {len(outs)})")
+                                       f"of gradients (expected {len(nodes)}, got {len(outs)})")
                 if heap:
                     break
                 # a chain: the only child, fed by this edge alone, is the next node to run
                 # (nothing else is ready), so hand it the gradient without queueing it
-                ne = len(edges)
+                ne = len(nodes)
                 if ne == 1:
                     k = 0
                 elif ne == 2:  # e.g. x * 2.0: the scalar operand has no edge
-                    k = 0 if edges[1][0] is None else (1 if edges[0][0] is None else -1)
+                    k = 0 if nodes[1] is None else (1 if nodes[0] is None else -1)
                     if k < 0:
                         break
                 else:
                     break
-                child, nr = edges[k]
+                child = nodes[k]
+                nr = node._next_nrs[k]
                 if child is None or child._has_hooks or deps[child] != 1 or \
                         child in buffers:
                     break
@@ -427,11 +427,13 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     grads[nr] = g
                 node = child
                 outs = g = None
+            nrs = node._next_nrs
             i = -1
-            for child, nr in edges:
+            for child in nodes:
                 i += 1
                 if child is None:
                     continue
+                nr = nrs[i]
                 g = outs[i]
                 if g is not None:
                     if g.__class__ is not ndarray:
@@ -476,11 +478,11 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                                  journal)
             if grads is None:
                 continue  # not executed (captured only), or an AccumulateGrad (done)
-        edges = node._next_edges
+        nodes = node._next_nodes
         if needed is None:
             mask = None  # every edge that leads somewhere
         else:
-            mask = [e[0] is not None and (e[0] in needed or e[0] in captures) for e in edges]
+            mask = [c is not None and (c in needed or c in captures) for c in nodes]
         if anomaly:
             from .anomaly_mode import call_with_anomaly
             outs = call_with_anomaly(node, grads, mask, create_graph)
@@ -493,11 +495,11 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             check_nan(node, outs)
         if not keep_graph:
             node.release_variables()
-        if len(outs) != len(edges):
+        if len(outs) != len(nodes):
             raise RuntimeError(f"function {node.name()} returned an incorrect number of "
-                               f"gradients (expected {len(edges)}, got {len(outs)})")
+                               f"gradients (expected {len(nodes)}, got {len(outs)})")
         i = 0
-        for child, nr in edges:
+        for child, nr in zip(nodes, node._next_nrs):
             g = outs[i]
             if child is not None and (mask is None or mask[i]):
                 if g is not None:

@@ -1,8 +1,11 @@
 """The backward graph: Node, Edge, AccumulateGrad, GradientEdge (seeds 002/003).
 
-A Node is one backward function.  ``_next_edges`` is a tuple of plain
-``(node, input_nr)`` pairs -- PyTorch's ``next_functions`` -- with
-``(None, 0)`` for an input that does not require grad.  A Node also records
+A Node is one backward function.  Its next edges -- PyTorch's
+``next_functions``, ``(node, input_nr)`` pairs with ``(None, 0)`` for an input
+that does not require grad -- are stored flat, as two tuples ``_next_nodes``
+and ``_next_nrs`` (one shared tuple of zeros in the common case), so that
+recording an op allocates one tuple for its edges instead of one per edge;
+``_next_edges`` reads and writes them as pairs.  A Node also records
 the metadata (shape, dtype) of each forward output it is the ``grad_fn`` of
 (PyTorch's ``input_metadata``), which the engine uses to validate gradients.
 
@@ -26,6 +29,17 @@ _sequence_nr = itertools.count()
 _ACCUMULATE_SEQ = (1 << 64) - 1
 
 
+_ZEROS = [()]
+
+
+def zeros(n):
+    """The shared tuple of ``n`` zeros: the ``_next_nrs`` of a node whose edges all feed
+    input 0 of their next node (almost every node)."""
+    while len(_ZEROS) <= n:
+        _ZEROS.append((0,) * len(_ZEROS))
+    return _ZEROS[n]
+
+
 class Edge(NamedTuple):
     """An edge of the graph: the next node and which of its inputs we feed."""
     function: Any
@@ -41,7 +55,7 @@ class GradientEdge(NamedTuple):
 class Node:
     """A backward function; subclasses implement ``apply``."""
 
-    __slots__ = ("_next_edges", "_seq", "__dict__", "__weakref__")
+    __slots__ = ("_next_nodes", "_next_nrs", "_seq", "__dict__", "__weakref__")
 
     _out_meta = ()            # ((shape, np_dtype), ...) per forward output
     _pre_hooks = None         # {handle_id: fn(grad_outputs)}
@@ -75,10 +89,20 @@ class Node:
             self.release_variables()
         return outs
 
+    @property
+    def _next_edges(self):
+        return tuple(zip(self._next_nodes, self._next_nrs))
+
+    @_next_edges.setter
+    def _next_edges(self, edges):
+        self._next_nodes = tuple([e[0] for e in edges])
+        self._next_nrs = zeros(len(edges)) if all(e[1] == 0 for e in edges) else \
+            tuple([e[1] for e in edges])
+
     def needs_mask(self, mask):
         """``mask`` as a list (the engine passes None for "every connected edge")."""
         if mask is None:
-            return [e[0] is not None for e in self._next_edges]
+            return [n is not None for n in self._next_nodes]
         return mask
 
     def input_metadata(self, nr):
@@ -114,7 +138,7 @@ class Node:
             node, expanded = stack.pop()
             if node in memo:
                 continue
-            children = [e[0] for e in node._next_edges if e[0] is not None]
+            children = [c for c in node._next_nodes if c is not None]
             if expanded or not children:
                 memo[node] = 1 + max((memo[c] for c in children), default=-1)
                 continue
@@ -156,7 +180,7 @@ class Node:
         from .._tensor import Tensor
         from .._state import tls
         grads = [g if (g is None or isinstance(g, Tensor)) else Tensor._wrap(g) for g in grads]
-        mask = tuple(e[0] is not None for e in self._next_edges)
+        mask = tuple(n is not None for n in self._next_nodes)
         out = self._apply(list(grads), mask, True if tls.grad_enabled else None)
         out = tuple(None if g is None else (g if isinstance(g, Tensor) else Tensor._wrap(g))
                     for g in out)

@@ -918,14 +918,17 @@ def make_matmul_entry(op, name, params, general):
              f"        return general({a}, {b})",
              f"    ad = {a}._data",
              f"    bd = {b}._data",
-             "    if ad.ndim != 2 or bd.ndim != 2 or ad.dtype is not bd.dtype or \\",
-             "            ad.shape[1] != bd.shape[0] or ad.dtype is _BOOL:",
+             "    dt = ad.dtype",
+             "    if ad.ndim != 2 or bd.ndim != 2 or bd.dtype is not dt or dt is _BOOL:",
              f"        return general({a}, {b})",
              f"    x0 = {a}",
              f"    x1 = {b}",
-             "    res = _matmul(ad, bd)",
-             "    if res.dtype is not ad.dtype:  # bfloat16: NumPy's product is float32",
-             "        res = res.astype(ad.dtype)"]
+             "    try:",
+             "        res = _matmul(ad, bd)",
+             "    except ValueError:  # the sizes do not match: the general path says how",
+             f"        return general({a}, {b})",
+             "    if res.dtype is not dt:  # bfloat16: NumPy's product is float32",
+             "        res = res.astype(dt)"]
     return _compile_entry(op, name, f"<Tensor.{name}>", lines, "(x0, x1)",
                           "x0._requires_grad or x1._requires_grad", "o",
                           general=general, _matmul=np.matmul, _BOOL=np.dtype(np.bool_))

@@ -379,8 +379,18 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     # take the short path below; everything else goes through the general one
     plain = needed is None and not create_graph and not anomaly
     Acc = AccumulateGrad
+    # single-output nodes whose buffered gradient is an array this loop made or checked
+    # (nothing else refers to it): later gradients are added into it in place
+    owned = set()
     while heap:
-        node = heap.pop()[1] if len(heap) == 1 else _heap_pop(heap)
+        n = len(heap)
+        if n == 1:
+            node = heap.pop()[1]
+        elif n == 2:  # (_heap_pop on two entries: the last one moves to the top)
+            node = heap[0][1]
+            heap[0] = heap.pop()
+        else:
+            node = _heap_pop(heap)
         grads = buffers.pop(node, None)
         if plain and not node._has_hooks:  # (True for every AccumulateGrad)
             if grads is None:
@@ -458,17 +468,31 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     prev = buf[nr]
                     if prev is None:
                         buf[nr] = g
+                    elif nr == 0 and child in owned:
+                        prev += g  # (same shape and dtype: both were validated above)
                     elif prev.__class__ is ndarray and prev.base is None and \
                             getrefcount(prev) <= 3 and prev.flags.writeable and \
                             prev.shape == g.shape and prev.dtype == g.dtype:
                         prev += g  # the buffer owns this array: add in place
+                        if nr == 0 and not batch_nd:
+                            owned.add(child)
                     else:
-                        buf[nr] = prev + g
+                        prev = buf[nr] = prev + g
+                        if nr == 0 and not batch_nd and prev.__class__ is ndarray:
+                            owned.add(child)  # (a 0-d sum is a NumPy scalar: not in place)
                 if n == 0:
-                    if heap:
-                        _heap_push(heap, (child._seq, child))
+                    item = (child._seq, child)
+                    if not heap:
+                        heap.append(item)
+                    elif len(heap) == 1:  # (_heap_push onto one entry)
+                        top = heap[0]
+                        if top[0] < item[0]:
+                            heap[0] = item
+                            heap.append(top)
+                        else:
+                            heap.append(item)
                     else:
-                        heap.append((child._seq, child))
+                        _heap_push(heap, item)
             outs = g = grads = prev = d = None  # drop references so AccumulateGrad can steal arrays
             continue
         if grads is None:

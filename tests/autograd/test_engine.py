@@ -87,6 +87,25 @@ def test_accumulation_is_in_place_and_bumps_version():
     run_both(prog)
 
 
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_many_gradients_summed_into_one_input(shape):
+    # the engine adds later gradients in place into a buffer it owns; the first ones may
+    # alias each other (add passes one array to both inputs) or be 0-d NumPy scalars
+    def prog(lib):
+        x = lib.ones(shape, dtype=lib.float64).requires_grad_()
+        y = x * 1.5
+        z = y + y
+        terms = [z * k for k in range(1, 6)] + [y * y, y.exp(), z]
+        total = terms[0]
+        for t in terms[1:]:
+            total = total + t
+        total.sum().backward()
+        w = lib.ones(shape, dtype=lib.float64).requires_grad_()
+        (w * 2 + w * 3 + w + w).sum().backward()
+        return x.grad, w.grad
+    run_both(prog)
+
+
 def test_grad_set_to_none_then_recomputed():
     def prog(lib):
         x, _ = _xy(lib)

@@ -603,7 +603,8 @@ def record_lines(op, argx, ind):
     lines.append(f"{ind}if " + " or ".join(f"n{k} is not None" for k in range(len(diff))) + ":")
     ind2 = ind + "    "
     lines += [f"{ind2}d = o._data",
-              f"{ind2}if d.dtype.kind in 'fcV':  # integer/bool results never require grad"]
+              f"{ind2}dt = d.dtype",
+              f"{ind2}if dt.kind in 'fcV':  # integer/bool results never require grad"]
     ind3 = ind2 + "    "
     lines += [f"{ind3}node = _new(Cls)",
               f"{ind3}node._seq = next(_seq)",
@@ -614,7 +615,6 @@ def record_lines(op, argx, ind):
               f"{ind3}o._requires_grad = True",
               f"{ind3}o._grad_fn = node",
               f"{ind3}sh = d.shape",
-              f"{ind3}dt = d.dtype",
               f"{ind3}meta = _LAST[0]  # the last op's metadata: often the same",
               f"{ind3}key = meta[0]",
               f"{ind3}if key[1] is not dt or key[0] != sh:",

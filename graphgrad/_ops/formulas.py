@@ -271,14 +271,15 @@ def tanh_vjp(grad, result):
     On real ndarrays of one shape and dtype (an ordinary backward) the three passes
     write into one fresh array instead of allocating three; same operations, same
     rounding."""
-    if grad.__class__ is _ndarray and result.__class__ is _ndarray and \
-            result.dtype.kind == "f" and grad.dtype == result.dtype and \
-            grad.shape == result.shape:
-        d = _np_multiply(result, result)
-        if d.__class__ is not _ndarray:  # 0-d: NumPy returned a scalar
-            d = np.asarray(d)
-        np.subtract(1, d, out=d)
-        return np.multiply(grad, d, out=d)
+    if grad.__class__ is _ndarray and result.__class__ is _ndarray:
+        dt = result.dtype
+        gt = grad.dtype
+        if dt.kind == "f" and (gt is dt or gt == dt) and grad.shape == result.shape:
+            d = _np_multiply(result, result)
+            if d.__class__ is not _ndarray:  # 0-d: NumPy returned a scalar
+                d = np.asarray(d)
+            np.subtract(1, d, out=d)
+            return np.multiply(grad, d, out=d)
     return grad * conj(1 - result * result)
 
 

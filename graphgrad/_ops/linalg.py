@@ -95,16 +95,18 @@ def _bmm(a, b):
 
 
 def _mm_self_vjp(grad, mat2):
-    """``grad @ mat2^H``; a real 2-D ndarray product goes straight to the gemm."""
-    if grad.__class__ is _ndarray and mat2.__class__ is _ndarray and grad.ndim == 2 and \
+    """``grad @ mat2^H``; a real ndarray product goes straight to the gemm (a batched
+    ``grad`` broadcasts over its leading dims)."""
+    if grad.__class__ is _ndarray and mat2.__class__ is _ndarray and \
             mat2.dtype.kind != "c":
         return _np_matmul(grad, mat2.T)  # (F._gemm without its frame)
     return F.matmul(grad, F.mH(mat2))
 
 
 def _mm_mat2_vjp(grad, self):
-    """``self^H @ grad`` (the transpose is a view: BLAS reads it as is, no copy)."""
-    if grad.__class__ is _ndarray and self.__class__ is _ndarray and grad.ndim == 2 and \
+    """``self^H @ grad`` (the transpose is a view: BLAS reads it as is, no copy; a batched
+    ``grad`` broadcasts over its leading dims)."""
+    if grad.__class__ is _ndarray and self.__class__ is _ndarray and \
             self.dtype.kind != "c":
         return _np_matmul(self.T, grad)
     return F.matmul(F.mH(self), grad)

@@ -379,7 +379,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     # take the short path below; everything else goes through the general one
     plain = needed is None and not create_graph and not anomaly
     Acc = AccumulateGrad
-    # single-output nodes whose buffered gradient is an array this loop made or checked
+    # nodes whose buffered gradient for input 0 is an array this loop made or checked
     # (nothing else refers to it): later gradients are added into it in place
     owned = set()
     while heap:

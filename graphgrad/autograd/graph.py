@@ -11,7 +11,7 @@ the metadata (shape, dtype) of each forward output it is the ``grad_fn`` of
 
 Rarely used state (hooks, metadata dict, anomaly traceback) lives in the
 instance ``__dict__`` with class-level defaults, so creating a node on the hot
-path sets only two slots.
+path sets only its three slots (and a generated class's saved-value slots).
 """
 from __future__ import annotations
 

@@ -98,19 +98,6 @@ class FormulaNode(Node):
                 out.append(None)
         return out
 
-    def release_variables(self):
-        kinds = self._op.save_kinds
-        for i, name in enumerate(self._slots):
-            if kinds[i][0] not in ("input", "result"):
-                continue
-            s = getattr(self, name)
-            if s.__class__ is SavedVariable:
-                s.release()
-            elif s is not None:
-                # an inline tensor, or a Python scalar operand (PyTorch saves it as a
-                # wrapped-number tensor, so a second backward must fail for it too)
-                setattr(self, name, _FREED)
-
     def _get_saved(self, key, raw):
         """``grad_fn._saved_<key>`` / ``_raw_saved_<key>``, as in PyTorch (each generated
         node class has these as properties: no ``__getattr__``, which would slow down
@@ -159,16 +146,10 @@ _FREED = _freed_saved_variable()  # shared: a freed saved value carries no state
 
 
 def _sv_of_input(t, version):
-    """The SavedVariable of an input saved inline (the tensor at ``version``)."""
-    sv = _new(SavedVariable)
-    vc = t._vc
-    if vc is None:  # (never bumped since: a bump would have created one)
-        vc = t._vc = VersionCounter()
-    sv.data = t._data
-    sv.vc = vc
+    """The SavedVariable of an input saved inline (the tensor at ``version``; a tensor
+    without a counter then has never been bumped since, so it gets one at 0)."""
+    sv = SavedVariable(t, False)
     sv.version = version
-    sv.packed = sv.fw = None
-    sv.tensor = t
     return sv
 
 
@@ -353,7 +334,7 @@ def _specialized_step(op, srcs):
 
 
 def _specialized_release(op):
-    """``FormulaNode.release_variables`` unrolled for one op: saved tensors are freed (a
+    """``release_variables`` of one op's node class: saved tensors are freed (a
     later unpack raises the "backward through the graph a second time" error), saved
     Python scalars are replaced by a freed marker (PyTorch saves them as tensors), saved
     attributes and sizes stay readable."""

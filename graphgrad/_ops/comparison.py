@@ -170,6 +170,13 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 # ------------------------------------------------------------------ where
 def _where_kernel(cond, a, b):
+    # a Python scalar operand (one at most: where() makes a pair of them a tensor) takes the
+    # other operand's dtype, the result type: NumPy would promote bfloat16 and a float to
+    # float64
+    if a.__class__ is not np.ndarray:
+        a = np.asarray(a, b.dtype)
+    elif b.__class__ is not np.ndarray:
+        b = np.asarray(b, a.dtype)
     return np.where(cond, a, b)
 
 

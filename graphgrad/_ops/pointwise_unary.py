@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from .._tensor import Tensor
@@ -158,7 +159,10 @@ def _logit_kernel(a, eps):
     if a.dtype.kind == "c":
         raise NotImplementedError(f"\"logit_cpu\" not implemented for '{_tname(a)}'")
     if eps is not None:
-        a = np.clip(a, eps, 1 - eps)
+        # the bounds in the tensor's dtype, as PyTorch's kernel takes them (a Python float
+        # would make a bfloat16 tensor float32; so would np.clip)
+        lo = np.asarray(eps, a.dtype)
+        a = np.minimum(np.maximum(a, lo), 1 - lo)
     return np.log(a / (1 - a))
 
 
@@ -239,7 +243,7 @@ def _nan_to_num_kernel(a, nan, posinf, neginf):
         out.real = _nan_to_num_kernel(a.real, nan, posinf, neginf)
         out.imag = _nan_to_num_kernel(a.imag, nan, posinf, neginf)
         return out
-    info = np.finfo(a.dtype)
+    info = ml_dtypes.finfo(a.dtype)   # (NumPy's finfo does not know bfloat16)
     out = np.where(np.isnan(a), np.asarray(nan, a.dtype), a)
     out = np.where(out == np.inf, np.asarray(info.max if posinf is None else posinf, a.dtype),
                    out)

@@ -39,6 +39,7 @@ from .. import return_types
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .dispatch import dispatch, dispatch_inplace, unary
+from .opmath import bfloat16_in_float32
 from .registry import LINEAR, PUBLIC, defop, export, export_linalg
 
 _INF = math.inf
@@ -635,11 +636,15 @@ def _safe_half_inv(grad, result):
     return F.where(zc, 0.0, grad / (2 * F.where(zc, 1.0, result)))
 
 
+# (bfloat16: a fractional correction would make the division float32; PyTorch accumulates
+# in float32 and rounds once)
 VAR = defop("var.correction(self, *, dim, correction, keepdim)",
-            lambda a, dim, correction, keepdim: _var_kernel(a, dim, correction, keepdim),
+            bfloat16_in_float32(lambda a, dim, correction, keepdim:
+                                _var_kernel(a, dim, correction, keepdim)),
             "VarBackward0", self=_var_vjp, jvp=_var_jvp, batched_jvp=True)
 STD = defop("std.correction(self, *, dim, correction, keepdim)",
-            lambda a, dim, correction, keepdim: np.sqrt(_var_kernel(a, dim, correction, keepdim)),
+            bfloat16_in_float32(lambda a, dim, correction, keepdim:
+                                np.sqrt(_var_kernel(a, dim, correction, keepdim))),
             "StdBackward0",
             self=lambda grad, self, result, dim, correction, keepdim:
                 _var_vjp(_safe_half_inv(grad, result), self, dim, correction, keepdim),

@@ -1,0 +1,69 @@
+"""bfloat16 kernels computed in float32, the way PyTorch computes them.
+
+PyTorch computes an op on bfloat16 tensors in float32 (its "opmath" type) and rounds
+the result to bfloat16 once.  NumPy with ml_dtypes does not keep bfloat16 by itself:
+a bfloat16 array combined with a Python float promotes to float32 or float64 (NumPy's
+weak-scalar rule does not reach ml_dtypes' types), and some kernels have no bfloat16
+loop at all (``einsum``).  ``bfloat16_in_float32`` wraps a NumPy kernel so that its
+bfloat16 array operands are computed in float32 and its floating results rounded back
+to bfloat16; any other dtype goes straight to the kernel after one dtype test.
+
+Kernels whose arithmetic NumPy already keeps in bfloat16 (tensor operands only, the
+generated operators) need no wrapper, nor do the few that PyTorch itself computes step
+by step in bfloat16 (``logit``: NumPy's bfloat16 ufuncs round after each step too).
+Kernels that depend on the dtype's own limits (``nan_to_num``'s default infinities)
+must not be wrapped: they would see float32's.
+"""
+from __future__ import annotations
+
+import functools
+
+import ml_dtypes
+import numpy as np
+
+__all__ = ["BFLOAT16", "bfloat16_in_float32"]
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # (every bfloat16 array's dtype is this object)
+_FLOAT32 = np.dtype(np.float32)
+_BF16_SCALAR = ml_dtypes.bfloat16
+_ndarray = np.ndarray
+
+
+def _to_float32(x):
+    if x.__class__ is _ndarray and x.dtype is BFLOAT16:
+        return x.astype(_FLOAT32)
+    return x
+
+
+def _to_bfloat16(r):
+    if r.__class__ is tuple:
+        return tuple(_to_bfloat16(v) for v in r)
+    if isinstance(r, (_ndarray, np.generic)) and r.dtype.kind == "f":
+        return np.asarray(r).astype(BFLOAT16)
+    return r   # integer, bool or complex results (indices, masks) keep their dtype
+
+
+def _round_float(x):
+    return float(_BF16_SCALAR(x)) if x.__class__ is float else _to_float32(x)
+
+
+def bfloat16_in_float32(kernel=None, *, round_scalars=False):
+    """Wrap ``kernel`` (a decorator): when its first operand is a bfloat16 array, every
+    bfloat16 array operand is cast to float32, the kernel runs, and its float results are
+    rounded to bfloat16.  The first operand decides: by then an op's tensor operands share
+    one dtype (promoted, or checked by the public function).
+
+    round_scalars: Python float operands are first rounded to bfloat16, for the ops where
+    PyTorch takes its number arguments in the tensor's dtype (``add``/``sub``'s alpha,
+    ``pow``'s exponent or base, ``rsub``'s minuend); elsewhere (slopes, ``value``,
+    weights, ``beta``) it takes them in float32, as the plain wrapper does."""
+    if kernel is None:
+        return functools.partial(bfloat16_in_float32, round_scalars=round_scalars)
+    up = _round_float if round_scalars else _to_float32
+
+    @functools.wraps(kernel)
+    def wrapped(a, *rest):
+        if a.__class__ is not _ndarray or a.dtype is not BFLOAT16:
+            return kernel(a, *rest)
+        return _to_bfloat16(kernel(a.astype(_FLOAT32), *[up(x) for x in rest]))
+    return wrapped

@@ -32,6 +32,7 @@ from .._ops import registry as _registry
 from .._ops.dispatch import binary, dispatch, dispatch_inplace, no_bool, unary
 from .._ops.registry import LINEAR, ELEMENTWISE, POINTWISE, defop, export
 from .._ops.linalg import _check_same_dtype
+from .._ops.opmath import bfloat16_in_float32
 from .._ops.views import _renamed
 
 __all__ = [
@@ -153,6 +154,7 @@ def _where0(cond, x):
 
 
 # ====================================================================== activations
+@bfloat16_in_float32
 def _leaky_relu_kernel(a, negative_slope):
     return np.where(a > 0, a, a * negative_slope)
 
@@ -183,6 +185,7 @@ LEAKY_RELU_ = defop("leaky_relu_(self, *, negative_slope)", _leaky_relu_kernel,
                     "LeakyReluBackward1", self=_leaky_relu_inplace_vjp, jvp=ELEMENTWISE)
 
 
+@bfloat16_in_float32
 def _elu_kernel(a, alpha):
     return np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0)))
 
@@ -217,6 +220,7 @@ def _erfc_np(x):
     return np.frompyfunc(math.erfc, 1, 1)(x).astype(x.dtype)
 
 
+@bfloat16_in_float32
 def _gelu_kernel(a, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_PI * (a + _GELU_C * a * a * a)
@@ -251,7 +255,8 @@ GELU = defop("gelu(self, *, approximate)", _gelu_kernel, "GeluBackward0",
              jvp=ELEMENTWISE)
 GELU_BACKWARD = defop(
     "gelu_backward(grad_output, self, *, approximate)",
-    lambda g, a, approximate: g * _gelu_dx(a, approximate), "GeluBackwardBackward0",
+    bfloat16_in_float32(lambda g, a, approximate: g * _gelu_dx(a, approximate)),
+    "GeluBackwardBackward0",
     grad_output=lambda grad, self, approximate: F.gelu_backward(grad, self, approximate),
     self=lambda grad, grad_output, self, approximate:
         grad * grad_output * _gelu_dxx(self, approximate),
@@ -535,6 +540,7 @@ MSE_LOSS = defop("mse_loss(self, target, *, reduction)", _mse_kernel, "MseLossBa
                                         reduction))
 
 
+@bfloat16_in_float32
 def _smooth_l1_kernel(a, b, reduction, beta):
     d = np.abs(np.subtract(a, b))
     return _reduce(np.where(d < beta, (0.5 / beta) * d * d, d - 0.5 * beta), reduction)
@@ -1162,6 +1168,7 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ====================================================================== linear
+@bfloat16_in_float32
 def _addmm_kernel(bias, mat1, mat2, beta, alpha):
     no_bool("addmm_impl_cpu_", mat1)
     if mat1.ndim != 2 or mat2.ndim != 2:

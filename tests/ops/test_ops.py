@@ -569,10 +569,7 @@ _HALF_INPUT_DIFFERENCES = {
 }
 
 # bfloat16 in, float32 out (or NotImplementedError): fixed in the commits that follow
-_HALF_PENDING = {"nn.functional.leaky_relu", "nn.functional.elu", "nn.functional.gelu",
-                 "nn.functional.smooth_l1_loss", "nn.functional.linear",
-                 "addmm (nn.functional.linear's op)", "einsum", "einsum_sublist",
-                 "nn.functional.conv1d", "nn.functional.conv2d"}
+_HALF_PENDING = {"einsum", "einsum_sublist", "nn.functional.conv1d", "nn.functional.conv2d"}
 
 # one or two bfloat16/float16 roundings apart (both libraries compute in float32 and round
 # once; reductions and transcendental functions may still round a last bit differently)

@@ -41,6 +41,7 @@ from . import formulas as F
 from .._dtype import scalar_type_name
 from .dispatch import dispatch, dispatch_inplace, make_matmul_entry
 from .dispatch import no_bool as _no_bool
+from .opmath import bfloat16_in_float32
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
 
@@ -507,11 +508,13 @@ def _einsum_eq(*labels):
     return ",".join("..." + t for t in ins) + "->..." + out
 
 
+@bfloat16_in_float32   # (NumPy's einsum has no bfloat16 loop)
 def _einsum1_kernel(a, labels):
     r = np.asarray(np.einsum(_einsum_eq(*labels), a))
     return r.copy() if np.may_share_memory(r, a) else r
 
 
+@bfloat16_in_float32   # (NumPy's einsum has no bfloat16 loop)
 def _einsum2_kernel(a, b, labels):
     # (NumPy's optimized contraction may hand back a transposed layout; PyTorch's is row-major)
     return np.asarray(np.einsum(_einsum_eq(*labels), a, b, optimize=True), order="C")

@@ -1324,6 +1324,7 @@ def _im2col(x, w_sp, stride, padding, dilation, groups, out_sp):
         win.transpose(perm).reshape(lead + (groups, n * _prod(out_sp), cg * _prod(w_sp))))
 
 
+@bfloat16_in_float32   # (bfloat16 products in float32, one rounding)
 def _conv_kernel(x, w, b, stride, padding, dilation, groups):
     """Convolution (cross-correlation) via im2col + one (grouped) matmul.  Either operand may
     carry extra leading dims (batched rules); they broadcast."""
@@ -1348,6 +1349,7 @@ def _conv_kernel(x, w, b, stride, padding, dilation, groups):
     return out
 
 
+@bfloat16_in_float32   # (bfloat16 products in float32, one rounding)
 def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, groups):
     """The weight gradient of a convolution: columns of ``x`` contracted with ``g``."""
     k = len(stride)
@@ -1366,6 +1368,7 @@ def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, 
     return np.asarray(res, order="C").reshape(res.shape[:-3] + weight_sizes)
 
 
+@bfloat16_in_float32   # (bfloat16 products in float32, one rounding)
 def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, groups):
     """The input gradient of a convolution (a transposed convolution): one matmul to columns,
     then the columns are added back onto the (padded) input positions they were read from."""
@@ -1517,7 +1520,7 @@ def _conv_nd(fname, k, input, weight, bias, stride, padding, dilation, groups):
                            f"({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            "actual input size")
     for t in (input, weight, bias):
-        if t is not None and t._data.dtype.kind not in "fciu":
+        if t is not None and t._data.dtype.kind not in "fciu" and t.dtype is not _dtype.bfloat16:
             raise NotImplementedError(f'"slow_conv{k}d_cpu" not implemented for '
                                       f"'{_type_name(t)}'")
         if t is not None and t._data.dtype != input._data.dtype:

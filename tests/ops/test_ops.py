@@ -568,9 +568,6 @@ _HALF_INPUT_DIFFERENCES = {
     for name in ("complex", "view_as_complex", "view_as_complex_roundtrip", "polar")
 }
 
-# bfloat16 in, float32 out (or NotImplementedError): fixed in the commits that follow
-_HALF_PENDING = {"einsum", "einsum_sublist", "nn.functional.conv1d", "nn.functional.conv2d"}
-
 # one or two bfloat16/float16 roundings apart (both libraries compute in float32 and round
 # once; reductions and transcendental functions may still round a last bit differently)
 _HALF_TOL = {"float16": 2e-3, "bfloat16": 1.6e-2}
@@ -608,8 +605,6 @@ def test_half_precision_inputs_vs_torch(op, dtype):
     rounding or two, or its exception type."""
     if (dtype, op.name) in _HALF_INPUT_DIFFERENCES:
         pytest.skip(_HALF_INPUT_DIFFERENCES[dtype, op.name])
-    if dtype == "bfloat16" and op.name in _HALF_PENDING:
-        pytest.xfail("bfloat16 gives float32 here (being fixed)")
     tol = _HALF_TOL[dtype]
     for s in _samples(op, "float64"):
         got, want = _half_call(gg, op, s, dtype), _half_call(torch, op, s, dtype)

@@ -817,6 +817,7 @@ def _trace_vjp(grad, self_sym_sizes):
     return F.diagonal_backward(g, tuple(self_sym_sizes), 0, -2, -1)
 
 
+@bfloat16_in_float32
 def _trace_kernel(a):
     _no_bool("trace", a)
     return np.asarray(np.trace(a, axis1=-2, axis2=-1))

@@ -120,7 +120,7 @@ def _mean_keep(x, dims):
     if isinstance(x, Tensor):
         return dispatch(MEAN_DIM, x, tuple(range(x._data.ndim)) if dims is None else dims, True,
                         None)
-    return np.mean(x, axis=dims, keepdims=True)
+    return _mean(x, dims, True)
 
 
 def _abs(x):
@@ -198,11 +198,20 @@ def _others_matrix(xt, cumulative):
 
 
 # ============================================================ sum / mean
-def _sum_kernel(a, dim, keepdim, dtype):
-    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+# bfloat16 sums, means, scans and norms accumulate in float32, as PyTorch's do (NumPy would
+# accumulate in bfloat16: a thousand ones would sum to 256); the wrapped functions take the
+# operand already cast to its dtype= argument
+@bfloat16_in_float32
+def _sum_as_is(a, dim, keepdim):
     return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
 
+def _sum_kernel(a, dim, keepdim, dtype):
+    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+    return _sum_as_is(a, dim, keepdim)
+
+
+@bfloat16_in_float32
 def _mean(a, dim=None, keepdim=False):
     if a.size == 0:  # nan, quietly: NumPy would warn "Mean of empty slice", PyTorch does not
         with warnings.catch_warnings():
@@ -217,12 +226,13 @@ def _mean_kernel(a, dim, keepdim, dtype):
     return _mean(a, dim, keepdim)
 
 
-SUM = defop("sum(self)", lambda a: np.asarray(_int_promote(a).sum()), "SumBackward0",
+SUM = defop("sum(self)", bfloat16_in_float32(lambda a: np.asarray(_int_promote(a).sum())),
+            "SumBackward0",
             self=lambda grad, self_sym_sizes: F.expand_reduced(grad, self_sym_sizes, None, False),
             jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:
                 _reduce_batched(SUM_DIM, self_t, self_sym_sizes))
 SUM_DTYPE = defop("sum.dtype(self, *, dtype)",
-                  lambda a, dtype: np.asarray(a.astype(dtype.np, copy=False).sum(dtype=dtype.np)),
+                  lambda a, dtype: _sum_as_is(a.astype(dtype.np, copy=False), None, False),
                   "SumBackward0",
                   self=lambda grad, self_sym_sizes:
                       F.expand_reduced(grad, self_sym_sizes, None, False),
@@ -492,13 +502,15 @@ ARGMIN = defop("argmin(self, *, dim, keepdim)", _argext_kernel(np.argmin))
 
 # ============================================================ logsumexp
 def _logsumexp_kernel(a, dim, keepdim):
+    # (bfloat16: step by step in bfloat16, the sum accumulated in float32, as PyTorch's
+    # composite does)
     real = a.real if a.dtype.kind == "c" else a
     if real.size and builtins.all(a.shape[d] for d in dim):
         m = np.amax(real, axis=dim, keepdims=True)
         m = np.where(np.isinf(m), np.zeros((), m.dtype), m)
     else:
         m = np.zeros((), real.dtype)
-    r = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    r = np.log(_sum_as_is(np.exp(a - m), dim, True)) + m
     if not keepdim:
         r = np.squeeze(r, axis=dim)
     return np.asarray(r)
@@ -523,6 +535,11 @@ LOGSUMEXP = defop("logsumexp(self, *, dim, keepdim)", _logsumexp_kernel, "Logsum
 def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
     if dtype is not None:
         a = a.astype(dtype.np, copy=False)
+    return _vector_norm_of(a, ord, dim, keepdim)
+
+
+@bfloat16_in_float32
+def _vector_norm_of(a, ord, dim, keepdim):
     x = np.abs(a)
     if ord == 2:
         r = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
@@ -655,14 +672,19 @@ STD = defop("std.correction(self, *, dim, correction, keepdim)",
 
 # ============================================================ cumsum / cumprod
 def _scan_kernel(fn):
+    @bfloat16_in_float32
+    def scan(a, dim):
+        return fn(a, axis=dim, dtype=a.dtype)
+
     def kernel(a, dim, dtype):
         a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
         if a.ndim == 0:
             return a.copy()
-        return fn(a, axis=dim, dtype=a.dtype)
+        return scan(a, dim)
     return kernel
 
 
+@bfloat16_in_float32
 def _cumsum_vjp(grad, self_sym_sizes, dim):
     n = len(self_sym_sizes)
     if n == 0:

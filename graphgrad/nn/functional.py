@@ -367,6 +367,7 @@ def tanh(input):
 
 
 # ====================================================================== softmax family
+@bfloat16_in_float32
 def _softmax_kernel(a, dim):
     if dim is None:  # 0-d input
         return np.exp(a - a)  # 1, or nan for inf/nan
@@ -378,6 +379,7 @@ def _softmax_kernel(a, dim):
     return e
 
 
+@bfloat16_in_float32
 def _log_softmax_kernel(a, dim):
     if dim is None:
         return a - a
@@ -388,6 +390,7 @@ def _log_softmax_kernel(a, dim):
     return s
 
 
+@bfloat16_in_float32   # (sums of bfloat16 gradients in float32)
 def _softmax_vjp(grad, y, dim):
     """y * (grad - sum(grad * y)): the softmax Jacobian is symmetric (also the JVP)."""
     gy = grad * y
@@ -399,6 +402,7 @@ def _softmax_vjp(grad, y, dim):
     return gy
 
 
+@bfloat16_in_float32   # (sums of bfloat16 gradients in float32)
 def _log_softmax_vjp(grad, result, dim):
     if dim is None:
         return grad - F.exp(result) * grad
@@ -517,6 +521,7 @@ def _size_warning(input, target):
             "Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
+@bfloat16_in_float32
 def _mse_kernel(a, b, reduction):
     d = np.asarray(np.subtract(a, b))
     d *= d
@@ -661,6 +666,7 @@ def _total_weight(t, w):
     return t.size if w is None else w.sum()
 
 
+@bfloat16_in_float32
 def _nll_kernel(x, target, weight, reduction, ignore_index):
     # x: (*lead, [N,] C, *d) with target (N, *d) or () -- lead dims come from batched rules
     nlead = x.ndim - target.ndim - 1
@@ -884,6 +890,7 @@ def _log_pair(x):
     return np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
 
 
+@bfloat16_in_float32
 def _bce_kernel(x, t, w, reduction):
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -928,6 +935,7 @@ def _softplus_neg(x):
     return np.logaddexp(0, -x)
 
 
+@bfloat16_in_float32
 def _bcel_kernel(x, t, w, pw, reduction):
     sp = _softplus_neg(x)
     if pw is not None:
@@ -1034,6 +1042,7 @@ def _ln_axes(normalized_shape):
     return tuple(range(-len(normalized_shape), 0))
 
 
+@bfloat16_in_float32
 def _layer_norm_kernel(x, weight, bias, normalized_shape, eps):
     axes = _ln_axes(normalized_shape)
     mean = x.mean(axis=axes, keepdims=True)
@@ -1062,6 +1071,7 @@ def _ln_stats(input, result1, result2, normalized_shape, eps):
     return xhat, result2
 
 
+@bfloat16_in_float32   # (sums of bfloat16 gradients in float32)
 def _ln_input_vjp(grad, input, weight, result1, result2, normalized_shape, eps):
     axes = _ln_axes(normalized_shape)
     n = F.numel(normalized_shape)
@@ -1678,6 +1688,7 @@ def _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
     return np.multiply.outer(ds[0], ds[1])
 
 
+@bfloat16_in_float32
 def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override):
     sizes = x.shape[-2:]
@@ -1688,6 +1699,7 @@ def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_p
     return (win.sum(axis=(-2, -1)) / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
 
 
+@bfloat16_in_float32
 def _avg_pool_backward_kernel(g, self_sizes, kernel_size, stride, padding, ceil_mode,
                               count_include_pad, divisor_override):
     sizes = tuple(self_sizes[-2:])

@@ -21,7 +21,7 @@ import functools
 import ml_dtypes
 import numpy as np
 
-__all__ = ["BFLOAT16", "bfloat16_in_float32"]
+__all__ = ["BFLOAT16", "bfloat16_in_float32", "number_like"]
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # (every bfloat16 array's dtype is this object)
 _FLOAT32 = np.dtype(np.float32)
@@ -67,3 +67,13 @@ def bfloat16_in_float32(kernel=None, *, round_scalars=False):
             return kernel(a, *rest)
         return _to_bfloat16(kernel(a.astype(_FLOAT32), *[up(x) for x in rest]))
     return wrapped
+
+
+def number_like(x, like):
+    """A Python float ``x`` (a bound, a threshold) in the dtype of ``like`` when that is a
+    bfloat16 array: PyTorch compares a bfloat16 tensor with a number in bfloat16, NumPy
+    would compare in float64 (and miss elements equal to the rounded number, such as the
+    results of a clamp to it).  Native dtypes already compare in their own (NEP 50)."""
+    if x.__class__ is float and like.__class__ is _ndarray and like.dtype is BFLOAT16:
+        return _BF16_SCALAR(x)
+    return x

@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import binary, dispatch, dispatch_inplace, no_bool
-from .opmath import bfloat16_in_float32
+from .opmath import bfloat16_in_float32, number_like
 from .pointwise import (_as_operand, _floats_only, _int_zero_check, _need_tensor, _no_complex,
                         _out, _tname)
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
@@ -223,7 +223,8 @@ def _clamp_jvp(self_t, min_t, max_t, self, min, max):  # noqa: A002
 
 
 def _clamp_self_vjp(grad, self, min, max):  # noqa: A002
-    return F.where(_clamp_self_mask(self, min, max), grad, 0.0)
+    mask = _clamp_self_mask(self, number_like(min, self), number_like(max, self))
+    return F.where(mask, grad, 0.0)
 
 
 CLAMP = defop("clamp(self, *, min, max)", _clamp_kernel, "ClampBackward1",
@@ -232,7 +233,8 @@ CLAMP_T = defop("clamp.Tensor(self, min, max)", _clamp_kernel, "ClampBackward0",
                 self=_clamp_self_vjp, min=_clamp_min_vjp, max=_clamp_max_vjp, jvp=_clamp_jvp,
                 batched_jvp=POINTWISE)
 CLAMP_MIN = defop("clamp_min(self, *, min)", lambda a, min: _clamp_kernel(a, min, None),
-                  "ClampMinBackward0", self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
+                  "ClampMinBackward0",
+                  self=lambda grad, self, min: F.where(self >= number_like(min, self), grad, 0.0),
                   jvp=ELEMENTWISE)
 CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(a, min, None),
                     "ClampMinBackward1", promote=True,
@@ -241,7 +243,8 @@ CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(
                     jvp=lambda self_t, min_t, self, min: F.where(self < min, min_t, self_t),
                     batched_jvp=POINTWISE)
 CLAMP_MAX = defop("clamp_max(self, *, max)", lambda a, max: _clamp_kernel(a, None, max),
-                  "ClampMaxBackward0", self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
+                  "ClampMaxBackward0",
+                  self=lambda grad, self, max: F.where(self <= number_like(max, self), grad, 0.0),
                   jvp=ELEMENTWISE)
 CLAMP_MAX_T = defop("clamp_max.Tensor(self, max)", lambda a, max: _clamp_kernel(a, None, max),
                     "ClampMaxBackward1", promote=True,

@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from . import formulas as F
 from . import special_kernels as _sk
 from .dispatch import dispatch, dispatch_inplace, unary
+from .opmath import number_like
 from .pointwise import POW, _check_tensor, _make_unary, _need_tensor, _out, _tname
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
@@ -171,7 +172,8 @@ def _logit_vjp(grad, self, eps):
     g = grad / (self * (1 - self))
     if eps is None:
         return F.where((self < 0) | (self > 1), math.nan, g)
-    return F.where((self < eps) | (self > 1 - eps), 0.0, g)
+    lo = number_like(eps, self)   # (the kernel's bounds: in self's dtype)
+    return F.where((self < lo) | (self > 1 - lo), 0.0, g)
 
 
 LOGIT = defop("logit(self, *, eps)", _logit_kernel, "LogitBackward0", promote="float",

@@ -657,6 +657,29 @@ def test_bfloat16_reductions_accumulate_in_float32(name):
         assert gg.ones(1000, dtype=gg.bfloat16).sum().item() == 1000
 
 
+# number bounds of bfloat16 tensors, hit exactly by elements equal to the rounded bound
+_BF16_BOUNDS = {
+    "clamp_min": lambda L, x: L.clamp(x, min=0.301),
+    "clamp_max": lambda L, x: L.clamp(x, max=0.2999),
+    "clamp_both": lambda L, x: L.clamp(x, 0.301, 0.6),
+    "clamp_min_fn": lambda L, x: L.clamp_min(x, 0.301),
+    "clamp_max_fn": lambda L, x: L.clamp_max(x, 0.2999),
+    "logit_eps": lambda L, x: L.logit(x, 0.301),
+}
+
+
+@pytest.mark.parametrize("name", list(_BF16_BOUNDS))
+def test_bfloat16_gradient_masks_compare_in_bfloat16(name):
+    """PyTorch compares a bfloat16 tensor with a number bound in bfloat16: an element equal to
+    the rounded bound (0.30078125 for 0.301) is inside it, so its gradient passes."""
+    grads = []
+    for lib in (gg, torch):
+        x = lib.tensor([0.30078125, 0.5, 0.2, 0.69921875]).to(lib.bfloat16).requires_grad_()
+        _BF16_BOUNDS[name](lib, x).sum().backward()
+        grads.append(to_numpy(x.grad.float()))
+    np.testing.assert_array_equal(*grads, err_msg=name)
+
+
 @pytest.mark.parametrize("op", [o for o in OP_DB if not o.grad or o.nondiff_outputs],
                          ids=lambda o: o.name)
 def test_nondifferentiable_outputs(op):

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .dispatch import dispatch
+from .opmath import BFLOAT16
 
 _ndarray = np.ndarray
 
@@ -165,6 +166,8 @@ def sum_to(grad, sizes, out_ndim=None):
         return grad
     if isinstance(grad, Tensor):
         r = dispatch(_OP["sum.dim_IntList"], grad, tuple(axes), True, None)
+    elif grad.dtype is BFLOAT16:  # summed in float32 and rounded once, as PyTorch sums it
+        r = grad.sum(axis=tuple(axes), keepdims=True, dtype=np.float32).astype(BFLOAT16)
     elif len(axes) == lead:
         # only leading dims summed away (a bias): the sum already has the shape, and is a
         # fresh array rather than a view of one, so AccumulateGrad takes it without a copy

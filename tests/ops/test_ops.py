@@ -680,6 +680,23 @@ def test_bfloat16_gradient_masks_compare_in_bfloat16(name):
     np.testing.assert_array_equal(*grads, err_msg=name)
 
 
+@pytest.mark.parametrize("batch", [1000, 3])
+def test_bfloat16_broadcast_gradients_sum_in_float32(batch):
+    """The gradient of a broadcast bfloat16 operand (a bias) is summed over the broadcast
+    dims in float32 and rounded once, as PyTorch sums it (in bfloat16, a thousand ones
+    would sum to 256)."""
+    grads = []
+    for lib in (gg, torch):
+        b = lib.zeros(4, dtype=lib.bfloat16, requires_grad=True)
+        c = lib.zeros(batch, 1, dtype=lib.bfloat16, requires_grad=True)
+        x = lib.tensor(np.linspace(0.5, 1.5, batch * 4).reshape(batch, 4)).to(lib.bfloat16)
+        (x * 1.5 + b + c).sum().backward()
+        assert b.grad.dtype == lib.bfloat16 and c.grad.dtype == lib.bfloat16
+        grads.append([to_numpy(g.float()) for g in (b.grad, c.grad)])
+    for g, w in zip(*grads):
+        np.testing.assert_array_equal(g, w)
+
+
 @pytest.mark.parametrize("op", [o for o in OP_DB if not o.grad or o.nondiff_outputs],
                          ids=lambda o: o.name)
 def test_nondifferentiable_outputs(op):

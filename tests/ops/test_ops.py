@@ -523,21 +523,44 @@ _INT_INPUT_DIFFERENCES = {
 }
 
 
-def _int_call(lib, op, s, dtype):
+def _call_converted(lib, op, s, array):
+    """``op`` on sample ``s`` with its float arrays made tensors by ``array(lib, arr)``
+    (index arrays stay int64): the outputs, or the exception type raised."""
     def conv(v):
         if isinstance(v, A):
-            a = np.round(v.arr * 3)
-            return lib.tensor(a > 0 if dtype == "bool" else a.astype(np.int64))
+            return array(lib, v.arr)
         if isinstance(v, I):
             return lib.tensor(np.array(v.arr))
         if isinstance(v, (list, tuple)) and any(isinstance(x, (A, I)) for x in v):
             return type(v)(conv(x) for x in v)
         return v
     try:
-        outs = flat_outputs(op.call(lib, tuple(conv(a) for a in s.args),
+        return flat_outputs(op.call(lib, tuple(conv(a) for a in s.args),
                                     {k: conv(v) for k, v in s.kwargs.items()}))
     except Exception as exc:  # noqa: BLE001 - the type is what is compared
         return type(exc)
+
+
+def _assert_same_results(got, want, what, tol):
+    """Lists of (dtype name, array) equal in dtypes and shapes, values within ``tol``; or
+    the same exception type."""
+    if not isinstance(want, list) or not isinstance(got, list):
+        assert got is want, f"{what}: {got} vs torch {want}"
+        return
+    assert [d for d, _ in got] == [d for d, _ in want], f"{what}: dtypes"
+    for (_, g), (_, w) in zip(got, want):
+        assert g.shape == w.shape, f"{what}: shape {g.shape} vs torch {w.shape}"
+        np.testing.assert_allclose(g.astype(np.complex128), w.astype(np.complex128),
+                                   rtol=tol, atol=tol, equal_nan=True, err_msg=what)
+
+
+def _int_call(lib, op, s, dtype):
+    def array(lib, arr):
+        a = np.round(arr * 3)
+        return lib.tensor(a > 0 if dtype == "bool" else a.astype(np.int64))
+    outs = _call_converted(lib, op, s, array)
+    if not isinstance(outs, list):
+        return outs
     return [(dtype_name(o), to_numpy(o)) for o in outs]
 
 
@@ -550,16 +573,8 @@ def test_integer_inputs_vs_torch(op, dtype):
     if op.name in _INT_INPUT_DIFFERENCES:
         pytest.skip(_INT_INPUT_DIFFERENCES[op.name])
     for s in _samples(op, "float64"):
-        got, want = _int_call(gg, op, s, dtype), _int_call(torch, op, s, dtype)
-        if not isinstance(want, list) or not isinstance(got, list):
-            assert got is want, f"{op.name} {s} on {dtype}: {got} vs torch {want}"
-            continue
-        assert [d for d, _ in got] == [d for d, _ in want], f"{op.name} {s}: dtypes"
-        for (_, g), (_, w) in zip(got, want):
-            assert g.shape == w.shape, f"{op.name} {s}: shape {g.shape} vs torch {w.shape}"
-            np.testing.assert_allclose(g.astype(np.complex128), w.astype(np.complex128),
-                                       rtol=1e-5, atol=1e-5, equal_nan=True,
-                                       err_msg=f"{op.name} {s} on {dtype}")
+        _assert_same_results(_int_call(gg, op, s, dtype), _int_call(torch, op, s, dtype),
+                             f"{op.name} {s} on {dtype}", 1e-5)
 
 
 # half-precision inputs that graphgrad handles otherwise on purpose (docs/differences.md)
@@ -574,19 +589,9 @@ _HALF_TOL = {"float16": 1e-3, "bfloat16": 8e-3}
 
 
 def _half_call(lib, op, s, dtype):
-    def conv(v):
-        if isinstance(v, A):
-            return lib.tensor(v.arr).to(getattr(lib, dtype))
-        if isinstance(v, I):
-            return lib.tensor(np.array(v.arr))
-        if isinstance(v, (list, tuple)) and any(isinstance(x, (A, I)) for x in v):
-            return type(v)(conv(x) for x in v)
-        return v
-    try:
-        outs = flat_outputs(op.call(lib, tuple(conv(a) for a in s.args),
-                                    {k: conv(v) for k, v in s.kwargs.items()}))
-    except Exception as exc:  # noqa: BLE001 - the type is what is compared
-        return type(exc)
+    outs = _call_converted(lib, op, s, lambda lib, arr: lib.tensor(arr).to(getattr(lib, dtype)))
+    if not isinstance(outs, list):
+        return outs
     got = []
     for o in outs:
         name = dtype_name(o)
@@ -607,16 +612,8 @@ def test_half_precision_inputs_vs_torch(op, dtype):
         pytest.skip(_HALF_INPUT_DIFFERENCES[dtype, op.name])
     tol = _HALF_TOL[dtype]
     for s in _samples(op, "float64"):
-        got, want = _half_call(gg, op, s, dtype), _half_call(torch, op, s, dtype)
-        if not isinstance(want, list) or not isinstance(got, list):
-            assert got is want, f"{op.name} {s} on {dtype}: {got} vs torch {want}"
-            continue
-        assert [d for d, _ in got] == [d for d, _ in want], f"{op.name} {s} on {dtype}: dtypes"
-        for (_, g), (_, w) in zip(got, want):
-            assert g.shape == w.shape, f"{op.name} {s}: shape {g.shape} vs torch {w.shape}"
-            np.testing.assert_allclose(g.astype(np.complex128), w.astype(np.complex128),
-                                       rtol=tol, atol=tol, equal_nan=True,
-                                       err_msg=f"{op.name} {s} on {dtype}")
+        _assert_same_results(_half_call(gg, op, s, dtype), _half_call(torch, op, s, dtype),
+                             f"{op.name} {s} on {dtype}", tol)
 
 
 # reductions over a thousand bfloat16 elements: PyTorch accumulates in float32 (NumPy's

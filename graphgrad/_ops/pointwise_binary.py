@@ -193,6 +193,9 @@ def _clamp_kernel(a, min, max):  # noqa: A002
 
 
 def _clamp_self_mask(self, min, max):  # noqa: A002
+    """Where ``self`` lies within the bounds (number bounds compared in a bfloat16 ``self``'s
+    own dtype, as PyTorch compares them)."""
+    min, max = number_like(min, self), number_like(max, self)  # noqa: A001
     if min is None:
         return self <= max
     if max is None:
@@ -223,8 +226,7 @@ def _clamp_jvp(self_t, min_t, max_t, self, min, max):  # noqa: A002
 
 
 def _clamp_self_vjp(grad, self, min, max):  # noqa: A002
-    mask = _clamp_self_mask(self, number_like(min, self), number_like(max, self))
-    return F.where(mask, grad, 0.0)
+    return F.where(_clamp_self_mask(self, min, max), grad, 0.0)
 
 
 CLAMP = defop("clamp(self, *, min, max)", _clamp_kernel, "ClampBackward1",
@@ -234,7 +236,7 @@ CLAMP_T = defop("clamp.Tensor(self, min, max)", _clamp_kernel, "ClampBackward0",
                 batched_jvp=POINTWISE)
 CLAMP_MIN = defop("clamp_min(self, *, min)", lambda a, min: _clamp_kernel(a, min, None),
                   "ClampMinBackward0",
-                  self=lambda grad, self, min: F.where(self >= number_like(min, self), grad, 0.0),
+                  self=lambda grad, self, min: _clamp_self_vjp(grad, self, min, None),
                   jvp=ELEMENTWISE)
 CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(a, min, None),
                     "ClampMinBackward1", promote=True,
@@ -244,7 +246,7 @@ CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(
                     batched_jvp=POINTWISE)
 CLAMP_MAX = defop("clamp_max(self, *, max)", lambda a, max: _clamp_kernel(a, None, max),
                   "ClampMaxBackward0",
-                  self=lambda grad, self, max: F.where(self <= number_like(max, self), grad, 0.0),
+                  self=lambda grad, self, max: _clamp_self_vjp(grad, self, None, max),
                   jvp=ELEMENTWISE)
 CLAMP_MAX_T = defop("clamp_max.Tensor(self, max)", lambda a, max: _clamp_kernel(a, None, max),
                     "ClampMaxBackward1", promote=True,

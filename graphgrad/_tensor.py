@@ -410,6 +410,7 @@ class Tensor:
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_pre_hook(self._output_nr, hook)
         from .utils.hooks import add_hook
+        HOT.hooks = True  # (the engine then keeps PyTorch's exact AccumulateGrad timing)
         return add_hook(self, "_hooks", hook)
 
     def register_post_accumulate_grad_hook(self, hook):
@@ -421,6 +422,7 @@ class Tensor:
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient")
         from .utils.hooks import add_hook
+        HOT.hooks = True  # (the engine then keeps PyTorch's exact AccumulateGrad timing)
         return add_hook(self, "_post_acc_hooks", hook)
 
 

@@ -136,3 +136,13 @@ def run_both(program):
 def lib(request):
     """Parametrise a test over both libraries (for checks on each one's own behaviour)."""
     return graphgrad if request.param == "graphgrad" else torch
+
+
+@pytest.fixture(autouse=True)
+def _no_hooks_seen_yet():
+    """Start every test as a fresh process would: no hook registered yet, so plain
+    backwards run the engine's sequence-order loop until the test itself registers one
+    (the flag is process-wide and never reset by graphgrad; engine NOTE [Sequence order])."""
+    from graphgrad._state import HOT
+    HOT.hooks = False
+    yield

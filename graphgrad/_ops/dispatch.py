@@ -44,6 +44,7 @@ class FormulaNode(Node):
     """
 
     __slots__ = ("_out_meta",)
+    _exact_outs = True  # (the generated rules give one gradient per input, by construction)
     _op = None
     _srcs = ()   # per VJP: tuple of sources, -1 grad, -2 grads, k >= 0 saved slot
     _slots = ()  # the saved-value slot names of the generated class

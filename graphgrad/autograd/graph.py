@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, NamedTuple
 
+from .._state import HOT
 from ..utils.hooks import add_hook
 
 __all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad",
@@ -65,6 +66,7 @@ class Node:
     _metadata = None
     _released = False
     _has_hooks = False        # set once any hook is registered: the engine's fast-path test
+    _exact_outs = False       # True where _step/_apply always give one gradient per edge
 
     # -- what the engine calls ------------------------------------------------
     def _apply(self, grads, mask, create_graph):
@@ -149,15 +151,18 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
         self._has_hooks = True
+        HOT.hooks = True
         return add_hook(self, "_post_hooks", fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         self._has_hooks = True
+        HOT.hooks = True
         return add_hook(self, "_pre_hooks", fn)
 
     def _register_tensor_pre_hook(self, output_nr, fn):
         self._has_hooks = True
+        HOT.hooks = True
         hooks = self._tensor_pre_hooks
         if hooks is None:
             hooks = self._tensor_pre_hooks = {}

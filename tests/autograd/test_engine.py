@@ -556,6 +556,154 @@ def test_leaves_accumulate_in_torch_order():
     run_both(prog)
 
 
+def _tagging_function(lib, calls):
+    """An identity Function whose backward logs its tag: the node order without hooks."""
+    class Tag(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, tag):
+            ctx.tag = tag
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(ctx.tag)
+            return g, None
+    return Tag.apply
+
+
+def _random_program_without_hooks(seed):
+    """A random DAG with several roots, tagged nodes and retained gradients but no hook:
+    a plain backward, run by the sequence-order loop; returns node order and gradients."""
+    def prog(lib):
+        rng = random.Random(seed)
+        calls = []
+        tag = _tagging_function(lib, calls)
+        leaves = [lib.tensor([0.3 + i, 0.7, -0.2 * i], requires_grad=True)
+                  for i in range(rng.randint(1, 4))]
+        ts = list(leaves)
+        retained = []
+        for k in range(rng.randint(2, 16)):
+            a, b = rng.choice(ts), rng.choice(ts)
+            op = rng.choice(["mul", "add", "sin", "exp", "sub", "tanh", "cat", "unbind"])
+            if op == "unbind":  # several outputs, some unused
+                y = lib.stack(a.unbind(0)[::-1])
+            else:
+                y = {"mul": lambda: a * b, "add": lambda: a + b, "sin": lambda: a.sin(),
+                     "exp": lambda: (a * 0.1).exp(), "sub": lambda: a - b,
+                     "tanh": lambda: a.tanh(),
+                     "cat": lambda: lib.cat([a, b])[1:4]}[op]()
+            if rng.random() < 0.6:
+                y = tag(y, f"t{k}")
+            if rng.random() < 0.3:
+                y.retain_grad()
+                retained.append(y)
+            ts.append(y)
+        outs = rng.sample(ts[len(leaves):], rng.randint(1, min(3, len(ts) - len(leaves))))
+        lib.autograd.backward([o.sum() for o in outs])
+        if lib is graphgrad:
+            assert not graphgrad._state.HOT.hooks
+        return calls, [t.grad for t in leaves], [t.grad for t in retained]
+    return prog
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_plain_backward_by_sequence_order_matches_torch(seed):
+    """No dependency counts (NOTE [Sequence order]): the same node order as PyTorch's
+    ready queue, seen through custom Functions' backward calls, and the same gradients."""
+    run_both(_random_program_without_hooks(seed))
+
+
+def test_plain_backward_does_not_count_dependencies(monkeypatch):
+    from graphgrad.autograd import engine
+
+    def fail(root):
+        raise AssertionError("dependencies counted")
+
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sin()
+    y.retain_grad()  # (not a user hook)
+    monkeypatch.setattr(engine, "_compute_dependencies", fail)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([1.0, 4.0]) * [2.0, 4.0])
+    np.testing.assert_allclose(y.grad.numpy(), [1.0, 1.0])
+    y = x * 2
+    y.register_hook(lambda g: None)  # any hook: counted from now on
+    with pytest.raises(AssertionError, match="dependencies counted"):
+        y.sum().backward()
+
+
+def test_every_kind_of_hook_switches_to_counted_order():
+    """Hooks could observe when a leaf accumulates: registering one sets the flag."""
+    from graphgrad._state import HOT
+    registrations = [
+        lambda x: x.register_hook(lambda g: None),
+        lambda x: (x * 1).register_hook(lambda g: None),
+        lambda x: x.register_post_accumulate_grad_hook(lambda t: None),
+        lambda x: (x * 1).grad_fn.register_hook(lambda gi, go: None),
+        lambda x: (x * 1).grad_fn.register_prehook(lambda go: None),
+        lambda x: (x * 1).grad_fn.next_functions[0][0].register_hook(lambda gi, go: None),
+        lambda x: graphgrad.autograd.graph.register_multi_grad_hook(
+            [x * 1, x * 2], lambda gs: None),
+    ]
+    for register in registrations:
+        HOT.hooks = False
+        x = graphgrad.tensor([1.0], requires_grad=True)
+        (x * 3).retain_grad()
+        x.retain_grad()  # a no-op on a leaf
+        assert not HOT.hooks
+        register(x)
+        assert HOT.hooks
+
+
+def test_accumulate_grads_run_last_in_a_plain_backward():
+    """What the sequence order changes (docs/differences.md): code running inside the
+    backward without a hook -- here a custom Function -- sees leaves accumulated only
+    after every other node; with a hook registered, as soon as PyTorch does."""
+    def run():
+        seen = []
+
+        class Peek(graphgrad.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                seen.append(None if w.grad is None else w.grad.tolist())
+                return g
+        w = graphgrad.tensor([2.0], requires_grad=True)
+        v = graphgrad.tensor([1.0], requires_grad=True)
+        (Peek.apply(v.exp()) * 1 + w * 3).sum().backward()
+        return seen
+    assert run() == [None]
+    graphgrad.tensor([1.0], requires_grad=True).register_hook(lambda g: None)
+    assert run() == [[3.0]]  # PyTorch's order: w's AccumulateGrad is ready first
+
+
+def test_will_engine_execute_node_in_a_plain_backward():
+    """Asked during a sequence-order backward (from a custom Function: no hook), the
+    dependencies are counted on demand."""
+    from graphgrad.autograd import engine
+    seen = []
+
+    class Ask(graphgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append([engine.will_engine_execute_node(n) for n in nodes])
+            return g
+    a = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    u = a.sin()
+    v = (a * 2).exp()
+    w = Ask.apply(u) * 3
+    nodes = (w.grad_fn, u.grad_fn, v.grad_fn)
+    w.sum().backward()
+    assert seen == [[True, True, False]]
+
+
 # ------------------------------------------------------------------ threads
 def test_two_threads_independent_backward_one_under_no_grad():
     barrier = threading.Barrier(2)

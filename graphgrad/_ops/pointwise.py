@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
                        make_unary_function, unary)
-from .opmath import bfloat16_in_float32
+from .opmath import BFLOAT16, bfloat16_in_float32
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 # ============================================================ binary arithmetic
@@ -102,6 +102,10 @@ DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             other=lambda grad, self, other: -grad * F.conj(self / other / other),
             jvp=lambda self_t, other_t, self, other, result:
                 (self_t - other_t * result) / other, batched_jvp=POINTWISE)
+# a bfloat16 tensor times or divided by a Python float: computed in float32, the number
+# taken in float32 (not rounded to bfloat16 first), rounded once -- PyTorch's opmath
+MUL.bf16_scalar_kernel = bfloat16_in_float32(np.multiply)
+DIV.bf16_scalar_kernel = bfloat16_in_float32(np.true_divide)
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
             batched_jvp=POINTWISE)
 RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", promote="float",
@@ -121,12 +125,21 @@ def _pow_exponent_vjp(grad, self, exponent, result):
 
 
 @bfloat16_in_float32(round_scalars=True)
-def _pow_kernel(a, b):
+def _pow_in_opmath(a, b):
     if b.__class__ is bool and a.dtype == np.bool_:  # bool ** bool stays bool (NumPy: int8)
         return a.copy() if b else np.ones_like(a)
     if isinstance(b, (int, float)) and a.dtype.kind in "iu" and b < 0 and isinstance(b, int):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return np.power(a, b)
+
+
+def _pow_kernel(a, b):
+    # PyTorch's bfloat16 x**3 and x**-2 are products rounded step by step: (x*x)*x, 1/(x*x)
+    if (b.__class__ is int or b.__class__ is float) and (b == 3 or b == -2) and \
+            a.__class__ is np.ndarray and a.dtype is BFLOAT16:
+        sq = np.multiply(a, a)  # (bfloat16 ufuncs round each result)
+        return np.multiply(sq, a) if b == 3 else np.reciprocal(sq)
+    return _pow_in_opmath(a, b)
 
 
 POW = defop("pow(self, *, exponent)", _pow_kernel, "PowBackward0",

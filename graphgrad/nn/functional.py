@@ -521,11 +521,15 @@ def _size_warning(input, target):
             "Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
-@bfloat16_in_float32
+_reduce_in_opmath = bfloat16_in_float32(lambda d, reduction: _reduce(d, reduction))
+
+
 def _mse_kernel(a, b, reduction):
+    # (bfloat16: the difference and its square are rounded, as in PyTorch's kernel; the
+    # sum or mean accumulates in float32 and is rounded once)
     d = np.asarray(np.subtract(a, b))
     d *= d
-    return _reduce(d, reduction)
+    return _reduce_in_opmath(d, reduction)
 
 
 def _mse_vjp(grad, self, target, reduction):

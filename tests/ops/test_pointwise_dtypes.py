@@ -99,3 +99,64 @@ def test_class_weights_must_have_the_input_dtype():
                 out.append(Raised(exc))
         return out
     run_both(prog)
+
+
+_BF16_SCALAR_FORMS = {
+    "x * s": lambda lib, x, s: x * s, "s * x": lambda lib, x, s: s * x,
+    "x / s": lambda lib, x, s: x / s, "s / x": lambda lib, x, s: s / x,
+    "mul": lambda lib, x, s: lib.mul(x, s), "div": lambda lib, x, s: lib.div(x, s),
+    "x.mul": lambda lib, x, s: x.mul(s), "true_divide": lambda lib, x, s: lib.true_divide(x, s),
+    "mul_": lambda lib, x, s: x.clone().mul_(s), "div_": lambda lib, x, s: x.clone().div_(s),
+    "x *= s": lambda lib, x, s: _imul(x.clone(), s),
+}
+
+
+def _imul(x, s):
+    x *= s
+    return x
+
+
+@pytest.mark.parametrize("form", list(_BF16_SCALAR_FORMS))
+def test_bfloat16_times_a_python_float_is_computed_in_float32(form):
+    """PyTorch multiplies/divides a bfloat16 tensor by a Python float in float32 (the number
+    not rounded to bfloat16 first) and rounds once: the same bits, element for element
+    (rounding 0.1 to bfloat16 first changed about one element in five)."""
+    import numpy as np
+    values = np.random.default_rng(1).standard_normal(2000) * 3
+
+    def prog(lib):
+        x = lib.tensor(values).to(lib.bfloat16)
+        out = [_BF16_SCALAR_FORMS[form](lib, x, s) for s in (0.1, 1.7, -3.3, 1e-3)]
+        return [(r.dtype, r.float().numpy().tobytes()) for r in out]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("exponent", [3, 3.0, -2, -2.0, 2, -1, 0.5, 1.5, 4])
+def test_bfloat16_powers_round_as_pytorch(exponent):
+    """PyTorch computes bfloat16 x**3 and x**-2 as products rounded at each step
+    ((x*x)*x, 1/(x*x)), other exponents in float32 rounded once: the same bits."""
+    import numpy as np
+    values = np.random.default_rng(1).standard_normal(2000) * 3
+    if exponent % 1:
+        values = np.abs(values)  # (NaN bit patterns differ between the libraries)
+
+    def prog(lib):
+        x = lib.tensor(values).to(lib.bfloat16)
+        return [(r.dtype, r.float().numpy().tobytes()) for r in (x ** exponent,
+                                                               lib.pow(x, exponent))]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_bfloat16_mse_loss_rounds_as_pytorch(reduction):
+    """bfloat16 mse_loss: PyTorch rounds the difference and its square to bfloat16, then
+    sums in float32 and rounds once: the same bits."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((50, 80)) * 3, rng.standard_normal((50, 80))
+
+    def prog(lib):
+        x, y = lib.tensor(a).to(lib.bfloat16), lib.tensor(b).to(lib.bfloat16)
+        out = [lib.nn.functional.mse_loss(x[i], y[i], reduction=reduction) for i in range(50)]
+        return [(r.dtype, r.float().numpy().tobytes()) for r in out]
+    run_both(prog)

@@ -556,9 +556,10 @@ def test_leaves_accumulate_in_torch_order():
     run_both(prog)
 
 
-def _tagging_function(lib, calls):
-    """An identity Function whose backward logs its tag: the node order without hooks."""
-    class Tag(lib.autograd.Function):
+def _identity_calling(lib, on_backward):
+    """``apply(x, tag)``: an identity Function whose backward calls ``on_backward(tag)``
+    (code running inside a backward without a hook; its calls show the node order)."""
+    class Identity(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x, tag):
             ctx.tag = tag
@@ -566,9 +567,9 @@ def _tagging_function(lib, calls):
 
         @staticmethod
         def backward(ctx, g):
-            calls.append(ctx.tag)
+            on_backward(ctx.tag)
             return g, None
-    return Tag.apply
+    return Identity.apply
 
 
 def _random_program_without_hooks(seed):
@@ -577,7 +578,7 @@ def _random_program_without_hooks(seed):
     def prog(lib):
         rng = random.Random(seed)
         calls = []
-        tag = _tagging_function(lib, calls)
+        tag = _identity_calling(lib, calls.append)
         leaves = [lib.tensor([0.3 + i, 0.7, -0.2 * i], requires_grad=True)
                   for i in range(rng.randint(1, 4))]
         ts = list(leaves)
@@ -661,19 +662,11 @@ def test_accumulate_grads_run_last_in_a_plain_backward():
     after every other node; with a hook registered, as soon as PyTorch does."""
     def run():
         seen = []
-
-        class Peek(graphgrad.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x.clone()
-
-            @staticmethod
-            def backward(ctx, g):
-                seen.append(None if w.grad is None else w.grad.tolist())
-                return g
+        peek = _identity_calling(
+            graphgrad, lambda tag: seen.append(None if w.grad is None else w.grad.tolist()))
         w = graphgrad.tensor([2.0], requires_grad=True)
         v = graphgrad.tensor([1.0], requires_grad=True)
-        (Peek.apply(v.exp()) * 1 + w * 3).sum().backward()
+        (peek(v.exp(), None) * 1 + w * 3).sum().backward()
         return seen
     assert run() == [None]
     graphgrad.tensor([1.0], requires_grad=True).register_hook(lambda g: None)
@@ -685,20 +678,12 @@ def test_will_engine_execute_node_in_a_plain_backward():
     dependencies are counted on demand."""
     from graphgrad.autograd import engine
     seen = []
-
-    class Ask(graphgrad.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x.clone()
-
-        @staticmethod
-        def backward(ctx, g):
-            seen.append([engine.will_engine_execute_node(n) for n in nodes])
-            return g
+    ask = _identity_calling(
+        graphgrad, lambda tag: seen.append([engine.will_engine_execute_node(n) for n in nodes]))
     a = graphgrad.tensor([1.0, 2.0], requires_grad=True)
     u = a.sin()
     v = (a * 2).exp()
-    w = Ask.apply(u) * 3
+    w = ask(u, None) * 3
     nodes = (w.grad_fn, u.grad_fn, v.grad_fn)
     w.sum().backward()
     assert seen == [[True, True, False]]

@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
 from ..autograd.saved import INFERENCE, SavedVariable, VersionCounter
-from .opmath import BFLOAT16
+from .opmath import BFLOAT16, FLOAT16
 from .registry import ELEMENTWISE, LINEAR
 
 _seq = _graph._sequence_nr
@@ -752,10 +752,11 @@ def binary(op, a, b):
         k = ad.dtype.kind
         if (k != "f" and k != "c" and k != "V") and (bc is not int or k == "b") or \
                 (bc is complex and k != "c") or op.promote == "float" or \
-                (k == "V" and bc is float):  # bfloat16 * 1.5: NumPy would give float32
-            if k == "V" and bc is float and op.bf16_scalar_kernel is not None and \
-                    ad.dtype is BFLOAT16:
-                kernel = op.bf16_scalar_kernel  # (bfloat16 * 0.1 in float32, rounded once)
+                bc is float and (k == "V" or (  # bfloat16 * 1.5: NumPy would give float32
+                    ad.dtype is FLOAT16 and op.half_scalar_kernel is not None)):
+            if bc is float and (ad.dtype is BFLOAT16 or ad.dtype is FLOAT16) and \
+                    op.half_scalar_kernel is not None:
+                kernel = op.half_scalar_kernel  # (half * 0.1 in float32, rounded once)
             else:
                 datas = [ad, bd]
                 _promote(op, (a, b), datas, 2)
@@ -865,9 +866,9 @@ def make_unary_function(op, name, check, finish_out):
 def make_binary_operator(op, name):
     """``Tensor.<name>(self, other)`` (``__add__``, ``__mul__``, ...): ``binary(op, self,
     other)`` generated for one op."""
-    bf16 = op.bf16_scalar_kernel is not None
+    half = op.half_scalar_kernel is not None
     lines = [f"def {name}(x0, x1):",
-             "    kern = kernel" if bf16 else "",
+             "    kern = kernel" if half else "",
              "    ad = x0._data",
              "    bc = x1.__class__",
              "    if bc is Tensor or isinstance(x1, Tensor):",
@@ -884,11 +885,14 @@ def make_binary_operator(op, name):
              "        k = ad.dtype.kind",
              "        if (k != 'f' and k != 'c' and k != 'V') and (bc is not int or k == 'b') or \\",
              "                (bc is complex and k != 'c') or op.promote == 'float' or \\",
-             "                (k == 'V' and bc is float):  # bfloat16 * 1.5: NumPy gives float32"]
-    if bf16:
+             "                (k == 'V' and bc is float):  # bfloat16 * 1.5: NumPy gives float32"
+             if not half else
+             "                bc is float and (k == 'V' or ad.dtype is FLOAT16):  # (bfloat16 "
+             "* 1.5: NumPy gives float32)"]
+    if half:
         lines += [
-             "            if k == 'V' and bc is float and ad.dtype is BFLOAT16:",
-             "                kern = bf16_kernel  # (bfloat16 * 0.1 in float32, rounded once)",
+             "            if bc is float and (ad.dtype is BFLOAT16 or ad.dtype is FLOAT16):",
+             "                kern = half_kernel  # (half * 0.1 in float32, rounded once)",
              "            else:",
              "                datas = [ad, bd]",
              "                _promote(op, (x0, x1), datas, 2)",
@@ -901,12 +905,13 @@ def make_binary_operator(op, name):
     lines += ["    else:",
               "        return NotImplemented",
               "    try:",
-              "        res = kern(ad, bd)" if bf16 else "        res = kernel(ad, bd)",
+              "        res = kern(ad, bd)" if half else "        res = kernel(ad, bd)",
               "    except Exception as exc:",
               "        raise _kernel_error(op, [ad, bd], exc) from None"]
     lines = [line for line in lines if line]
     return _compile_entry(op, name, f"<Tensor.{name}>", lines, "(x0, x1)", "req", "o",
-                          bf16_kernel=op.bf16_scalar_kernel, BFLOAT16=BFLOAT16)
+                          half_kernel=op.half_scalar_kernel, BFLOAT16=BFLOAT16,
+                          FLOAT16=FLOAT16)
 
 
 def make_matmul_entry(op, name, params, general):
@@ -1054,9 +1059,9 @@ def dispatch_inplace(op, self, *args):
                 f"{name(self.dtype)} (in-place {op.name}_ on a {self.dtype} tensor; "
                 f"use the out-of-place {op.name} instead)")
     kernel = op.kernel
-    if op.bf16_scalar_kernel is not None and sd.dtype is BFLOAT16 and \
-            full[1].__class__ is float:
-        kernel = op.bf16_scalar_kernel  # (bfloat16 *= 0.1 in float32, rounded once)
+    if op.half_scalar_kernel is not None and full[1].__class__ is float and \
+            (sd.dtype is BFLOAT16 or sd.dtype is FLOAT16):
+        kernel = op.half_scalar_kernel  # (half *= 0.1 in float32, rounded once)
         datas[1] = full[1]
     try:
         res = kernel(*datas)

@@ -21,9 +21,10 @@ import functools
 import ml_dtypes
 import numpy as np
 
-__all__ = ["BFLOAT16", "bfloat16_in_float32", "number_like"]
+__all__ = ["BFLOAT16", "FLOAT16", "bfloat16_in_float32", "half_with_number", "number_like"]
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # (every bfloat16 array's dtype is this object)
+FLOAT16 = np.dtype(np.float16)
 _FLOAT32 = np.dtype(np.float32)
 _BF16_SCALAR = ml_dtypes.bfloat16
 _ndarray = np.ndarray
@@ -67,6 +68,16 @@ def bfloat16_in_float32(kernel=None, *, round_scalars=False):
             return kernel(a, *rest)
         return _to_bfloat16(kernel(a.astype(_FLOAT32), *[up(x) for x in rest]))
     return wrapped
+
+
+def half_with_number(ufunc):
+    """``ufunc(a, number)`` for a float16 or bfloat16 array ``a`` and a Python float, as
+    PyTorch's mul/div compute it: in float32, the number taken in float32 (not rounded to
+    ``a``'s dtype first, as NumPy would), the result rounded once to ``a``'s dtype."""
+    def kernel(a, b):
+        return ufunc(a.astype(_FLOAT32), b).astype(a.dtype)
+    kernel.__name__ = kernel.__qualname__ = f"half_with_number({ufunc.__name__})"
+    return kernel
 
 
 def number_like(x, like):

@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
                        make_unary_function, unary)
-from .opmath import BFLOAT16, bfloat16_in_float32
+from .opmath import BFLOAT16, bfloat16_in_float32, half_with_number
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 # ============================================================ binary arithmetic
@@ -102,10 +102,10 @@ DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             other=lambda grad, self, other: -grad * F.conj(self / other / other),
             jvp=lambda self_t, other_t, self, other, result:
                 (self_t - other_t * result) / other, batched_jvp=POINTWISE)
-# a bfloat16 tensor times or divided by a Python float: computed in float32, the number
-# taken in float32 (not rounded to bfloat16 first), rounded once -- PyTorch's opmath
-MUL.bf16_scalar_kernel = bfloat16_in_float32(np.multiply)
-DIV.bf16_scalar_kernel = bfloat16_in_float32(np.true_divide)
+# a float16/bfloat16 tensor times or divided by a Python float: computed in float32, the
+# number taken in float32 (not rounded to the tensor's dtype first), rounded once
+MUL.half_scalar_kernel = half_with_number(np.multiply)
+DIV.half_scalar_kernel = half_with_number(np.true_divide)
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
             batched_jvp=POINTWISE)
 RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", promote="float",

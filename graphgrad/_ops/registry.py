@@ -61,7 +61,7 @@ class OpDef:
                  "save_kinds", "save_needed_by", "n_outputs", "promote", "is_view",
                  "nondiff_outputs", "inplace_of", "uses_self_in_inplace", "check_inputs",
                  "differentiable", "diff_pos", "save_plan", "record", "batched_jvp",
-                 "batched_jvp_params", "bf16_scalar_kernel")
+                 "batched_jvp_params", "half_scalar_kernel")
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
@@ -108,9 +108,10 @@ def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, prom
     op.is_view = is_view
     op.nondiff_outputs = tuple(nondiff_outputs)
     op.check_inputs = check_inputs
-    # the kernel for a bfloat16 tensor with a Python float operand, where PyTorch takes the
-    # number in float32 (mul, div); None: the number is rounded to bfloat16 (_promote)
-    op.bf16_scalar_kernel = None
+    # the kernel for a float16/bfloat16 tensor with a Python float operand, where PyTorch
+    # takes the number in float32 (mul, div); None: the number is rounded to the tensor's
+    # dtype (NumPy's weak scalar; bfloat16 through _promote)
+    op.half_scalar_kernel = None
     op.inplace_of = None
     unknown = set(vjps) - set(tensor_params)
     if unknown:

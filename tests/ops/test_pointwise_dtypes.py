@@ -101,7 +101,7 @@ def test_class_weights_must_have_the_input_dtype():
     run_both(prog)
 
 
-_BF16_SCALAR_FORMS = {
+_HALF_SCALAR_FORMS = {
     "x * s": lambda lib, x, s: x * s, "s * x": lambda lib, x, s: s * x,
     "x / s": lambda lib, x, s: x / s, "s / x": lambda lib, x, s: s / x,
     "mul": lambda lib, x, s: lib.mul(x, s), "div": lambda lib, x, s: lib.div(x, s),
@@ -116,17 +116,21 @@ def _imul(x, s):
     return x
 
 
-@pytest.mark.parametrize("form", list(_BF16_SCALAR_FORMS))
-def test_bfloat16_times_a_python_float_is_computed_in_float32(form):
-    """PyTorch multiplies/divides a bfloat16 tensor by a Python float in float32 (the number
-    not rounded to bfloat16 first) and rounds once: the same bits, element for element
-    (rounding 0.1 to bfloat16 first changed about one element in five)."""
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("form", list(_HALF_SCALAR_FORMS))
+def test_half_times_a_python_float_is_computed_in_float32(form, dt):
+    """PyTorch multiplies/divides a bfloat16 or float16 tensor by a Python float in
+    float32 (the number not rounded to the tensor's dtype first) and rounds once: the same
+    bits, element for element (rounding 0.1 first changed about one element in five in
+    bfloat16, one in three in float16)."""
     import numpy as np
-    values = np.random.default_rng(1).standard_normal(2000) * 3
+    # (values that float16 holds exactly: PyTorch rounds float64 to float16 through float32)
+    values = (np.random.default_rng(1).standard_normal(2000) * 3).astype(np.float16)
+    values = values.astype(np.float64)
 
     def prog(lib):
-        x = lib.tensor(values).to(lib.bfloat16)
-        out = [_BF16_SCALAR_FORMS[form](lib, x, s) for s in (0.1, 1.7, -3.3, 1e-3)]
+        x = lib.tensor(values).to(getattr(lib, dt))
+        out = [_HALF_SCALAR_FORMS[form](lib, x, s) for s in (0.1, 1.7, -3.3, 1e-3)]
         return [(r.dtype, r.float().numpy().tobytes()) for r in out]
     run_both(prog)
 

@@ -82,16 +82,18 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "To copy construct from a tensor, it is recommended to use sourceTensor.clone()."
             "detach() or sourceTensor.clone().detach().requires_grad_(True), rather than "
             "graphgrad.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        arr = data._data.copy() if dtype is None else data._data.astype(dtype.np)
+        arr = data._data.copy() if dtype is None else _dtype.astype(data._data, dtype.np)
     elif isinstance(data, np.ndarray):
-        arr = np.array(data, dtype=None if dtype is None else dtype.np)
+        arr = np.array(data) if dtype is None else _dtype.astype(data, dtype.np)
         _dtype.from_numpy_dtype(arr.dtype)
     elif isinstance(data, np.generic):
-        arr = np.array(data, dtype=None if dtype is None else dtype.np)
+        arr = np.array(data) if dtype is None else _dtype.astype(np.asarray(data), dtype.np)
     else:
         d = dtype or _infer_dtype(data)
         try:
-            arr = np.array(_unwrap_nested(data), dtype=d.np)
+            arr = np.array(_unwrap_nested(data), dtype=np.float64 if d is _dtype.float16
+                           else d.np)
+            arr = _dtype.astype(arr, d.np, copy=False)
         except ValueError as e:
             raise ValueError(f"tensor(): could not build a tensor from the data ({e})") from None
         if arr.dtype == object:
@@ -106,7 +108,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray):
         if dtype is None or data.dtype == dtype.np:
             return _wrap(data)
-        return _wrap(data.astype(dtype.np))
+        return _wrap(_dtype.astype(data, dtype.np))
     return tensor(data, dtype=dtype)
 
 

@@ -131,6 +131,18 @@ def to_dtype(d):
 
 
 # ----------------------------------------------------------------- defaults
+_NP_F16 = np.dtype(np.float16)
+_NP_F32 = np.dtype(np.float32)
+
+
+def astype(a, npd, copy=True):
+    """``a.astype(npd, copy=copy)`` as PyTorch converts: a float16 is made from a float,
+    so float64 values reach float16 through float32 (rounded twice; NumPy rounds once)."""
+    if npd == _NP_F16 and a.dtype.kind == "f" and a.dtype.itemsize == 8:
+        return a.astype(_NP_F32).astype(_NP_F16)
+    return a.astype(npd, copy=copy)
+
+
 _default = [float32]
 
 

@@ -289,7 +289,7 @@ CLONE_CONTIGUOUS = defop("clone.contiguous(self)", lambda a: np.array(a, order="
 
 
 def _to_copy_kernel(a, dtype):
-    return a.astype(dtype.np, copy=True)
+    return _dtype.astype(a, dtype.np)  # (a copy)
 
 
 TO_COPY = defop("_to_copy(self, *, dtype)", _to_copy_kernel, "ToCopyBackward0",

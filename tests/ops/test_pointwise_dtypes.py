@@ -164,3 +164,28 @@ def test_bfloat16_mse_loss_rounds_as_pytorch(reduction):
         out = [lib.nn.functional.mse_loss(x[i], y[i], reduction=reduction) for i in range(50)]
         return [(r.dtype, r.float().numpy().tobytes()) for r in out]
     run_both(prog)
+
+
+@pytest.mark.parametrize("how", [".to", ".half", "tensor(ndarray)", "tensor(list)",
+                                 "as_tensor", "tensor(tensor)"])
+def test_float64_to_float16_rounds_through_float32(how):
+    """PyTorch makes a float16 from a float64 through float32 (two roundings): values
+    halfway between two float16 after the first rounding end as PyTorch's."""
+    import numpy as np
+    values = np.random.default_rng(1).standard_normal(200000) * 3
+
+    def prog(lib):
+        f16 = lib.float16
+        t = {".to": lambda: lib.tensor(values).to(f16), ".half": lambda: lib.tensor(values).half(),
+             "tensor(ndarray)": lambda: lib.tensor(values, dtype=f16),
+             "tensor(list)": lambda: lib.tensor(values[:20000].tolist(), dtype=f16),
+             "as_tensor": lambda: lib.as_tensor(values, dtype=f16),
+             "tensor(tensor)": lambda: lib.tensor(lib.tensor(values), dtype=f16)}[how]()
+        return t.dtype, t.float().numpy().tobytes()
+    with pytest.warns(UserWarning) if how == "tensor(tensor)" else _no_warning():
+        run_both(prog)
+
+
+def _no_warning():
+    import contextlib
+    return contextlib.nullcontext()

@@ -521,7 +521,7 @@ def _size_warning(input, target):
             "Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
-_reduce_in_opmath = bfloat16_in_float32(lambda d, reduction: _reduce(d, reduction))
+_reduce_in_opmath = bfloat16_in_float32(_reduce)
 
 
 def _mse_kernel(a, b, reduction):

@@ -41,7 +41,7 @@ from . import formulas as F
 from .._dtype import scalar_type_name
 from .dispatch import dispatch, dispatch_inplace, make_matmul_entry
 from .dispatch import no_bool as _no_bool
-from .opmath import bfloat16_in_float32
+from .opmath import half_in_float32
 from .registry import LINALG, LINEAR, defop, export, export_linalg
 from .. import return_types as _rt
 
@@ -508,13 +508,13 @@ def _einsum_eq(*labels):
     return ",".join("..." + t for t in ins) + "->..." + out
 
 
-@bfloat16_in_float32   # (NumPy's einsum has no bfloat16 loop)
+@half_in_float32   # (NumPy's einsum has no bfloat16 loop)
 def _einsum1_kernel(a, labels):
     r = np.asarray(np.einsum(_einsum_eq(*labels), a))
     return r.copy() if np.may_share_memory(r, a) else r
 
 
-@bfloat16_in_float32   # (NumPy's einsum has no bfloat16 loop)
+@half_in_float32   # (NumPy's einsum has no bfloat16 loop)
 def _einsum2_kernel(a, b, labels):
     # (NumPy's optimized contraction may hand back a transposed layout; PyTorch's is row-major)
     return np.asarray(np.einsum(_einsum_eq(*labels), a, b, optimize=True), order="C")
@@ -817,7 +817,7 @@ def _trace_vjp(grad, self_sym_sizes):
     return F.diagonal_backward(g, tuple(self_sym_sizes), 0, -2, -1)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _trace_kernel(a):
     _no_bool("trace", a)
     return np.asarray(np.trace(a, axis1=-2, axis2=-1))

@@ -1,18 +1,22 @@
-"""bfloat16 kernels computed in float32, the way PyTorch computes them.
+"""float16 and bfloat16 kernels computed in float32, the way PyTorch computes them.
 
-PyTorch computes an op on bfloat16 tensors in float32 (its "opmath" type) and rounds
-the result to bfloat16 once.  NumPy with ml_dtypes does not keep bfloat16 by itself:
-a bfloat16 array combined with a Python float promotes to float32 or float64 (NumPy's
-weak-scalar rule does not reach ml_dtypes' types), and some kernels have no bfloat16
-loop at all (``einsum``).  ``bfloat16_in_float32`` wraps a NumPy kernel so that its
-bfloat16 array operands are computed in float32 and its floating results rounded back
-to bfloat16; any other dtype goes straight to the kernel after one dtype test.
+PyTorch computes an op on float16 or bfloat16 tensors in float32 (its "opmath" type) and
+rounds the result to the tensor's dtype once.  NumPy's float16 ufuncs round after every
+elementary step, so a kernel made of several NumPy calls (softmax, layer_norm, gelu,
+avg_pool2d, a convolution, lerp, ...) rounds several times: results several float16 steps
+from PyTorch's (``gelu(approximate='tanh')`` 14 % off near -3).  NumPy with ml_dtypes does
+not keep bfloat16 by itself either: a bfloat16 array combined with a Python float promotes
+to float32 or float64 (NumPy's weak-scalar rule does not reach ml_dtypes' types), and some
+kernels have no bfloat16 loop at all (``einsum``).  ``half_in_float32`` wraps a NumPy
+kernel so that its float16/bfloat16 array operands are computed in float32 and its
+floating results rounded back to the first operand's dtype once; any other dtype goes
+straight to the kernel after two dtype tests.
 
-Kernels whose arithmetic NumPy already keeps in bfloat16 (tensor operands only, the
-generated operators) need no wrapper, nor do the few that PyTorch itself computes step
-by step in bfloat16 (``logit``: NumPy's bfloat16 ufuncs round after each step too).
-Kernels that depend on the dtype's own limits (``nan_to_num``'s default infinities)
-must not be wrapped: they would see float32's.
+Kernels whose arithmetic is one NumPy ufunc on tensor operands (the generated operators)
+need no wrapper: NumPy computes a float16 or bfloat16 ufunc in float32 and rounds once
+already.  Nor do the few that PyTorch itself computes step by step in the half type
+(``logit``).  Kernels that depend on the dtype's own limits (``nan_to_num``'s default
+infinities) must not be wrapped: they would see float32's.
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ import functools
 import ml_dtypes
 import numpy as np
 
-__all__ = ["BFLOAT16", "FLOAT16", "bfloat16_in_float32", "half_with_number", "number_like"]
+__all__ = ["BFLOAT16", "FLOAT16", "half_in_float32", "half_with_number", "number_like"]
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # (every bfloat16 array's dtype is this object)
 FLOAT16 = np.dtype(np.float16)
@@ -31,42 +35,57 @@ _ndarray = np.ndarray
 
 
 def _to_float32(x):
-    if x.__class__ is _ndarray and x.dtype is BFLOAT16:
+    if x.__class__ is _ndarray and (x.dtype is BFLOAT16 or x.dtype is FLOAT16):
         return x.astype(_FLOAT32)
     return x
 
 
-def _to_bfloat16(r):
+def _float16_via_float32(x):
+    return np.float16(np.float32(x))
+
+
+def _round_to(r, dt):
     if r.__class__ is tuple:
-        return tuple(_to_bfloat16(v) for v in r)
+        return tuple(_round_to(v, dt) for v in r)
     if isinstance(r, (_ndarray, np.generic)) and r.dtype.kind == "f":
-        return np.asarray(r).astype(BFLOAT16)
+        return np.asarray(r).astype(dt)
     return r   # integer, bool or complex results (indices, masks) keep their dtype
 
 
-def _round_float(x):
-    return float(_BF16_SCALAR(x)) if x.__class__ is float else _to_float32(x)
+def half_in_float32(kernel=None, *, float16=True, round_scalars=False):
+    """Wrap ``kernel`` (a decorator): when its first operand is a float16 or bfloat16
+    array, every float16/bfloat16 array operand is cast to float32, the kernel runs, and
+    its float results are rounded to the first operand's dtype.  The first operand
+    decides: by then an op's tensor operands share one dtype (promoted, or checked by the
+    public function).
 
+    float16=False: float16 goes straight to the kernel (NumPy's float16 steps), for a
+    kernel PyTorch computes step by step in float16 but in float32 for bfloat16
+    (``smooth_l1_loss``, measured bit for bit against PyTorch).
 
-def bfloat16_in_float32(kernel=None, *, round_scalars=False):
-    """Wrap ``kernel`` (a decorator): when its first operand is a bfloat16 array, every
-    bfloat16 array operand is cast to float32, the kernel runs, and its float results are
-    rounded to bfloat16.  The first operand decides: by then an op's tensor operands share
-    one dtype (promoted, or checked by the public function).
-
-    round_scalars: Python float operands are first rounded to bfloat16, for the ops where
-    PyTorch takes its number arguments in the tensor's dtype (``add``/``sub``'s alpha,
-    ``pow``'s exponent or base, ``rsub``'s minuend); elsewhere (slopes, ``value``,
-    weights, ``beta``) it takes them in float32, as the plain wrapper does."""
+    round_scalars: Python float operands are first rounded to the half type (a float16
+    one through float32, as ``c10::Half`` does), for the ops where PyTorch takes its
+    number arguments in the tensor's dtype (``add``/``sub``'s alpha, ``pow``'s exponent
+    or base, ``rsub``'s minuend); elsewhere (slopes, ``value``, weights, ``beta``) it
+    takes them in float32, as the plain wrapper does."""
     if kernel is None:
-        return functools.partial(bfloat16_in_float32, round_scalars=round_scalars)
-    up = _round_float if round_scalars else _to_float32
+        return functools.partial(half_in_float32, float16=float16,
+                                 round_scalars=round_scalars)
+    f16 = FLOAT16 if float16 else None
 
     @functools.wraps(kernel)
     def wrapped(a, *rest):
-        if a.__class__ is not _ndarray or a.dtype is not BFLOAT16:
+        if a.__class__ is not _ndarray:
             return kernel(a, *rest)
-        return _to_bfloat16(kernel(a.astype(_FLOAT32), *[up(x) for x in rest]))
+        dt = a.dtype
+        if dt is not BFLOAT16 and dt is not f16:
+            return kernel(a, *rest)
+        if round_scalars:
+            rnd = _BF16_SCALAR if dt is BFLOAT16 else _float16_via_float32
+            rest = [float(rnd(x)) if x.__class__ is float else _to_float32(x) for x in rest]
+        else:
+            rest = [_to_float32(x) for x in rest]
+        return _round_to(kernel(a.astype(_FLOAT32), *rest), dt)
     return wrapped
 
 

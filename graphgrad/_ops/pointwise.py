@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
                        make_unary_function, unary)
-from .opmath import BFLOAT16, bfloat16_in_float32, half_with_number
+from .opmath import BFLOAT16, half_in_float32, half_with_number
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 # ============================================================ binary arithmetic
@@ -44,23 +44,23 @@ def _subtract(a, b):
     return np.subtract(a, b)
 
 
-# bfloat16: NumPy would compute with a float alpha in float32; PyTorch rounds the Python
-# numbers of these ops (alpha, exponent, base, rsub's minuend) to bfloat16 first
-@bfloat16_in_float32(round_scalars=True)
+# float16 and bfloat16: computed in float32 and rounded once, as PyTorch does; it rounds the
+# Python numbers of these ops (alpha, exponent, base, rsub's minuend) to the half type first
+@half_in_float32(round_scalars=True)
 def _subtract_alpha(a, b, alpha):
     if a.dtype == np.bool_ or _is_bool(b):
         _no_bool_sub((a, b))
     return a - alpha * b
 
 
-@bfloat16_in_float32(round_scalars=True)
+@half_in_float32(round_scalars=True)
 def _add_alpha(a, b, alpha):
     # (an int alpha would turn bool operands into int64: the result keeps the operands' dtype)
     r = a + alpha * b
     return r if r.dtype == a.dtype else r.astype(a.dtype)
 
 
-@bfloat16_in_float32(round_scalars=True)
+@half_in_float32(round_scalars=True)
 def _rsubtract(a, other):
     if a.dtype == np.bool_ or _is_bool(other):
         _no_bool_sub((a, other))
@@ -124,7 +124,7 @@ def _pow_exponent_vjp(grad, self, exponent, result):
     return grad * F.where(cond, 0.0, F.conj(result * F.log(self)))
 
 
-@bfloat16_in_float32(round_scalars=True)
+@half_in_float32(round_scalars=True)
 def _pow_in_opmath(a, b):
     if b.__class__ is bool and a.dtype == np.bool_:  # bool ** bool stays bool (NumPy: int8)
         return a.copy() if b else np.ones_like(a)
@@ -179,7 +179,7 @@ def _rpow_vjp(grad, exponent, self, result):
 
 
 POW_S = defop("pow.Scalar(exponent, *, self)",
-              bfloat16_in_float32(lambda e, s: np.power(s, e), round_scalars=True),
+              half_in_float32(lambda e, s: np.power(s, e), round_scalars=True),
               "PowBackward2",
               exponent=_rpow_vjp, jvp=ELEMENTWISE)
 
@@ -252,6 +252,7 @@ TANH = defop("tanh(self)", np.tanh, "TanhBackward0", promote="float",
              self=F.tanh_vjp, jvp=ELEMENTWISE)
 
 
+@half_in_float32
 def _sigmoid(a):
     # numerically stable for large |a|: exp never overflows
     out = np.exp(-np.abs(a))

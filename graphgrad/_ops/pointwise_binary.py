@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import binary, dispatch, dispatch_inplace, no_bool
-from .opmath import bfloat16_in_float32, number_like
+from .opmath import half_in_float32, number_like
 from .pointwise import (_as_operand, _floats_only, _int_zero_check, _need_tensor, _no_complex,
                         _out, _tname)
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
@@ -113,7 +113,7 @@ HYPOT = defop("hypot(self, other)", _hypot_kernel, "HypotBackward0", promote=Tru
                   (self_t * self + other_t * other) / result, batched_jvp=POINTWISE)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _lerp_kernel(a, end, weight):
     if a.dtype.kind not in "fcV":
         raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for \'{_tname(a)}\'')
@@ -146,13 +146,13 @@ def _addcdiv_check(t1, t2):
             "addcmul(input, tensor1, 1 / tensor2, value=value) (or convert to float) instead.")
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _addcdiv_kernel(a, t1, t2, value):
     _addcdiv_check(t1, t2)
     return a + value * (t1 / t2)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _addcmul_kernel(a, t1, t2, value):
     no_bool("addcmul_cpu_out", a)
     return a + value * (t1 * t2)
@@ -179,7 +179,7 @@ ADDCDIV = defop("addcdiv(self, tensor1, tensor2, *, value)", _addcdiv_kernel, "A
 
 
 # ------------------------------------------------------------ clamp
-@bfloat16_in_float32
+@half_in_float32
 def _clamp_kernel(a, min, max):  # noqa: A002
     if a.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")

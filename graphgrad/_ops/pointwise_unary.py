@@ -17,7 +17,7 @@ from .._tensor import Tensor
 from . import formulas as F
 from . import special_kernels as _sk
 from .dispatch import dispatch, dispatch_inplace, unary
-from .opmath import number_like
+from .opmath import half_in_float32, number_like
 from .pointwise import POW, _check_tensor, _make_unary, _need_tensor, _out, _tname
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
@@ -123,6 +123,7 @@ SQRT = defop("sqrt(self)", np.sqrt, "SqrtBackward0", promote="float",
              self=lambda grad, result: grad / F.conj(2 * result), jvp=ELEMENTWISE)
 
 
+@half_in_float32
 def _rsqrt_kernel(a):
     return np.reciprocal(np.sqrt(a))
 

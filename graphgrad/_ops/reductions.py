@@ -39,7 +39,7 @@ from .. import return_types
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .dispatch import dispatch, dispatch_inplace, unary
-from .opmath import bfloat16_in_float32
+from .opmath import half_in_float32
 from .registry import LINEAR, PUBLIC, defop, export, export_linalg
 
 _INF = math.inf
@@ -201,7 +201,7 @@ def _others_matrix(xt, cumulative):
 # bfloat16 sums, means, scans and norms accumulate in float32, as PyTorch's do (NumPy would
 # accumulate in bfloat16: a thousand ones would sum to 256); the wrapped functions take the
 # operand already cast to its dtype= argument
-@bfloat16_in_float32
+@half_in_float32
 def _sum_as_is(a, dim, keepdim):
     return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
@@ -211,7 +211,7 @@ def _sum_kernel(a, dim, keepdim, dtype):
     return _sum_as_is(a, dim, keepdim)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _mean(a, dim=None, keepdim=False):
     if a.size == 0:  # nan, quietly: NumPy would warn "Mean of empty slice", PyTorch does not
         with warnings.catch_warnings():
@@ -226,7 +226,7 @@ def _mean_kernel(a, dim, keepdim, dtype):
     return _mean(a, dim, keepdim)
 
 
-SUM = defop("sum(self)", bfloat16_in_float32(lambda a: np.asarray(_int_promote(a).sum())),
+SUM = defop("sum(self)", half_in_float32(lambda a: np.asarray(_int_promote(a).sum())),
             "SumBackward0",
             self=lambda grad, self_sym_sizes: F.expand_reduced(grad, self_sym_sizes, None, False),
             jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:
@@ -538,7 +538,7 @@ def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
     return _vector_norm_of(a, ord, dim, keepdim)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _vector_norm_of(a, ord, dim, keepdim):
     x = np.abs(a)
     if ord == 2:
@@ -656,11 +656,11 @@ def _safe_half_inv(grad, result):
 # (bfloat16: a fractional correction would make the division float32; PyTorch accumulates
 # in float32 and rounds once)
 VAR = defop("var.correction(self, *, dim, correction, keepdim)",
-            bfloat16_in_float32(lambda a, dim, correction, keepdim:
+            half_in_float32(lambda a, dim, correction, keepdim:
                                 _var_kernel(a, dim, correction, keepdim)),
             "VarBackward0", self=_var_vjp, jvp=_var_jvp, batched_jvp=True)
 STD = defop("std.correction(self, *, dim, correction, keepdim)",
-            bfloat16_in_float32(lambda a, dim, correction, keepdim:
+            half_in_float32(lambda a, dim, correction, keepdim:
                                 np.sqrt(_var_kernel(a, dim, correction, keepdim))),
             "StdBackward0",
             self=lambda grad, self, result, dim, correction, keepdim:
@@ -672,7 +672,7 @@ STD = defop("std.correction(self, *, dim, correction, keepdim)",
 
 # ============================================================ cumsum / cumprod
 def _scan_kernel(fn):
-    @bfloat16_in_float32
+    @half_in_float32
     def scan(a, dim):
         return fn(a, axis=dim, dtype=a.dtype)
 
@@ -684,7 +684,7 @@ def _scan_kernel(fn):
     return kernel
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _cumsum_vjp(grad, self_sym_sizes, dim):
     n = len(self_sym_sizes)
     if n == 0:

@@ -32,7 +32,7 @@ from .._ops import registry as _registry
 from .._ops.dispatch import binary, dispatch, dispatch_inplace, no_bool, unary
 from .._ops.registry import LINEAR, ELEMENTWISE, POINTWISE, defop, export
 from .._ops.linalg import _check_same_dtype
-from .._ops.opmath import bfloat16_in_float32
+from .._ops.opmath import BFLOAT16, FLOAT16, half_in_float32
 from .._ops.views import _renamed
 
 __all__ = [
@@ -154,7 +154,7 @@ def _where0(cond, x):
 
 
 # ====================================================================== activations
-@bfloat16_in_float32
+@half_in_float32
 def _leaky_relu_kernel(a, negative_slope):
     return np.where(a > 0, a, a * negative_slope)
 
@@ -185,7 +185,7 @@ LEAKY_RELU_ = defop("leaky_relu_(self, *, negative_slope)", _leaky_relu_kernel,
                     "LeakyReluBackward1", self=_leaky_relu_inplace_vjp, jvp=ELEMENTWISE)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _elu_kernel(a, alpha):
     return np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0)))
 
@@ -220,7 +220,7 @@ def _erfc_np(x):
     return np.frompyfunc(math.erfc, 1, 1)(x).astype(x.dtype)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _gelu_kernel(a, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_PI * (a + _GELU_C * a * a * a)
@@ -255,7 +255,7 @@ GELU = defop("gelu(self, *, approximate)", _gelu_kernel, "GeluBackward0",
              jvp=ELEMENTWISE)
 GELU_BACKWARD = defop(
     "gelu_backward(grad_output, self, *, approximate)",
-    bfloat16_in_float32(lambda g, a, approximate: g * _gelu_dx(a, approximate)),
+    half_in_float32(lambda g, a, approximate: g * _gelu_dx(a, approximate)),
     "GeluBackwardBackward0",
     grad_output=lambda grad, self, approximate: F.gelu_backward(grad, self, approximate),
     self=lambda grad, grad_output, self, approximate:
@@ -265,6 +265,7 @@ GELU_BACKWARD = defop(
         + grad_output * _gelu_dxx(self, approximate) * self_t, batched_jvp=POINTWISE)
 
 
+@half_in_float32
 def _silu_kernel(a):
     return a * F.sigmoid(a)
 
@@ -277,6 +278,7 @@ def _silu_vjp(grad, self):
 SILU = defop("silu(self)", _silu_kernel, "SiluBackward0", self=_silu_vjp, jvp=ELEMENTWISE)
 
 
+@half_in_float32
 def _softplus_kernel(a, beta, threshold):
     z = a * beta
     # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): never overflows
@@ -367,30 +369,49 @@ def tanh(input):
 
 
 # ====================================================================== softmax family
-@bfloat16_in_float32
 def _softmax_kernel(a, dim):
+    half = a.dtype if a.dtype is FLOAT16 or a.dtype is BFLOAT16 else None
+    if half is not None:  # computed in float32 and rounded once, as PyTorch's kernels do
+        a = a.astype(np.float32)
     if dim is None:  # 0-d input
-        return np.exp(a - a)  # 1, or nan for inf/nan
-    if a.size == 0:
-        return a.copy()
-    e = np.subtract(a, a.max(axis=dim, keepdims=True))
-    np.exp(e, out=e)
-    e /= e.sum(axis=dim, keepdims=True)
-    return e
+        e = np.exp(a - a)  # 1, or nan for inf/nan
+    elif a.size == 0:
+        e = a.copy()
+    else:
+        e = np.subtract(a, a.max(axis=dim, keepdims=True))
+        np.exp(e, out=e)
+        s = e.sum(axis=dim, keepdims=True)
+        if half is not None and dim % a.ndim != a.ndim - 1 and \
+                math.prod(a.shape[dim % a.ndim + 1:]) < 16:
+            # PyTorch's kernel along a dim other than the last stores the exponentials in
+            # its half-precision output before dividing them by their float32 sum (for
+            # inner sizes below one SIMD vector; wider ones vary with the CPU's vector width)
+            e = e.astype(half).astype(np.float32)
+        e /= s
+    return e if half is None else e.astype(half)
 
 
-@bfloat16_in_float32
 def _log_softmax_kernel(a, dim):
+    half = a.dtype if a.dtype is FLOAT16 or a.dtype is BFLOAT16 else None
+    if half is not None:  # computed in float32 and rounded once, as PyTorch's kernels do
+        a = a.astype(np.float32)
     if dim is None:
-        return a - a
-    if a.size == 0:
-        return a.copy()
-    s = np.subtract(a, a.max(axis=dim, keepdims=True))
-    s -= np.log(np.exp(s).sum(axis=dim, keepdims=True))
-    return s
+        s = a - a
+    elif a.size == 0:
+        s = a.copy()
+    else:
+        s = np.subtract(a, a.max(axis=dim, keepdims=True))
+        lse = np.exp(s).sum(axis=dim, keepdims=True)
+        if half is not None and dim % a.ndim == a.ndim - 1:
+            # PyTorch's last-dim kernel keeps the sum and its log in half precision
+            lse = np.log(lse.astype(half).astype(np.float32)).astype(half).astype(np.float32)
+        else:
+            lse = np.log(lse)
+        s -= lse
+    return s if half is None else s.astype(half)
 
 
-@bfloat16_in_float32   # (sums of bfloat16 gradients in float32)
+@half_in_float32   # (sums of bfloat16 gradients in float32)
 def _softmax_vjp(grad, y, dim):
     """y * (grad - sum(grad * y)): the softmax Jacobian is symmetric (also the JVP)."""
     gy = grad * y
@@ -402,7 +423,7 @@ def _softmax_vjp(grad, y, dim):
     return gy
 
 
-@bfloat16_in_float32   # (sums of bfloat16 gradients in float32)
+@half_in_float32   # (sums of bfloat16 gradients in float32)
 def _log_softmax_vjp(grad, result, dim):
     if dim is None:
         return grad - F.exp(result) * grad
@@ -521,7 +542,7 @@ def _size_warning(input, target):
             "Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
-_reduce_in_opmath = bfloat16_in_float32(_reduce)
+_reduce_in_opmath = half_in_float32(_reduce)
 
 
 def _mse_kernel(a, b, reduction):
@@ -549,7 +570,7 @@ MSE_LOSS = defop("mse_loss(self, target, *, reduction)", _mse_kernel, "MseLossBa
                                         reduction))
 
 
-@bfloat16_in_float32
+@half_in_float32(float16=False)  # (PyTorch: float16 step by step, measured)
 def _smooth_l1_kernel(a, b, reduction, beta):
     d = np.abs(np.subtract(a, b))
     return _reduce(np.where(d < beta, (0.5 / beta) * d * d, d - 0.5 * beta), reduction)
@@ -670,7 +691,7 @@ def _total_weight(t, w):
     return t.size if w is None else w.sum()
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _nll_kernel(x, target, weight, reduction, ignore_index):
     # x: (*lead, [N,] C, *d) with target (N, *d) or () -- lead dims come from batched rules
     nlead = x.ndim - target.ndim - 1
@@ -894,10 +915,26 @@ def _log_pair(x):
     return np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
 
 
-@bfloat16_in_float32
+def _half_steps(dt):
+    """Rounding to the half type ``dt`` after each step of a computation kept in float32:
+    PyTorch's kernels that do their arithmetic on half-precision scalars (the binary cross
+    entropies) round every intermediate result, not only the last."""
+    f32 = np.float32
+    return lambda v: np.asarray(v).astype(dt).astype(f32)
+
+
 def _bce_kernel(x, t, w, reduction):
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if x.dtype is FLOAT16 or x.dtype is BFLOAT16:
+        dt, r = x.dtype, _half_steps(x.dtype)
+        x, t = x.astype(np.float32), t.astype(np.float32)
+        lx = np.maximum(r(np.log(x)), -100)
+        l1x = np.maximum(r(np.log1p(-x)), -100)
+        loss = r(r(r(t - 1) * l1x) - r(t * lx))
+        if w is not None:
+            loss = r(loss * w.astype(np.float32))
+        return _reduce_in_opmath(loss.astype(dt), reduction)
     lx, l1x = _log_pair(x)
     loss = (t - 1) * l1x - t * lx
     if w is not None:
@@ -939,8 +976,20 @@ def _softplus_neg(x):
     return np.logaddexp(0, -x)
 
 
-@bfloat16_in_float32
 def _bcel_kernel(x, t, w, pw, reduction):
+    if x.dtype is FLOAT16 or x.dtype is BFLOAT16:
+        # PyTorch composes it from ops that each round to the half type:
+        # (1 - t) * x - ((pw - 1) * t + 1) * logsigmoid(x), times w
+        dt, r = x.dtype, _half_steps(x.dtype)
+        f = np.float32
+        x, t = x.astype(f), t.astype(f)
+        ls = r(-_softplus_neg(x))  # (logsigmoid: in float32, rounded once)
+        if pw is not None:
+            ls = r(r(r(r(pw.astype(f) - 1) * t) + 1) * ls)
+        loss = r(r(r(1 - t) * x) - ls)
+        if w is not None:
+            loss = r(loss * w.astype(f))
+        return _reduce_in_opmath(loss.astype(dt), reduction)
     sp = _softplus_neg(x)
     if pw is not None:
         sp = sp * (1 + (pw - 1) * t)
@@ -1046,7 +1095,7 @@ def _ln_axes(normalized_shape):
     return tuple(range(-len(normalized_shape), 0))
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _layer_norm_kernel(x, weight, bias, normalized_shape, eps):
     axes = _ln_axes(normalized_shape)
     mean = x.mean(axis=axes, keepdims=True)
@@ -1075,7 +1124,7 @@ def _ln_stats(input, result1, result2, normalized_shape, eps):
     return xhat, result2
 
 
-@bfloat16_in_float32   # (sums of bfloat16 gradients in float32)
+@half_in_float32   # (sums of bfloat16 gradients in float32)
 def _ln_input_vjp(grad, input, weight, result1, result2, normalized_shape, eps):
     axes = _ln_axes(normalized_shape)
     n = F.numel(normalized_shape)
@@ -1182,7 +1231,7 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ====================================================================== linear
-@bfloat16_in_float32
+@half_in_float32
 def _addmm_kernel(bias, mat1, mat2, beta, alpha):
     no_bool("addmm_impl_cpu_", mat1)
     if mat1.ndim != 2 or mat2.ndim != 2:
@@ -1338,7 +1387,7 @@ def _im2col(x, w_sp, stride, padding, dilation, groups, out_sp):
         win.transpose(perm).reshape(lead + (groups, n * _prod(out_sp), cg * _prod(w_sp))))
 
 
-@bfloat16_in_float32   # (bfloat16 products in float32, one rounding)
+@half_in_float32   # (bfloat16 products in float32, one rounding)
 def _conv_kernel(x, w, b, stride, padding, dilation, groups):
     """Convolution (cross-correlation) via im2col + one (grouped) matmul.  Either operand may
     carry extra leading dims (batched rules); they broadcast."""
@@ -1363,7 +1412,7 @@ def _conv_kernel(x, w, b, stride, padding, dilation, groups):
     return out
 
 
-@bfloat16_in_float32   # (bfloat16 products in float32, one rounding)
+@half_in_float32   # (bfloat16 products in float32, one rounding)
 def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, groups):
     """The weight gradient of a convolution: columns of ``x`` contracted with ``g``."""
     k = len(stride)
@@ -1382,7 +1431,7 @@ def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, 
     return np.asarray(res, order="C").reshape(res.shape[:-3] + weight_sizes)
 
 
-@bfloat16_in_float32   # (bfloat16 products in float32, one rounding)
+@half_in_float32   # (bfloat16 products in float32, one rounding)
 def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, groups):
     """The input gradient of a convolution (a transposed convolution): one matmul to columns,
     then the columns are added back onto the (padded) input positions they were read from."""
@@ -1692,7 +1741,7 @@ def _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
     return np.multiply.outer(ds[0], ds[1])
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override):
     sizes = x.shape[-2:]
@@ -1703,7 +1752,7 @@ def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_p
     return (win.sum(axis=(-2, -1)) / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
 
 
-@bfloat16_in_float32
+@half_in_float32
 def _avg_pool_backward_kernel(g, self_sizes, kernel_size, stride, padding, ceil_mode,
                               count_include_pad, divisor_override):
     sizes = tuple(self_sizes[-2:])

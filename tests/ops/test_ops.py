@@ -601,27 +601,83 @@ def _half_call(lib, op, s, dtype):
     return got
 
 
+# ops whose half-precision results may be some steps (units in the last place of the
+# half type) from PyTorch's; every other op of the table gives PyTorch's bits exactly
+_LIBM = "float32 exp/log/tanh of NumPy and PyTorch (SLEEF) round a last bit differently"
+_TAIL = ("PyTorch rounds step by step in the elements left over after its SIMD vectors "
+         "(every element of these small samples), once in the vectors")
+_HALF_STEPS = {
+    **{(dt, name): (1, _LIBM) for dt in ("float16", "bfloat16") for name in (
+        "nn.functional.gelu", "nn.functional.conv2d")},
+    **{(dt, name): (2, "PyTorch sums the losses of the batch in another order")
+       for dt in ("float16", "bfloat16") for name in (
+           "nn.functional.nll_loss", "nn.functional.cross_entropy")},
+    **{(dt, name): (steps, _TAIL) for dt, name, steps in (
+        ("float16", "sub_alpha", 8), ("float16", "add_alpha", 1), ("float16", "rsqrt", 1),
+        ("float16", "nn.functional.binary_cross_entropy_with_logits", 1),
+        ("bfloat16", "sub_alpha", 2), ("bfloat16", "rsqrt", 1),
+        ("bfloat16", "nn.functional.binary_cross_entropy_with_logits", 3),
+        ("bfloat16", "nn.functional.binary_cross_entropy", 1))},
+    ("float16", "prod"): (1, "PyTorch multiplies in another order"),
+    ("bfloat16", "round"): (1, "round of a bfloat16 value above 2**7 (PyTorch rounds the "
+                               "float32 result's last bit)"),
+    ("bfloat16", "nn.functional.gelu"): (
+        None, "far negative tail: graphgrad's accurate tiny values, PyTorch's -0.0 "
+              "(docs/differences.md)"),
+    **{(dt, "scatter_add"): (4, "PyTorch adds the scattered half values in another order")
+       for dt in ("float16", "bfloat16")},
+}
+
+
+def _ordered_bits(arr, name):
+    """Half-precision values as integers in value order (one per representable value,
+    +0 and -0 both 0): differences count rounding steps."""
+    u = arr.astype(np.float16 if name == "float16" else gg.bfloat16.np) \
+        .view(np.uint16).astype(np.int64)
+    return np.where(u & 0x8000, -(u & 0x7FFF), u)
+
+
+def _max_half_steps(got, want):
+    steps = 0
+    for (name, g), (_, w) in zip(got, want):
+        if name not in ("float16", "bfloat16") or g.shape != w.shape:
+            continue
+        both_nan = np.isnan(g.astype(np.float32)) & np.isnan(w.astype(np.float32))
+        d = np.abs(_ordered_bits(g, name) - _ordered_bits(w, name))[~both_nan]
+        steps = max(steps, int(d.max(initial=0)))
+    return steps
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("op", OP_DB, ids=lambda o: o.name)
 def test_half_precision_inputs_vs_torch(op, dtype):
     """Every op on float16 and on bfloat16 tensors (the float64 samples converted; index
     tensors kept): PyTorch's result dtypes (bfloat16 in, bfloat16 out: no promotion by
-    Python scalars, no float32 from kernels NumPy lacks) and shapes, values within a
-    rounding or two, or its exception type."""
+    Python scalars, no float32 from kernels NumPy lacks) and shapes, its exception type,
+    and its values bit for bit: like PyTorch, graphgrad computes a half-precision op in
+    float32 and rounds once (NumPy's float16 steps would round a composite such as
+    softmax, layer_norm, gelu or avg_pool2d several times, up to 169 steps from
+    PyTorch's).  The ops of _HALF_STEPS may differ by the steps listed there."""
     if (dtype, op.name) in _HALF_INPUT_DIFFERENCES:
         pytest.skip(_HALF_INPUT_DIFFERENCES[dtype, op.name])
     tol = _HALF_TOL[dtype]
+    allowed = _HALF_STEPS.get((dtype, op.name), (0, ""))[0]
     for s in _samples(op, "float64"):
-        _assert_same_results(_half_call(gg, op, s, dtype), _half_call(torch, op, s, dtype),
-                             f"{op.name} {s} on {dtype}", tol)
+        got, want = _half_call(gg, op, s, dtype), _half_call(torch, op, s, dtype)
+        what = f"{op.name} {s} on {dtype}"
+        _assert_same_results(got, want, what, tol)
+        if isinstance(want, list) and allowed is not None:
+            steps = _max_half_steps(got, want)
+            assert steps <= allowed, f"{what}: {steps} {dtype} steps from PyTorch's values"
 
 
-# reductions over a thousand bfloat16 elements: PyTorch accumulates in float32 (NumPy's
-# bfloat16 sum would give 256 for a thousand ones); input gradients included
-_BF16_REDUCTIONS = {
+# reductions over a thousand bfloat16 or float16 elements: PyTorch accumulates in float32
+# (NumPy's bfloat16 sum would give 256 for a thousand ones, its float16 cumsum drifts by
+# tens of steps); input gradients included
+_HALF_REDUCTIONS = {
     "sum": lambda L, x: x.sum(),
     "sum_dim": lambda L, x: x.sum(1),
-    "sum_dtype": lambda L, x: L.sum(x.to(L.float32), 1, dtype=L.bfloat16),
+    "sum_dtype": lambda L, x: L.sum(x.to(L.float32), 1, dtype=x.dtype),
     "mean": lambda L, x: x.mean(1),
     "cumsum": lambda L, x: x.cumsum(1),
     "norm": lambda L, x: x.norm(dim=1),
@@ -636,20 +692,22 @@ _BF16_REDUCTIONS = {
 }
 
 
-@pytest.mark.parametrize("name", list(_BF16_REDUCTIONS))
-def test_bfloat16_reductions_accumulate_in_float32(name):
-    fn = _BF16_REDUCTIONS[name]
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", list(_HALF_REDUCTIONS))
+def test_half_reductions_accumulate_in_float32(name, dtype):
+    fn = _HALF_REDUCTIONS[name]
     x = np.random.default_rng(0).uniform(0.5, 1.5, (4, 1000))
     got = []
     for lib in (gg, torch):
-        t = lib.tensor(x).to(lib.bfloat16).requires_grad_()
+        t = lib.tensor(x).to(getattr(lib, dtype)).requires_grad_()
         r = fn(lib, t)
         cot = np.cos(np.arange(r.numel()) * 0.7).reshape(tuple(r.shape))
         (r.float() * lib.tensor(cot).float()).sum().backward()
-        assert dtype_name(r) == "bfloat16" and dtype_name(t.grad) == "bfloat16"
+        assert dtype_name(r) == dtype and dtype_name(t.grad) == dtype
         got.append([to_numpy(v.detach().float()) for v in (r, t.grad)])
-    for g, w in zip(*got):   # within a bfloat16 rounding (of the largest value: cancellation)
-        np.testing.assert_allclose(g, w, rtol=8e-3, atol=8e-3 * np.abs(w).max(), err_msg=name)
+    tol = _HALF_TOL[dtype]
+    for g, w in zip(*got):   # within a rounding (of the largest value: cancellation)
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol * np.abs(w).max(), err_msg=name)
     if name == "sum":
         assert gg.ones(1000, dtype=gg.bfloat16).sum().item() == 1000
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .dispatch import dispatch
-from .opmath import BFLOAT16
+from .opmath import BFLOAT16, FLOAT16, half_in_float32
 
 _ndarray = np.ndarray
 
@@ -273,17 +273,27 @@ def tanh_vjp(grad, result):
 
     On real ndarrays of one shape and dtype (an ordinary backward) the three passes
     write into one fresh array instead of allocating three; same operations, same
-    rounding."""
+    rounding.  float16 and bfloat16 compute in float32 and round once, as PyTorch's
+    tanh_backward kernel does."""
     if grad.__class__ is _ndarray and result.__class__ is _ndarray:
         dt = result.dtype
         gt = grad.dtype
         if dt.kind == "f" and (gt is dt or gt == dt) and grad.shape == result.shape:
+            if dt is FLOAT16:
+                return _tanh_vjp_half(grad, result)
             d = _np_multiply(result, result)
             if d.__class__ is not _ndarray:  # 0-d: NumPy returned a scalar
                 d = np.asarray(d)
             np.subtract(1, d, out=d)
             return np.multiply(grad, d, out=d)
+        if dt is BFLOAT16 or dt is FLOAT16:  # (bfloat16's kind is "V"; batched gradients)
+            return _tanh_vjp_half(grad, result)
     return grad * conj(1 - result * result)
+
+
+@half_in_float32
+def _tanh_vjp_half(grad, result):
+    return grad * (1 - result * result)
 
 
 def where(cond, a, b):

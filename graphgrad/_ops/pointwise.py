@@ -92,20 +92,42 @@ SUB_ALPHA = defop("sub_alpha(self, other, *, alpha)", _subtract_alpha,
                   batched_jvp=POINTWISE)
 RSUB = defop("rsub(self, *, other)", _rsubtract, "RsubBackward1",
              self=lambda grad: -grad, jvp=lambda self_t: -self_t, batched_jvp=POINTWISE)
+_ndarray = np.ndarray
+# a float16/bfloat16 tensor times or divided by a Python float: computed in float32, the
+# number taken in float32 (not rounded to the tensor's dtype first), rounded once; in the
+# forward (the generated operators' half_scalar_kernel) and in the backward alike
+_half_mul = half_with_number(np.multiply)
+_half_div = half_with_number(np.true_divide)
+
+
+def _mul_self_vjp(grad, other):
+    if other.__class__ is float:  # (real: no conj)
+        if grad.__class__ is _ndarray and grad.dtype.itemsize == 2:  # float16, bfloat16
+            return _half_mul(grad, other)
+        return grad * other
+    return grad * F.conj(other)
+
+
+def _div_self_vjp(grad, other):
+    if other.__class__ is float:  # (real: no conj)
+        if grad.__class__ is _ndarray and grad.dtype.itemsize == 2:  # float16, bfloat16
+            return _half_div(grad, other)
+        return grad / other
+    return grad / F.conj(other)
+
+
 MUL = defop("mul(self, other)", np.multiply, "MulBackward0", promote=True,
-            self=lambda grad, other: grad * F.conj(other),
+            self=_mul_self_vjp,
             other=lambda grad, self: grad * F.conj(self),
             jvp=lambda self_t, other_t, self, other: self_t * other + self * other_t,
             batched_jvp=POINTWISE)
 DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
-            self=lambda grad, other: grad / F.conj(other),
+            self=_div_self_vjp,
             other=lambda grad, self, other: -grad * F.conj(self / other / other),
             jvp=lambda self_t, other_t, self, other, result:
                 (self_t - other_t * result) / other, batched_jvp=POINTWISE)
-# a float16/bfloat16 tensor times or divided by a Python float: computed in float32, the
-# number taken in float32 (not rounded to the tensor's dtype first), rounded once
-MUL.half_scalar_kernel = half_with_number(np.multiply)
-DIV.half_scalar_kernel = half_with_number(np.true_divide)
+MUL.half_scalar_kernel = _half_mul
+DIV.half_scalar_kernel = _half_div
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
             batched_jvp=POINTWISE)
 RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", promote="float",
@@ -260,8 +282,16 @@ def _sigmoid(a):
         if a.dtype.kind != "c" else 1 / (1 + np.exp(-a))
 
 
+@half_in_float32(float16=False)  # (float16: PyTorch's kernel rounds each step, measured)
+def _sigmoid_vjp(grad, result):
+    if grad.__class__ is np.ndarray and result.__class__ is np.ndarray and \
+            result.dtype.kind == "f":
+        return grad * (1 - result) * result  # (PyTorch's order)
+    return grad * F.conj(result * (1 - result))
+
+
 SIGMOID = defop("sigmoid(self)", _sigmoid, "SigmoidBackward0", promote="float",
-                self=lambda grad, result: grad * F.conj(result * (1 - result)), jvp=ELEMENTWISE)
+                self=_sigmoid_vjp, jvp=ELEMENTWISE)
 
 
 def _relu_kernel(a):

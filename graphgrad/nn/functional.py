@@ -161,8 +161,8 @@ def _leaky_relu_kernel(a, negative_slope):
 
 LEAKY_RELU = defop("leaky_relu(self, *, negative_slope)", _leaky_relu_kernel,
                    "LeakyReluBackward0",
-                   self=lambda grad, self, negative_slope:
-                       F.where(self > 0, grad, grad * negative_slope),
+                   self=half_in_float32(lambda grad, self, negative_slope:
+                                        F.where(self > 0, grad, grad * negative_slope)),
                    jvp=ELEMENTWISE)
 
 
@@ -174,6 +174,7 @@ def _inplace_slope_check(name, slope):
             "slope, please call out-of-place version instead.")
 
 
+@half_in_float32
 def _leaky_relu_inplace_vjp(grad, result, negative_slope):
     # the in-place variant saves its result, not the overwritten input: the input's sign is
     # read off the result, which needs a positive slope
@@ -191,11 +192,12 @@ def _elu_kernel(a, alpha):
 
 
 ELU = defop("elu(self, *, alpha)", _elu_kernel, "EluBackward0",
-            self=lambda grad, self, alpha:
-                F.where(self > 0, grad, grad * (alpha * F.exp(_where0(self > 0, self)))),
+            self=half_in_float32(lambda grad, self, alpha: F.where(
+                self > 0, grad, grad * (alpha * F.exp(_where0(self > 0, self))))),
             jvp=ELEMENTWISE)
 
 
+@half_in_float32
 def _elu_inplace_vjp(grad, result, alpha):
     _inplace_slope_check("elu", alpha)
     return F.where(result > 0, grad, grad * (result + alpha))
@@ -270,6 +272,7 @@ def _silu_kernel(a):
     return a * F.sigmoid(a)
 
 
+@half_in_float32
 def _silu_vjp(grad, self):
     s = F.sigmoid(self)
     return grad * (s * (1 + self * (1 - s)))
@@ -287,8 +290,8 @@ def _softplus_kernel(a, beta, threshold):
 
 
 SOFTPLUS = defop("softplus(self, *, beta, threshold)", _softplus_kernel, "SoftplusBackward0",
-                 self=lambda grad, self, beta, threshold:
-                     F.where(self * beta > threshold, grad, grad * F.sigmoid(self * beta)),
+                 self=half_in_float32(lambda grad, self, beta, threshold: F.where(
+                     self * beta > threshold, grad, grad * F.sigmoid(self * beta))),
                  jvp=ELEMENTWISE)
 
 

@@ -753,10 +753,14 @@ def binary(op, a, b):
         if (k != "f" and k != "c" and k != "V") and (bc is not int or k == "b") or \
                 (bc is complex and k != "c") or op.promote == "float" or \
                 bc is float and (k == "V" or (  # bfloat16 * 1.5: NumPy would give float32
-                    ad.dtype is FLOAT16 and op.half_scalar_kernel is not None)):
-            if bc is float and (ad.dtype is BFLOAT16 or ad.dtype is FLOAT16) and \
-                    op.half_scalar_kernel is not None:
-                kernel = op.half_scalar_kernel  # (half * 0.1 in float32, rounded once)
+                    ad.dtype is FLOAT16 and op.half_scalar_kernel is not None)) or \
+                bc is int and op.half_scalar_kernel is not None and (k == "V" or
+                                                                     ad.dtype is FLOAT16):
+            if (bc is float or bc is int) and (ad.dtype is BFLOAT16 or ad.dtype is FLOAT16) \
+                    and op.half_scalar_kernel is not None:
+                # (half * 0.1 or * 257 in float32, rounded once; NumPy would round the
+                # number to the half type first: 257 becomes 256 in bfloat16)
+                kernel = op.half_scalar_kernel
             else:
                 datas = [ad, bd]
                 _promote(op, (a, b), datas, 2)
@@ -887,11 +891,12 @@ def make_binary_operator(op, name):
              "                (bc is complex and k != 'c') or op.promote == 'float' or \\",
              "                (k == 'V' and bc is float):  # bfloat16 * 1.5: NumPy gives float32"
              if not half else
-             "                bc is float and (k == 'V' or ad.dtype is FLOAT16):  # (bfloat16 "
-             "* 1.5: NumPy gives float32)"]
+             "                (bc is float or bc is int) and (k == 'V' or ad.dtype is FLOAT16):"
+             "  # (bfloat16 * 1.5: NumPy gives float32; * 257: NumPy rounds it)"]
     if half:
         lines += [
-             "            if bc is float and (ad.dtype is BFLOAT16 or ad.dtype is FLOAT16):",
+             "            if (bc is float or bc is int) and (ad.dtype is BFLOAT16 or "
+             "ad.dtype is FLOAT16):",
              "                kern = half_kernel  # (half * 0.1 in float32, rounded once)",
              "            else:",
              "                datas = [ad, bd]",
@@ -1059,7 +1064,8 @@ def dispatch_inplace(op, self, *args):
                 f"{name(self.dtype)} (in-place {op.name}_ on a {self.dtype} tensor; "
                 f"use the out-of-place {op.name} instead)")
     kernel = op.kernel
-    if op.half_scalar_kernel is not None and full[1].__class__ is float and \
+    if op.half_scalar_kernel is not None and \
+            (full[1].__class__ is float or full[1].__class__ is int) and \
             (sd.dtype is BFLOAT16 or sd.dtype is FLOAT16):
         kernel = op.half_scalar_kernel  # (half *= 0.1 in float32, rounded once)
         datas[1] = full[1]

@@ -166,8 +166,8 @@ def sum_to(grad, sizes, out_ndim=None):
         return grad
     if isinstance(grad, Tensor):
         r = dispatch(_OP["sum.dim_IntList"], grad, tuple(axes), True, None)
-    elif grad.dtype is BFLOAT16:  # summed in float32 and rounded once, as PyTorch sums it
-        r = grad.sum(axis=tuple(axes), keepdims=True, dtype=np.float32).astype(BFLOAT16)
+    elif grad.dtype is BFLOAT16 or grad.dtype is FLOAT16:  # in float32, rounded once (PyTorch)
+        r = grad.sum(axis=tuple(axes), keepdims=True, dtype=np.float32).astype(grad.dtype)
     elif len(axes) == lead:
         # only leading dims summed away (a bias): the sum already has the shape, and is a
         # fresh array rather than a view of one, so AccumulateGrad takes it without a copy
@@ -202,6 +202,15 @@ def expand(x, sizes):
         from .shape import expand as _expand
         return _expand(x, tuple(sizes))
     return np.broadcast_to(x, sizes)
+
+
+def div_count(grad, n):
+    """``grad / n`` for an element count ``n`` (a mean's gradient): a float16 or bfloat16
+    array is divided in float32 and rounded once, as PyTorch divides (NumPy would first
+    round ``n`` to the half type: 257 is 256 in bfloat16)."""
+    if grad.__class__ is _ndarray and (grad.dtype is BFLOAT16 or grad.dtype is FLOAT16):
+        return (grad.astype(np.float32) / n).astype(grad.dtype)
+    return grad / n
 
 
 def numel(sizes, dims=None):

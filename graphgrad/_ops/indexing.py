@@ -16,6 +16,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .dispatch import dispatch, dispatch_inplace
+from .opmath import BFLOAT16, FLOAT16
 from .registry import LINEAR, POINTWISE, defop, export
 
 _wrap = Tensor._wrap
@@ -37,6 +38,8 @@ def _sum_dims(x, dims):
     if _is_t(x):
         from .reductions import sum as _sum
         return _sum(x, tuple(dims))
+    if x.dtype is BFLOAT16 or x.dtype is FLOAT16:  # accumulated in float32, as PyTorch sums
+        return x.sum(axis=tuple(dims), dtype=np.float32).astype(x.dtype)
     return x.sum(axis=tuple(dims))
 
 
@@ -364,7 +367,11 @@ def _index_add_into(z, index, source, dim):
 
 def _index_select_backward_kernel(grad, index, sizes, dim):
     lead = grad.shape[:grad.ndim - max(len(sizes), 0)] if dim is not None else grad.shape
-    return _index_add_into(np.zeros(lead + tuple(sizes), grad.dtype), index, grad, dim)
+    dt = grad.dtype
+    if dt is BFLOAT16 or dt is FLOAT16:  # repeated indices accumulate in float32
+        z = np.zeros(lead + tuple(sizes), np.float32)
+        return _index_add_into(z, index, grad.astype(np.float32), dim).astype(dt)
+    return _index_add_into(np.zeros(lead + tuple(sizes), dt), index, grad, dim)
 
 
 def _index_add_kernel(a, index, source, dim, alpha):

@@ -90,11 +90,11 @@ def half_in_float32(kernel=None, *, float16=True, round_scalars=False):
 
 
 def half_with_number(ufunc):
-    """``ufunc(a, number)`` for a float16 or bfloat16 array ``a`` and a Python float, as
+    """``ufunc(a, number)`` for a float16 or bfloat16 array ``a`` and a Python float or int, as
     PyTorch's mul/div compute it: in float32, the number taken in float32 (not rounded to
     ``a``'s dtype first, as NumPy would), the result rounded once to ``a``'s dtype."""
     def kernel(a, b):
-        return ufunc(a.astype(_FLOAT32), b).astype(a.dtype)
+        return ufunc(a.astype(_FLOAT32), b if b.__class__ is float else float(b)).astype(a.dtype)
     kernel.__name__ = kernel.__qualname__ = f"half_with_number({ufunc.__name__})"
     return kernel
 

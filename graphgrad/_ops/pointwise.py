@@ -101,7 +101,7 @@ _half_div = half_with_number(np.true_divide)
 
 
 def _mul_self_vjp(grad, other):
-    if other.__class__ is float:  # (real: no conj)
+    if other.__class__ is float or other.__class__ is int:  # (real: no conj)
         if grad.__class__ is _ndarray and grad.dtype.itemsize == 2:  # float16, bfloat16
             return _half_mul(grad, other)
         return grad * other
@@ -109,7 +109,7 @@ def _mul_self_vjp(grad, other):
 
 
 def _div_self_vjp(grad, other):
-    if other.__class__ is float:  # (real: no conj)
+    if other.__class__ is float or other.__class__ is int:  # (real: no conj)
         if grad.__class__ is _ndarray and grad.dtype.itemsize == 2:  # float16, bfloat16
             return _half_div(grad, other)
         return grad / other

@@ -246,22 +246,23 @@ SUM_DIM = defop("sum.dim_IntList(self, *, dim, keepdim, dtype)", _sum_kernel, "S
                     _reduce_batched(SUM_DIM, self_t, self_sym_sizes, dim, keepdim, dtype))
 MEAN = defop("mean(self)", _mean, "MeanBackward0",
              self=lambda grad, self_sym_sizes:
-                 F.expand_reduced(grad, self_sym_sizes, None, False) / F.numel(self_sym_sizes),
+                 F.div_count(F.expand_reduced(grad, self_sym_sizes, None, False),
+                             F.numel(self_sym_sizes)),
              jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:
                  _reduce_batched(MEAN_DIM, self_t, self_sym_sizes))
 MEAN_DTYPE = defop("mean.dtype(self, *, dtype)",
                    lambda a, dtype: _mean(a.astype(dtype.np, copy=False)),
                    "MeanBackward0",
                    self=lambda grad, self_sym_sizes:
-                       F.expand_reduced(grad, self_sym_sizes, None, False)
-                       / F.numel(self_sym_sizes),
+                       F.div_count(F.expand_reduced(grad, self_sym_sizes, None, False),
+                                   F.numel(self_sym_sizes)),
                    jvp=LINEAR,
                    batched_jvp=lambda self_t, self_sym_sizes, dtype:
                        _reduce_batched(MEAN_DIM, self_t, self_sym_sizes, dtype=dtype))
 MEAN_DIM = defop("mean.dim(self, *, dim, keepdim, dtype)", _mean_kernel, "MeanBackward1",
                  self=lambda grad, self_sym_sizes, dim, keepdim:
-                     F.expand_reduced(grad, self_sym_sizes, dim, keepdim)
-                     / F.numel(self_sym_sizes, dim),
+                     F.div_count(F.expand_reduced(grad, self_sym_sizes, dim, keepdim),
+                                 F.numel(self_sym_sizes, dim)),
                  jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes, dim, keepdim, dtype:
                      _reduce_batched(MEAN_DIM, self_t, self_sym_sizes, dim, keepdim, dtype))
 

@@ -125,7 +125,7 @@ def _reduced_grad(grad, reduction, sizes):
     g = F.reshape_to(grad, (1,) * len(sizes), 0)
     if reduction == "mean":
         n = F.numel(sizes)
-        g = g / n if n else g * math.nan
+        g = F.div_count(g, n) if n else g * math.nan
     return g
 
 

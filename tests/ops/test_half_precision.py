@@ -83,8 +83,6 @@ def test_large_half_tensors_give_pytorchs_bits(name, dtype):
         f"by up to {steps.max()} steps"
 
 
-_G = _RNG.standard_normal((64, 257))
-
 _GRAD_OPS = {
     "sigmoid": lambda L, x: L.sigmoid(x),
     "tanh": lambda L, x: L.tanh(x),
@@ -105,13 +103,23 @@ _GRAD_OPS = {
     "cube": lambda L, x: x ** 3,
     "reciprocal": lambda L, x: 1 / (x.abs() + 0.5),
     "scaled": lambda L, x: x * 0.3,
+    "scaled_int": lambda L, x: x * 257,
+    "bias": lambda L, x: x + x[0],
+    "expanded": lambda L, x: x[:, :1].expand(64, 257),
+    "mean": lambda L, x: x.mean(1),
+    "mean_all": lambda L, x: x.mean(),
+    "mse_loss_mean": lambda L, x: L.nn.functional.mse_loss(x, x.flip(1)),
+    "repeat": lambda L, x: x.repeat(3, 2),
+    "index_select_repeated": lambda L, x: L.index_select(x, 0, L.tensor(np.arange(200) % 64)),
+    "linear_bias": lambda L, x: L.nn.functional.linear(x[:, :50], x[:30, :50].detach(),
+                                                       x[0, :30]),
     "divided": lambda L, x: x / 0.3,
     "scaled_inplace": lambda L, x: (x * 1).mul_(0.3),
 }
 
 # share of elements, steps: gelu's derivative through graphgrad's erf / NumPy's tanh
 _GRAD_LAST_BIT = {"silu": (0.001, 1), "softplus": (0.001, 1), "softmax": (0.001, 1),
-                  "layer_norm": (0.001, 1), "gelu": (0.01, 8)}
+                  "layer_norm": (0.001, 1), "gelu": (0.01, 8), "linear_bias": (0.001, 1)}
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
@@ -119,11 +127,16 @@ _GRAD_LAST_BIT = {"silu": (0.001, 1), "softplus": (0.001, 1), "softmax": (0.001,
 def test_large_half_tensor_gradients_give_pytorchs_bits(name, dtype):
     """Backward kernels too: PyTorch's fused ones (tanh_backward, sigmoid_backward,
     silu_backward, ...) compute in float32 and round once (float16 sigmoid_backward: each
-    product, in its order); composed formulas (sin's grad * cos) round after each op."""
+    product, in its order); composed formulas (sin's grad * cos) round after each op;
+    gradients summed over broadcast, repeated or reduced elements (a bias, repeat,
+    index_select, mean's division by the count) accumulate in float32 (NumPy's float16
+    sum down a column rounds after every row: a bias gradient was 140 steps off)."""
     got = []
     for lib in (gg, torch):
         x = lib.tensor(_X).to(getattr(lib, dtype)).requires_grad_()
-        _GRAD_OPS[name](lib, x).backward(lib.tensor(_G).to(getattr(lib, dtype)))
+        y = _GRAD_OPS[name](lib, x)
+        cot = np.cos(np.arange(y.numel()) * 0.7).reshape(tuple(y.shape))
+        y.backward(lib.tensor(cot).to(y.dtype))
         assert str(x.grad.dtype).endswith(dtype)
         got.append(_ordered_bits(np.asarray(x.grad.float().numpy()), dtype))
     steps = np.abs(got[0] - got[1])

@@ -118,11 +118,12 @@ def _imul(x, s):
 
 @pytest.mark.parametrize("dt", ["bfloat16", "float16"])
 @pytest.mark.parametrize("form", list(_HALF_SCALAR_FORMS))
-def test_half_times_a_python_float_is_computed_in_float32(form, dt):
-    """PyTorch multiplies/divides a bfloat16 or float16 tensor by a Python float in
+def test_half_times_a_python_number_is_computed_in_float32(form, dt):
+    """PyTorch multiplies/divides a bfloat16 or float16 tensor by a Python float or int in
     float32 (the number not rounded to the tensor's dtype first) and rounds once: the same
     bits, element for element (rounding 0.1 first changed about one element in five in
-    bfloat16, one in three in float16)."""
+    bfloat16, one in three in float16; 257 is 256 in bfloat16, 2049 is 2048 in
+    float16)."""
     import numpy as np
     # (values that float16 holds exactly: PyTorch rounds float64 to float16 through float32)
     values = (np.random.default_rng(1).standard_normal(2000) * 3).astype(np.float16)
@@ -130,7 +131,8 @@ def test_half_times_a_python_float_is_computed_in_float32(form, dt):
 
     def prog(lib):
         x = lib.tensor(values).to(getattr(lib, dt))
-        out = [_HALF_SCALAR_FORMS[form](lib, x, s) for s in (0.1, 1.7, -3.3, 1e-3)]
+        out = [_HALF_SCALAR_FORMS[form](lib, x, s)
+               for s in (0.1, 1.7, -3.3, 1e-3, 257, -2049, 3)]
         return [(r.dtype, r.float().numpy().tobytes()) for r in out]
     run_both(prog)
 

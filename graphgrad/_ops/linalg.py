@@ -692,13 +692,10 @@ def einsum(*args):
     for i, o in enumerate(operands):
         if not isinstance(o, Tensor):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(o).__name__}")
-    dt = operands[0]._data.dtype
-    for o in operands[1:]:
-        if o._data.dtype != dt:
-            raise RuntimeError(f"einsum(): expected scalar type {scalar_type_name(dt)} but "
-                               f"found {scalar_type_name(o._data.dtype)} (all operands must "
-                               "have the same dtype; convert them with .to())")
     labels, out, size = _einsum_parse(equation, [o._data.shape for o in operands])
+    dt = operands[0]._data.dtype
+    if any(o._data.dtype != dt for o in operands[1:]):
+        operands = _einsum_promote(operands, labels, out)
     if operands[0]._data.dtype == np.bool_:
         operands = _einsum_bool(operands, labels, out)
     ops = []
@@ -718,6 +715,27 @@ def einsum(*args):
         cur = dispatch(EINSUM2, cur, ops[k], (cl, nl, keep))
         cl = keep
     return cur
+
+
+def _einsum_promote(operands, labels, out):
+    """Operands of different dtypes, as PyTorch takes them: promoted (its result_type) when
+    no label is summed between operands (outer and elementwise products, sums within one
+    operand: PyTorch multiplies, 0-d operands included in the promotion), an error when one
+    is (PyTorch's bmm wants one dtype)."""
+    from .. import _dtype
+    seen = collections.Counter(c for lab in labels for c in set(lab))
+    dt = operands[0]._data.dtype
+    for c, n in seen.items():
+        if n > 1 and c not in out:
+            bad = next(o._data.dtype for o in operands if o._data.dtype != dt)
+            raise RuntimeError(
+                f"einsum(): expected scalar type {scalar_type_name(dt)} but found "
+                f"{scalar_type_name(bad)} (subscript {c} is summed between operands of "
+                "different dtypes; convert them to one dtype with .to())")
+    common = operands[0].dtype
+    for o in operands[1:]:
+        common = _dtype.promote_types(common, o.dtype)
+    return [o if o.dtype == common else o.to(common) for o in operands]
 
 
 def _einsum_bool(operands, labels, out):

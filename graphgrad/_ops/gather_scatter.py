@@ -76,6 +76,25 @@ def _scatter_add_kernel(a, index, src, dim):
     return out
 
 
+def _scatter_reduce_kernel(a, index, src, reduce, dim):
+    """``scatter(..., reduce='add' | 'multiply')``: duplicates accumulate."""
+    out = a.copy()
+    idx = _full_index(index, a.ndim, index.ndim, a.shape)
+    ufunc = np.add if reduce == "add" else np.multiply
+    src = _src_part(src, idx.shape) if isinstance(src, np.ndarray) else src
+    ufunc.at(out, _along_key(idx, dim), np.asarray(src).astype(out.dtype, copy=False))
+    return out
+
+
+def _no_scatter_derivative(grad):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+def _no_scatter_jvp(*tangents):
+    raise NotImplementedError("Trying to use forward AD with aten::scatter that does not "
+                              "support it.")
+
+
 def _gather_backward_kernel(grad, index, sizes, dim):
     if dim is None:
         return _gather_backward_kernel(grad[..., None], np.asarray(index).reshape(-1), (1,),
@@ -135,6 +154,21 @@ SCATTER_ADD = defop("scatter_add(self, index, src, *, dim)", _lifted(_scatter_ad
                                                     len(src_sym_sizes)), index, src_t, dim))
 
 
+# PyTorch has no derivative for scatter with a reduction: its node raises in backward
+SCATTER_REDUCE = defop("scatter.reduce(self, index, src, *, dim, reduce)",
+                       lambda a, index, src, dim, reduce: _lifted(_scatter_reduce_kernel)(
+                           a, index, src, reduce, dim),
+                       "NotImplemented", self=_no_scatter_derivative, src=_no_scatter_derivative,
+                       jvp=lambda self_t, src_t: _no_scatter_jvp(), batched_jvp=True)
+SCATTER_VALUE_REDUCE = defop("scatter.value_reduce(self, index, *, dim, value, reduce)",
+                             lambda a, index, dim, value, reduce: _lifted(
+                                 _scatter_reduce_kernel)(a, index, value, reduce, dim),
+                             "NotImplemented", self=_no_scatter_derivative,
+                             jvp=lambda self_t: _no_scatter_jvp(), batched_jvp=True)
+for _op in (SCATTER_REDUCE, SCATTER_VALUE_REDUCE):  # (PyTorch's name for such nodes)
+    _op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
+
+
 def _check_index(fn, input, dim, index, other=None, other_name="src"):
     """PyTorch's gather/scatter index checks; returns the wrapped dim."""
     nd = input._data.ndim
@@ -181,10 +215,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 def _scatter_args(fn, input, dim, index, src, value, reduce):
-    if reduce is not None:
-        raise NotImplementedError(
-            f"{fn}(reduce={reduce!r}) is not supported by graphgrad; use scatter_add for "
-            "reduce='add', or scatter_reduce semantics written with other ops")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     if src is None:
         src = value
     if src is None:
@@ -201,6 +233,10 @@ def _scatter_args(fn, input, dim, index, src, value, reduce):
 def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     """A copy of ``input`` with ``src`` (a tensor or a number) written at ``index`` along dim."""
     d, src = _scatter_args("scatter", input, dim, index, src, value, reduce)
+    if reduce is not None:  # (no derivative: the node raises in backward, as PyTorch's)
+        if isinstance(src, Tensor):
+            return _finish(dispatch(SCATTER_REDUCE, input, index, src, d, reduce), out)
+        return _finish(dispatch(SCATTER_VALUE_REDUCE, input, index, d, src, reduce), out)
     if isinstance(src, Tensor):
         return _finish(dispatch(SCATTER, input, index, src, d), out)
     return _finish(dispatch(SCATTER_VALUE, input, index, d, src), out)
@@ -209,6 +245,10 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
 @export(function=False)
 def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
     d, src = _scatter_args("scatter_", input, dim, index, src, value, reduce)
+    if reduce is not None:
+        if isinstance(src, Tensor):
+            return dispatch_inplace(SCATTER_REDUCE, input, index, src, d, reduce)
+        return dispatch_inplace(SCATTER_VALUE_REDUCE, input, index, d, src, reduce)
     if isinstance(src, Tensor):
         return dispatch_inplace(SCATTER, input, index, src, d)
     return dispatch_inplace(SCATTER_VALUE, input, index, d, src)

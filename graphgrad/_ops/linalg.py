@@ -718,10 +718,10 @@ def einsum(*args):
 
 
 def _einsum_promote(operands, labels, out):
-    """Operands of different dtypes, as PyTorch takes them: promoted (its result_type) when
-    no label is summed between operands (outer and elementwise products, sums within one
-    operand: PyTorch multiplies, 0-d operands included in the promotion), an error when one
-    is (PyTorch's bmm wants one dtype)."""
+    """Operands of different dtypes, as PyTorch takes them: promoted to the dtype all of
+    them promote to (0-d operands included, unlike result_type) when no label is summed
+    between operands (outer and elementwise products, sums within one operand: PyTorch
+    multiplies), an error when one is (PyTorch's bmm wants one dtype)."""
     from .. import _dtype
     seen = collections.Counter(c for lab in labels for c in set(lab))
     dt = operands[0]._data.dtype

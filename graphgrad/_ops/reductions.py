@@ -198,9 +198,9 @@ def _others_matrix(xt, cumulative):
 
 
 # ============================================================ sum / mean
-# bfloat16 sums, means, scans and norms accumulate in float32, as PyTorch's do (NumPy would
-# accumulate in bfloat16: a thousand ones would sum to 256); the wrapped functions take the
-# operand already cast to its dtype= argument
+# float16 and bfloat16 sums, means, scans and norms accumulate in float32, as PyTorch's do
+# (NumPy would accumulate in bfloat16: a thousand ones would sum to 256; its float16 cumsum
+# drifts); the wrapped functions take the operand already cast to its dtype= argument
 @half_in_float32
 def _sum_as_is(a, dim, keepdim):
     return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))

@@ -414,7 +414,7 @@ def _log_softmax_kernel(a, dim):
     return s if half is None else s.astype(half)
 
 
-@half_in_float32   # (sums of bfloat16 gradients in float32)
+@half_in_float32   # (sums of half-precision gradients in float32)
 def _softmax_vjp(grad, y, dim):
     """y * (grad - sum(grad * y)): the softmax Jacobian is symmetric (also the JVP)."""
     gy = grad * y
@@ -426,7 +426,7 @@ def _softmax_vjp(grad, y, dim):
     return gy
 
 
-@half_in_float32   # (sums of bfloat16 gradients in float32)
+@half_in_float32   # (sums of half-precision gradients in float32)
 def _log_softmax_vjp(grad, result, dim):
     if dim is None:
         return grad - F.exp(result) * grad
@@ -549,7 +549,7 @@ _reduce_in_opmath = half_in_float32(_reduce)
 
 
 def _mse_kernel(a, b, reduction):
-    # (bfloat16: the difference and its square are rounded, as in PyTorch's kernel; the
+    # (half precision: the difference and its square are rounded, as in PyTorch's kernel; the
     # sum or mean accumulates in float32 and is rounded once)
     d = np.asarray(np.subtract(a, b))
     d *= d
@@ -1127,7 +1127,7 @@ def _ln_stats(input, result1, result2, normalized_shape, eps):
     return xhat, result2
 
 
-@half_in_float32   # (sums of bfloat16 gradients in float32)
+@half_in_float32   # (sums of half-precision gradients in float32)
 def _ln_input_vjp(grad, input, weight, result1, result2, normalized_shape, eps):
     axes = _ln_axes(normalized_shape)
     n = F.numel(normalized_shape)
@@ -1390,7 +1390,7 @@ def _im2col(x, w_sp, stride, padding, dilation, groups, out_sp):
         win.transpose(perm).reshape(lead + (groups, n * _prod(out_sp), cg * _prod(w_sp))))
 
 
-@half_in_float32   # (bfloat16 products in float32, one rounding)
+@half_in_float32   # (half-precision products in float32, one rounding)
 def _conv_kernel(x, w, b, stride, padding, dilation, groups):
     """Convolution (cross-correlation) via im2col + one (grouped) matmul.  Either operand may
     carry extra leading dims (batched rules); they broadcast."""
@@ -1415,7 +1415,7 @@ def _conv_kernel(x, w, b, stride, padding, dilation, groups):
     return out
 
 
-@half_in_float32   # (bfloat16 products in float32, one rounding)
+@half_in_float32   # (half-precision products in float32, one rounding)
 def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, groups):
     """The weight gradient of a convolution: columns of ``x`` contracted with ``g``."""
     k = len(stride)
@@ -1434,7 +1434,7 @@ def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, 
     return np.asarray(res, order="C").reshape(res.shape[:-3] + weight_sizes)
 
 
-@half_in_float32   # (bfloat16 products in float32, one rounding)
+@half_in_float32   # (half-precision products in float32, one rounding)
 def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, groups):
     """The input gradient of a convolution (a transposed convolution): one matmul to columns,
     then the columns are added back onto the (padded) input positions they were read from."""

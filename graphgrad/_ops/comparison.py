@@ -10,10 +10,30 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from . import formulas as F
 from .dispatch import binary, dispatch, unary
 from .registry import POINTWISE, defop, export
+
+
+def _complex_type_name(a, b):
+    """PyTorch's name of the complex dtype ``a`` and ``b`` promote to, or None."""
+    if not (np.iscomplexobj(a) or np.iscomplexobj(b)):
+        return None
+    return scalar_type_name(np.result_type(a, b))
+
+
+def _ordered(name, ufunc):
+    """An ordering comparison: complex numbers have no order (PyTorch raises; NumPy would
+    compare them lexicographically)."""
+    def kernel(a, b):
+        tn = _complex_type_name(a, b)
+        if tn is not None:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{tn}\'')
+        return ufunc(a, b)
+    kernel.__name__ = name
+    return kernel
 
 
 def _cmp(name, ufunc):
@@ -33,10 +53,10 @@ def _cmp(name, ufunc):
 
 EQ, eq = _cmp("eq", np.equal)
 NE, ne = _cmp("ne", np.not_equal)
-LT, lt = _cmp("lt", np.less)
-LE, le = _cmp("le", np.less_equal)
-GT, gt = _cmp("gt", np.greater)
-GE, ge = _cmp("ge", np.greater_equal)
+LT, lt = _cmp("lt", _ordered("lt", np.less))
+LE, le = _cmp("le", _ordered("le", np.less_equal))
+GT, gt = _cmp("gt", _ordered("gt", np.greater))
+GE, ge = _cmp("ge", _ordered("ge", np.greater_equal))
 greater, greater_equal, less, less_equal = gt, ge, lt, le
 not_equal = ne
 for _alias, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le),
@@ -75,6 +95,9 @@ def _out(r, out):
 
 def _bitwise(name, ufunc):
     def kernel(a, b):
+        tn = _complex_type_name(a, b)
+        if tn is not None:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{tn}\'')
         if (getattr(a, "dtype", None) is not None and a.dtype.kind == "f") or \
                 (getattr(b, "dtype", None) is not None and b.dtype.kind == "f") or \
                 isinstance(b, float):

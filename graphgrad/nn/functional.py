@@ -69,6 +69,14 @@ def _real_floating(fname, x):
         raise NotImplementedError(f'"{fname}" not implemented for \'{_type_name(x)}\'')
 
 
+def _real_floating_pair(fname, input, target):
+    """The pair losses' kernels run in the dtype the two promote to: a real floating one
+    (an int or bool input with a float target is fine, a complex target is not)."""
+    rt = _dtype.result_type(input, target)
+    if not rt.is_floating_point:
+        raise NotImplementedError(f'"{fname}" not implemented for \'{scalar_type_name(rt)}\'')
+
+
 def _no_grad_arg(fname, arg, t):
     """PyTorch refuses inputs it has no derivative for (weight, pos_weight ...)."""
     from .._state import tls
@@ -628,7 +636,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         _check_loss_weight(input, weight)
         d = input - target
         return _weighted_reduce(d ** 2, weight, reduction)
-    _real_floating("mse_cpu", input)
+    _real_floating_pair("mse_cpu", input, target)
     return dispatch(MSE_LOSS, input, target, reduction)
 
 
@@ -657,7 +665,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
-    _real_floating("smooth_l1_cpu", input)
+    _real_floating_pair("smooth_l1_cpu", input, target)
     return dispatch(SMOOTH_L1_LOSS, input, target, reduction, float(beta))
 
 

@@ -1,0 +1,41 @@
+"""Complex numbers have no order: PyTorch's ordering comparisons and bitwise ops raise
+NotImplementedError on complex operands (NumPy would compare them lexicographically, a
+silent wrong answer), and the pair losses run in the dtype input and target promote to
+(a complex target raises, an int or bool input with a float target is fine).  Same
+exception types and messages as PyTorch; values where it computes."""
+import pytest
+
+from tests.conftest import Raised, run_both
+
+_FORMS = {
+    "z > 0": lambda L, z, f: z > 0,
+    "z < z": lambda L, z, f: z < z,
+    "f >= 1j": lambda L, z, f: f >= 1j,
+    "gt(f, z)": lambda L, z, f: L.gt(f, z),
+    "z.le(1)": lambda L, z, f: z.le(1),
+    "lt_": lambda L, z, f: z.clone().lt_(1),
+    "z & z": lambda L, z, f: z & z,
+    "bitwise_or(complex128)": lambda L, z, f: L.bitwise_or(z.to(L.complex128), 1),
+    "z == z": lambda L, z, f: z == z,
+    "z != 1j": lambda L, z, f: z != 1j,
+    "mse_loss(f, z)": lambda L, z, f: L.nn.functional.mse_loss(f, z),
+    "mse_loss(z, f)": lambda L, z, f: L.nn.functional.mse_loss(z, f),
+    "mse_loss(bool, f)": lambda L, z, f: L.nn.functional.mse_loss(L.tensor(True), f),
+    "mse_loss(int, f)": lambda L, z, f: L.nn.functional.mse_loss(f.long(), f * 2),
+    "mse_loss(int, int)": lambda L, z, f: L.nn.functional.mse_loss(f.long(), f.long()),
+    "smooth_l1_loss(int, f)": lambda L, z, f: L.nn.functional.smooth_l1_loss(f.long(), f / 4),
+    "smooth_l1_loss(f, z)": lambda L, z, f: L.nn.functional.smooth_l1_loss(f, z),
+}
+
+
+@pytest.mark.parametrize("form", list(_FORMS))
+def test_complex_order_and_pair_loss_dtypes_as_pytorch(form):
+    def prog(lib):
+        z = lib.tensor([1 + 1j, 2 - 1j, 0.5j])
+        f = lib.tensor([1.0, 2.0, 3.0])
+        try:
+            r = _FORMS[form](lib, z, f)
+        except (RuntimeError, NotImplementedError, TypeError) as exc:
+            return Raised(exc), str(exc)
+        return r.dtype, r.tolist()
+    run_both(prog)

@@ -553,6 +553,24 @@ def _size_warning(input, target):
             "Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
+def _broadcast_pair(fname, input, target):
+    """PyTorch's mse/l1/smooth_l1 losses broadcast input and target against each other first
+    (broadcast_tensors): an ExpandBackward0 node for the operand that grows, which then
+    takes part in the dtype promotion like any sized tensor (a float64 0-d target makes a
+    float32 input's loss float64)."""
+    si, st = input._data.shape, target._data.shape
+    if si == st:
+        return input, target
+    try:
+        shape = np.broadcast_shapes(si, st)
+    except ValueError:
+        from .._ops.dispatch import _broadcast_error
+        raise _broadcast_error(fname, (si, st)) from None
+    expand = _pub("expand")
+    return (input if si == shape else expand(input, shape),
+            target if st == shape else expand(target, shape))
+
+
 _reduce_in_opmath = half_in_float32(_reduce)
 
 
@@ -632,6 +650,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _tensor_arg("mse_loss", target, "target", 2)
     _size_warning(input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair("mse_loss", input, target)
     if weight is not None:
         _check_loss_weight(input, weight)
         d = input - target
@@ -647,6 +666,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _tensor_arg("l1_loss", target, "target", 2)
     _size_warning(input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair("l1_loss", input, target)
     a = _pub("abs")(input - target)
     if weight is not None:
         _check_loss_weight(input, weight)
@@ -665,6 +685,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
+    input, target = _broadcast_pair("smooth_l1_loss", input, target)
     _real_floating_pair("smooth_l1_cpu", input, target)
     return dispatch(SMOOTH_L1_LOSS, input, target, reduction, float(beta))
 

@@ -484,3 +484,33 @@ def test_setitem_value_of_another_dtype(key, value):
             return Raised(exc)
         return y.dtype, y, lib.autograd.grad(y.sum(), [x] + ([v] if v.requires_grad else []))
     run_both(prog)
+
+
+def _graph(fn):
+    if fn is None:
+        return None
+    return (fn.name(), tuple(_graph(nf) for nf, _ in fn.next_functions))
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss"])
+@pytest.mark.parametrize("shapes", [((3,), ()), ((2, 1), (3,)), ((3,), (3,)), ((2,), (3,))],
+                         ids=str)
+def test_pair_losses_broadcast_their_operands_first(loss, shapes):
+    """PyTorch's mse/l1/smooth_l1 losses broadcast input and target before the kernel: an
+    ExpandBackward0 node for the operand that grows, which then promotes like any sized
+    tensor (a float64 0-d target makes a float32 input's loss float64)."""
+    import warnings
+
+    def prog(lib):
+        x = lib.tensor([0.5, 1.5, -1.0][:shapes[0][0]]).reshape(shapes[0]).requires_grad_()
+        y = lib.tensor(0.25, dtype=lib.float64).requires_grad_()
+        yb = y.expand(*shapes[1]) if shapes[1] else y
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                r = getattr(lib.nn.functional, loss)(x * 2, yb * 3)
+            except RuntimeError as exc:
+                return Raised(exc)
+        r.backward()
+        return r.dtype, r.item(), _graph(r.grad_fn), x.grad.tolist(), y.grad.item()
+    run_both(prog)

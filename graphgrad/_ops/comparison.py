@@ -101,7 +101,7 @@ def _bitwise(name, ufunc):
         if (getattr(a, "dtype", None) is not None and a.dtype.kind == "f") or \
                 (getattr(b, "dtype", None) is not None and b.dtype.kind == "f") or \
                 isinstance(b, float):
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Float\'')
         return ufunc(a, b)
     return defop(f"{name}(self, other)", kernel, promote=True)
 
@@ -109,9 +109,14 @@ def _bitwise(name, ufunc):
 BITWISE_AND = _bitwise("bitwise_and", np.bitwise_and)
 BITWISE_OR = _bitwise("bitwise_or", np.bitwise_or)
 BITWISE_XOR = _bitwise("bitwise_xor", np.bitwise_xor)
-BITWISE_NOT = defop("bitwise_not(self)", lambda a: np.invert(a) if a.dtype.kind in "iub" else
-                    (_ for _ in ()).throw(RuntimeError('"bitwise_not_cpu" not implemented for '
-                                                       "'Float'")))
+def _bitwise_not_kernel(a):
+    if a.dtype.kind not in "iub":
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
+                                  f"'{scalar_type_name(a.dtype)}'")
+    return np.invert(a)
+
+
+BITWISE_NOT = defop("bitwise_not(self)", _bitwise_not_kernel)
 export("bitwise_and")(lambda input, other: binary(BITWISE_AND, input, other))
 export("bitwise_or")(lambda input, other: binary(BITWISE_OR, input, other))
 export("bitwise_xor")(lambda input, other: binary(BITWISE_XOR, input, other))
@@ -237,6 +242,13 @@ def where(condition, input=None, other=None, *, out=None):
     return dispatch(WHERE, condition, conv[0], conv[1])
 
 
+def _invert(self):
+    if self._data.dtype.kind not in "iub":  # (Python's ~: PyTorch raises a TypeError)
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return unary(BITWISE_NOT, self)
+
+
 OPERATORS = {
     "__eq__": lambda self, other: binary(EQ, self, other) if _cmp_ok(other) else NotImplemented,
     "__ne__": lambda self, other: binary(NE, self, other) if _cmp_ok(other) else NotImplemented,
@@ -250,7 +262,7 @@ OPERATORS = {
     "__ror__": lambda self, other: binary(BITWISE_OR, self, other),
     "__xor__": lambda self, other: binary(BITWISE_XOR, self, other),
     "__rxor__": lambda self, other: binary(BITWISE_XOR, self, other),
-    "__invert__": lambda self: unary(BITWISE_NOT, self),
+    "__invert__": _invert,
 }
 
 

@@ -838,7 +838,9 @@ def _trace_vjp(grad, self_sym_sizes):
 @half_in_float32
 def _trace_kernel(a):
     _no_bool("trace", a)
-    return np.asarray(np.trace(a, axis1=-2, axis2=-1))
+    # (integers of any width sum to int64, as PyTorch's do; NumPy would give uint64 for uint8)
+    return np.asarray(np.trace(a, axis1=-2, axis2=-1,
+                               dtype=np.int64 if a.dtype.kind in "iu" else None))
 
 
 TRACE = defop("trace(self)", _trace_kernel,
@@ -906,6 +908,7 @@ def diag(input, diagonal=0):
 def trace(input):
     """Sum of the main diagonal of a 2-D tensor."""
     _req_tensor("trace", input)
+    _no_bool("trace", input._data)
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
                            f"{input._data.ndim}")

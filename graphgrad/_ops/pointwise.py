@@ -297,6 +297,8 @@ SIGMOID = defop("sigmoid(self)", _sigmoid, "SigmoidBackward0", promote="float",
 def _relu_kernel(a):
     if a.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
+    if a.dtype.kind == "c":  # (NumPy would order complex numbers lexicographically)
+        raise NotImplementedError("clamp is not supported for complex types")
     return np.maximum(a, 0, dtype=a.dtype)
 
 

@@ -1,8 +1,9 @@
-"""Complex numbers have no order: PyTorch's ordering comparisons and bitwise ops raise
-NotImplementedError on complex operands (NumPy would compare them lexicographically, a
-silent wrong answer), and the pair losses run in the dtype input and target promote to
-(a complex target raises, an int or bool input with a float target is fine).  Same
-exception types and messages as PyTorch; values where it computes."""
+"""Dtypes an op has no kernel for, as PyTorch has none: complex numbers have no order, so
+ordering comparisons, relu and bitwise ops raise NotImplementedError on complex operands
+(NumPy would compare them lexicographically, a silent wrong answer); bitwise ops refuse
+floats; the pair losses run in the dtype input and target promote to (a complex target
+raises, an int or bool input with a float target is fine); trace sums any integer type
+to int64.  Same exception types and messages as PyTorch; values where it computes."""
 import pytest
 
 from tests.conftest import Raised, run_both
@@ -25,6 +26,19 @@ _FORMS = {
     "mse_loss(int, int)": lambda L, z, f: L.nn.functional.mse_loss(f.long(), f.long()),
     "smooth_l1_loss(int, f)": lambda L, z, f: L.nn.functional.smooth_l1_loss(f.long(), f / 4),
     "smooth_l1_loss(f, z)": lambda L, z, f: L.nn.functional.smooth_l1_loss(f, z),
+    "relu(z)": lambda L, z, f: L.relu(z),
+    "F.relu(z)": lambda L, z, f: L.nn.functional.relu(z),
+    "relu_(z)": lambda L, z, f: z.clone().relu_(),
+    "bitwise_not(f)": lambda L, z, f: L.bitwise_not(f),
+    "bitwise_not(z)": lambda L, z, f: L.bitwise_not(z),
+    "f & f": lambda L, z, f: f & f,
+    "int ^ 1.5": lambda L, z, f: f.long() ^ 1.5,
+    "~f": lambda L, z, f: ~f,
+    "~int": lambda L, z, f: ~f.long(),
+    "~bool": lambda L, z, f: ~(f > 1),
+    "trace(uint8)": lambda L, z, f: L.trace(L.ones(2, 2, dtype=L.uint8) * 200),
+    "trace(int32)": lambda L, z, f: L.trace(L.ones(2, 2, dtype=L.int32)),
+    "trace(bool 1-d)": lambda L, z, f: L.trace(f > 1),
 }
 
 

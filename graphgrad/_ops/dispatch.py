@@ -1042,6 +1042,19 @@ def check_inplace(self, op_name):
             "make a clone to get a normal tensor before doing inplace update.")
 
 
+def check_inplace_numbers(op_name, self, *numbers):
+    """An in-place op whose Python-number operands (pow_'s exponent, clamp_'s bounds) are
+    attributes: the result type of ``self`` and the numbers must cast to ``self``'s dtype,
+    as PyTorch checks (``int_tensor.pow_(2.5)`` raises rather than truncating)."""
+    rt = _dtype.result_type(self, *[n for n in numbers if n is not None])
+    if not _dtype.can_cast(rt, self.dtype):
+        name = _dtype.scalar_type_name
+        raise RuntimeError(
+            f"result type {name(rt)} can't be cast to the desired output type "
+            f"{name(self.dtype)} (in-place {op_name} on a {self.dtype} tensor; "
+            f"use the out-of-place {op_name.rstrip('_')} instead)")
+
+
 def dispatch_inplace(op, self, *args):
     """``self.op_(*args)``: compute ``op(self, *args)`` and write it into self."""
     check_inplace(self, op.name + "_")

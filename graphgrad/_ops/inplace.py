@@ -178,7 +178,22 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         return dispatch_inplace(FILL_T, self, value)
+    if isinstance(value, complex) and self._data.dtype.kind in "fiuVb":
+        if self._data.dtype.kind == "b":
+            value = bool(value)
+        elif value.imag:
+            raise RuntimeError("value cannot be converted to type "
+                               f"{_C_TYPE.get(str(self.dtype), '?')} without overflow")
+        else:
+            value = value.real  # (NumPy would warn that it discards the zero imaginary part)
     return dispatch_inplace(FILL, self, value)
+
+
+# the C++ names PyTorch's conversion errors give its real dtypes
+_C_TYPE = {f"graphgrad.{k}": v for k, v in (
+    ("float16", "c10::Half"), ("bfloat16", "c10::BFloat16"), ("float32", "float"),
+    ("float64", "double"), ("int64", "int64_t"), ("int32", "int"), ("int16", "int16_t"),
+    ("int8", "int8_t"), ("uint8", "uint8_t"))}
 
 
 @export()

@@ -13,8 +13,8 @@ from .. import _dtype
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from . import formulas as F
-from .dispatch import (binary, dispatch, dispatch_inplace, make_binary_operator,
-                       make_unary_function, unary)
+from .dispatch import (binary, check_inplace_numbers, dispatch, dispatch_inplace,
+                       make_binary_operator, make_unary_function, unary)
 from .opmath import BFLOAT16, half_in_float32, half_with_number
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
@@ -494,6 +494,7 @@ def true_divide_(self, other):
 def pow_(self, exponent):
     if isinstance(exponent, Tensor):
         return dispatch_inplace(POW_T, self, exponent)
+    check_inplace_numbers("pow_", self, exponent)
     return dispatch_inplace(POW, self, exponent)
 
 

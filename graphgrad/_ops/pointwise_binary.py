@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import formulas as F
-from .dispatch import binary, dispatch, dispatch_inplace, no_bool
+from .dispatch import binary, check_inplace_numbers, dispatch, dispatch_inplace, no_bool
 from .opmath import half_in_float32, number_like
 from .pointwise import (_as_operand, _floats_only, _int_zero_check, _need_tensor, _no_complex,
                         _out, _tname)
@@ -405,6 +405,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 @export()
 def clamp_(self, min=None, max=None):  # noqa: A002
     op, args = _clamp_call(self, min, max, "clamp_")
+    check_inplace_numbers("clamp_", self, *[b for b in (min, max) if not isinstance(b, Tensor)])
     return dispatch_inplace(op, self, *args[1:])
 
 
@@ -441,11 +442,15 @@ def _clamp_scalar_one(op, input, bound):
 def clamp_min_(self, min):  # noqa: A002
     if isinstance(min, Tensor):
         return dispatch_inplace(CLAMP_MIN_T, self, min)
-    return dispatch_inplace(CLAMP_MIN, self, _as_operand("clamp_min_", min))
+    min = _as_operand("clamp_min_", min)  # noqa: A001
+    check_inplace_numbers("clamp_min_", self, min)
+    return dispatch_inplace(CLAMP_MIN, self, min)
 
 
 @export()
 def clamp_max_(self, max):  # noqa: A002
     if isinstance(max, Tensor):
         return dispatch_inplace(CLAMP_MAX_T, self, max)
-    return dispatch_inplace(CLAMP_MAX, self, _as_operand("clamp_max_", max))
+    max = _as_operand("clamp_max_", max)  # noqa: A001
+    check_inplace_numbers("clamp_max_", self, max)
+    return dispatch_inplace(CLAMP_MAX, self, max)

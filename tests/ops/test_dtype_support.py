@@ -53,3 +53,38 @@ def test_complex_order_and_pair_loss_dtypes_as_pytorch(form):
             return Raised(exc), str(exc)
         return r.dtype, r.tolist()
     run_both(prog)
+
+
+_INPLACE_NUMBERS = {
+    "int.pow_(2.5)": lambda L: L.tensor([1, 2]).pow_(2.5),
+    "float.pow_(1j)": lambda L: L.tensor([1.0, 2.0]).pow_(1j),
+    "bool.pow_(2)": lambda L: L.tensor([True]).pow_(2),
+    "int.pow_(2)": lambda L: L.tensor([1, 2]).pow_(2),
+    "int.clamp_(min=2.5)": lambda L: L.tensor([1, 2]).clamp_(min=2.5),
+    "int.clamp_(1, 2)": lambda L: L.tensor([1, 3]).clamp_(1, 2),
+    "int.clamp_min_(1.5)": lambda L: L.tensor([1, 2]).clamp_min_(1.5),
+    "int.clamp_max_(1)": lambda L: L.tensor([1, 2]).clamp_max_(1),
+    "float.fill_(1j)": lambda L: L.tensor([1.0, 2.0]).fill_(1j),
+    "float.fill_(1+0j)": lambda L: L.tensor([1.0, 2.0]).fill_(1 + 0j),
+    "int32.fill_(2j)": lambda L: L.tensor([1, 2], dtype=L.int32).fill_(2j),
+    "bool.fill_(1j)": lambda L: L.tensor([False]).fill_(1j),
+    "half.fill_(1j)": lambda L: L.tensor([1.0, 2.0]).half().fill_(1j),
+}
+
+
+@pytest.mark.parametrize("form", list(_INPLACE_NUMBERS))
+def test_inplace_ops_check_their_numbers_against_the_dtype(form):
+    """PyTorch refuses an in-place op whose Python-number operand would change the result
+    type beyond what the tensor holds (an int tensor's pow_(2.5) does not truncate) and a
+    complex fill value with an imaginary part on a real tensor."""
+    import warnings
+
+    def prog(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (no NumPy ComplexWarning either)
+            try:
+                r = _INPLACE_NUMBERS[form](lib)
+            except RuntimeError as exc:
+                return Raised(exc), str(exc).split(" (")[0].replace("long int", "Long")
+        return r.dtype, r.tolist()
+    run_both(prog)

@@ -13,7 +13,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from . import formulas as F
-from .dispatch import binary, dispatch, unary
+from .dispatch import binary, dispatch, dispatch_inplace, unary
 from .registry import POINTWISE, defop, export
 
 
@@ -121,6 +121,13 @@ export("bitwise_and")(lambda input, other: binary(BITWISE_AND, input, other))
 export("bitwise_or")(lambda input, other: binary(BITWISE_OR, input, other))
 export("bitwise_xor")(lambda input, other: binary(BITWISE_XOR, input, other))
 export("bitwise_not")(lambda input: unary(BITWISE_NOT, input))
+export("bitwise_and_", function=False)(lambda self, other: dispatch_inplace(BITWISE_AND, self,
+                                                                          other))
+export("bitwise_or_", function=False)(lambda self, other: dispatch_inplace(BITWISE_OR, self,
+                                                                         other))
+export("bitwise_xor_", function=False)(lambda self, other: dispatch_inplace(BITWISE_XOR, self,
+                                                                          other))
+export("bitwise_not_", function=False)(lambda self: dispatch_inplace(BITWISE_NOT, self))
 
 ISNAN = defop("isnan(self)", np.isnan)
 ISINF = defop("isinf(self)", np.isinf)
@@ -262,6 +269,9 @@ OPERATORS = {
     "__ror__": lambda self, other: binary(BITWISE_OR, self, other),
     "__xor__": lambda self, other: binary(BITWISE_XOR, self, other),
     "__rxor__": lambda self, other: binary(BITWISE_XOR, self, other),
+    "__iand__": lambda self, other: dispatch_inplace(BITWISE_AND, self, other),
+    "__ior__": lambda self, other: dispatch_inplace(BITWISE_OR, self, other),
+    "__ixor__": lambda self, other: dispatch_inplace(BITWISE_XOR, self, other),
     "__invert__": _invert,
 }
 

@@ -450,8 +450,14 @@ def _default_float():
 
 
 def _out(r, out):
+    """``out=`` of an elementwise op: PyTorch refuses an ``out`` the result cannot be cast
+    to (a float result into an int tensor), rather than truncating."""
     if out is None:
         return r
+    if isinstance(out, Tensor) and not _dtype.can_cast(r.dtype, out.dtype):
+        name = _dtype.scalar_type_name
+        raise RuntimeError(f"result type {name(r.dtype)} can't be cast to the desired output "
+                           f"type {name(out.dtype)}")
     from .registry import PUBLIC
     return PUBLIC["_write_out"](r, out)
 
@@ -586,6 +592,7 @@ OPERATORS = {
     "__rtruediv__": _rdiv,
     "__pow__": lambda self, other: pow(self, other),
     "__rpow__": _rpow,
+    "__ipow__": lambda self, other: pow_(self, other),  # (in place: views see it)
     "__neg__": lambda self: unary(NEG, self),
     "__pos__": lambda self: self,
     "__iadd__": _iadd, "__isub__": _isub, "__imul__": _imul, "__itruediv__": _itruediv,

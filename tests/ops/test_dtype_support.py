@@ -88,3 +88,70 @@ def test_inplace_ops_check_their_numbers_against_the_dtype(form):
                 return Raised(exc), str(exc).split(" (")[0].replace("long int", "Long")
         return r.dtype, r.tolist()
     run_both(prog)
+
+
+def _ipow(x, y):
+    x **= y
+    return x
+
+
+def _iand(x, y):
+    x &= y
+    return x
+
+
+def _ior(x, y):
+    x |= y
+    return x
+
+
+def _ixor(x, y):
+    x ^= y
+    return x
+
+
+_INPLACE_OPERATORS = {
+    "float **= 2": lambda L: _ipow(L.tensor([1.0, 2.0, 3.0]), 2),
+    "int **= 2.5": lambda L: _ipow(L.tensor([1, 2]), 2.5),
+    "int &= 5": lambda L: _iand(L.tensor([3, 6]), 5),
+    "bool |= bool": lambda L: _ior(L.tensor([True, False]), L.tensor([False, False])),
+    "int ^= int": lambda L: _ixor(L.tensor([3, 6]), L.tensor([1, 1])),
+    "float &= 1": lambda L: _iand(L.tensor([1.0, 2.0]), 1),
+    "bitwise_and_": lambda L: L.tensor([3, 6]).bitwise_and_(5),
+    "bitwise_not_": lambda L: L.tensor([3, 6]).bitwise_not_(),
+    "bitwise_xor_": lambda L: L.tensor([True, False]).bitwise_xor_(True),
+    "add(int, 1.5, out=int)": lambda L: L.add(L.tensor([1, 2]), 1.5, out=L.tensor([0, 0])),
+    "sin(float, out=int)": lambda L: L.sin(L.tensor([1.0, 2.0]), out=L.tensor([0, 0])),
+    "add(float, 1j, out=float)": lambda L: L.add(L.tensor([1.0]), 1j, out=L.tensor([0.0])),
+    "add(int, 1, out=float)": lambda L: L.add(L.tensor([1, 2]), 1, out=L.tensor([0.0, 0.0])),
+    "eq(out=float)": lambda L: L.eq(L.tensor([1.0, 2.0]), 1, out=L.tensor([0.0, 0.0])),
+    "sum(float, out=int)": lambda L: L.sum(L.tensor([1.5, 2.0]), 0, out=L.tensor(0)),
+}
+
+
+@pytest.mark.parametrize("form", list(_INPLACE_OPERATORS))
+def test_inplace_operators_and_out_casting(form):
+    """``x **= y``, ``&=``, ``|=``, ``^=`` work in place (a view sees the change and the
+    version counter moves; Python's fallback to ``x = x ** y`` would not), and an
+    elementwise op's ``out=`` must be able to hold the result type (reductions compute in
+    ``out``'s dtype instead), as in PyTorch."""
+    def prog(lib):
+        try:
+            r = _INPLACE_OPERATORS[form](lib)
+        except (RuntimeError, NotImplementedError) as exc:
+            return Raised(exc), str(exc).split(" (")[0]
+        return r.dtype, r.tolist(), r._version
+    run_both(prog)
+
+
+def test_inplace_power_is_seen_by_views():
+    def prog(lib):
+        x = lib.tensor([1.0, 2.0, 3.0])
+        v = x[1:]
+        x **= 2
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 1
+        b **= 3
+        b.sum().backward()
+        return v.tolist(), v._version, a.grad.tolist(), b.grad_fn.name()
+    run_both(prog)

@@ -1048,11 +1048,15 @@ def check_inplace_numbers(op_name, self, *numbers):
     as PyTorch checks (``int_tensor.pow_(2.5)`` raises rather than truncating)."""
     rt = _dtype.result_type(self, *[n for n in numbers if n is not None])
     if not _dtype.can_cast(rt, self.dtype):
-        name = _dtype.scalar_type_name
-        raise RuntimeError(
-            f"result type {name(rt)} can't be cast to the desired output type "
-            f"{name(self.dtype)} (in-place {op_name} on a {self.dtype} tensor; "
-            f"use the out-of-place {op_name.rstrip('_')} instead)")
+        raise _inplace_cast_error(rt, self, op_name)
+
+
+def _inplace_cast_error(rt, self, op_name):
+    name = _dtype.scalar_type_name
+    return RuntimeError(
+        f"result type {name(rt)} can't be cast to the desired output type "
+        f"{name(self.dtype)} (in-place {op_name} on a {self.dtype} tensor; "
+        f"use the out-of-place {op_name.rstrip('_')} instead)")
 
 
 def dispatch_inplace(op, self, *args):
@@ -1071,11 +1075,7 @@ def dispatch_inplace(op, self, *args):
     if op.promote:
         rt = _promote(op, full, datas, nt)
         if not _dtype.can_cast(rt, self.dtype):
-            name = _dtype.scalar_type_name
-            raise RuntimeError(
-                f"result type {name(rt)} can't be cast to the desired output type "
-                f"{name(self.dtype)} (in-place {op.name}_ on a {self.dtype} tensor; "
-                f"use the out-of-place {op.name} instead)")
+            raise _inplace_cast_error(rt, self, op.name + "_")
     kernel = op.kernel
     if op.half_scalar_kernel is not None and \
             (full[1].__class__ is float or full[1].__class__ is int) and \

@@ -19,25 +19,37 @@ from .registry import POINTWISE, defop, export
 
 def _complex_type_name(a, b):
     """PyTorch's name of the complex dtype ``a`` and ``b`` promote to, or None."""
-    if not (np.iscomplexobj(a) or np.iscomplexobj(b)):
+    if getattr(a, "dtype", _REAL).kind != "c" and getattr(b, "dtype", _REAL).kind != "c" \
+            and b.__class__ is not complex and a.__class__ is not complex:
         return None
     return scalar_type_name(np.result_type(a, b))
 
 
-def _ordered(name, ufunc):
-    """An ordering comparison: complex numbers have no order (PyTorch raises; NumPy would
-    compare them lexicographically)."""
-    def kernel(a, b):
-        tn = _complex_type_name(a, b)
-        if tn is not None:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{tn}\'')
-        return ufunc(a, b)
-    kernel.__name__ = name
-    return kernel
+_REAL = np.dtype(np.float64)
+
+
+def _no_order(name, a, b):
+    """Complex numbers have no order: PyTorch's error (NumPy would compare them
+    lexicographically, a silent wrong answer)."""
+    a = a._data if isinstance(a, Tensor) else a
+    b = b._data if isinstance(b, Tensor) else b
+    raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                              f"'{_complex_type_name(a, b)}'")
+
+
+def _ordered_operator(name, op):
+    """``x < y`` etc., refusing complex operands (the check costs a few attribute reads)."""
+    def operator(self, other):
+        if self._data.dtype.kind == "c" or other.__class__ is complex or \
+                (other.__class__ is Tensor and other._data.dtype.kind == "c"):
+            _no_order(name, self, other)
+        return binary(op, self, other)
+    return operator
 
 
 def _cmp(name, ufunc):
     op = defop(f"{name}(self, other)", ufunc, promote=True)
+    ordered = name in ("lt", "le", "gt", "ge")
 
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):
@@ -45,6 +57,9 @@ def _cmp(name, ufunc):
                             f"{type(input).__name__}")
         if isinstance(other, np.generic):
             other = other.item()
+        if ordered and (input._data.dtype.kind == "c" or isinstance(other, complex) or
+                        (isinstance(other, Tensor) and other._data.dtype.kind == "c")):
+            _no_order(name, input, other)
         return _out(binary(op, input, other), out)
     fn.__name__ = name
     export(name)(fn)
@@ -53,10 +68,10 @@ def _cmp(name, ufunc):
 
 EQ, eq = _cmp("eq", np.equal)
 NE, ne = _cmp("ne", np.not_equal)
-LT, lt = _cmp("lt", _ordered("lt", np.less))
-LE, le = _cmp("le", _ordered("le", np.less_equal))
-GT, gt = _cmp("gt", _ordered("gt", np.greater))
-GE, ge = _cmp("ge", _ordered("ge", np.greater_equal))
+LT, lt = _cmp("lt", np.less)
+LE, le = _cmp("le", np.less_equal)
+GT, gt = _cmp("gt", np.greater)
+GE, ge = _cmp("ge", np.greater_equal)
 greater, greater_equal, less, less_equal = gt, ge, lt, le
 not_equal = ne
 for _alias, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le),
@@ -259,10 +274,10 @@ def _invert(self):
 OPERATORS = {
     "__eq__": lambda self, other: binary(EQ, self, other) if _cmp_ok(other) else NotImplemented,
     "__ne__": lambda self, other: binary(NE, self, other) if _cmp_ok(other) else NotImplemented,
-    "__lt__": lambda self, other: binary(LT, self, other),
-    "__le__": lambda self, other: binary(LE, self, other),
-    "__gt__": lambda self, other: binary(GT, self, other),
-    "__ge__": lambda self, other: binary(GE, self, other),
+    "__lt__": _ordered_operator("lt", LT),
+    "__le__": _ordered_operator("le", LE),
+    "__gt__": _ordered_operator("gt", GT),
+    "__ge__": _ordered_operator("ge", GE),
     "__and__": lambda self, other: binary(BITWISE_AND, self, other),
     "__rand__": lambda self, other: binary(BITWISE_AND, self, other),
     "__or__": lambda self, other: binary(BITWISE_OR, self, other),

@@ -38,10 +38,11 @@ def _no_order(name, a, b):
 
 
 def _ordered_operator(name, op):
-    """``x < y`` etc., refusing complex operands (the check costs a few attribute reads)."""
+    """``x < y`` etc., refusing complex operands (the check costs a few attribute reads);
+    also the body of ``lt``/``le``/``gt``/``ge``."""
     def operator(self, other):
         if self._data.dtype.kind == "c" or other.__class__ is complex or \
-                (other.__class__ is Tensor and other._data.dtype.kind == "c"):
+                (isinstance(other, Tensor) and other._data.dtype.kind == "c"):
             _no_order(name, self, other)
         return binary(op, self, other)
     return operator
@@ -49,7 +50,11 @@ def _ordered_operator(name, op):
 
 def _cmp(name, ufunc):
     op = defop(f"{name}(self, other)", ufunc, promote=True)
-    ordered = name in ("lt", "le", "gt", "ge")
+    if name in ("lt", "le", "gt", "ge"):
+        compare = _ordered_operator(name, op)
+    else:
+        def compare(a, b):
+            return binary(op, a, b)
 
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):
@@ -57,21 +62,18 @@ def _cmp(name, ufunc):
                             f"{type(input).__name__}")
         if isinstance(other, np.generic):
             other = other.item()
-        if ordered and (input._data.dtype.kind == "c" or isinstance(other, complex) or
-                        (isinstance(other, Tensor) and other._data.dtype.kind == "c")):
-            _no_order(name, input, other)
-        return _out(binary(op, input, other), out)
+        return _out(compare(input, other), out)
     fn.__name__ = name
     export(name)(fn)
-    return op, fn
+    return op, fn, compare
 
 
-EQ, eq = _cmp("eq", np.equal)
-NE, ne = _cmp("ne", np.not_equal)
-LT, lt = _cmp("lt", np.less)
-LE, le = _cmp("le", np.less_equal)
-GT, gt = _cmp("gt", np.greater)
-GE, ge = _cmp("ge", np.greater_equal)
+EQ, eq, _ = _cmp("eq", np.equal)
+NE, ne, _ = _cmp("ne", np.not_equal)
+LT, lt, _lt = _cmp("lt", np.less)
+LE, le, _le = _cmp("le", np.less_equal)
+GT, gt, _gt = _cmp("gt", np.greater)
+GE, ge, _ge = _cmp("ge", np.greater_equal)
 greater, greater_equal, less, less_equal = gt, ge, lt, le
 not_equal = ne
 for _alias, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le),
@@ -274,10 +276,7 @@ def _invert(self):
 OPERATORS = {
     "__eq__": lambda self, other: binary(EQ, self, other) if _cmp_ok(other) else NotImplemented,
     "__ne__": lambda self, other: binary(NE, self, other) if _cmp_ok(other) else NotImplemented,
-    "__lt__": _ordered_operator("lt", LT),
-    "__le__": _ordered_operator("le", LE),
-    "__gt__": _ordered_operator("gt", GT),
-    "__ge__": _ordered_operator("ge", GE),
+    "__lt__": _lt, "__le__": _le, "__gt__": _gt, "__ge__": _ge,
     "__and__": lambda self, other: binary(BITWISE_AND, self, other),
     "__rand__": lambda self, other: binary(BITWISE_AND, self, other),
     "__or__": lambda self, other: binary(BITWISE_OR, self, other),

@@ -204,12 +204,11 @@ def expand(x, sizes):
     return np.broadcast_to(x, sizes)
 
 
+@half_in_float32
 def div_count(grad, n):
     """``grad / n`` for an element count ``n`` (a mean's gradient): a float16 or bfloat16
     array is divided in float32 and rounded once, as PyTorch divides (NumPy would first
     round ``n`` to the half type: 257 is 256 in bfloat16)."""
-    if grad.__class__ is _ndarray and (grad.dtype is BFLOAT16 or grad.dtype is FLOAT16):
-        return (grad.astype(np.float32) / n).astype(grad.dtype)
     return grad / n
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .dispatch import dispatch, dispatch_inplace
-from .opmath import BFLOAT16, FLOAT16
+from .opmath import half_in_float32
 from .registry import LINEAR, POINTWISE, defop, export
 
 _wrap = Tensor._wrap
@@ -31,6 +31,7 @@ def _neg(d, nd):
     return d - max(nd, 1)
 
 
+@half_in_float32  # (half-precision sums accumulate in float32, as PyTorch's do)
 def _sum_dims(x, dims):
     """Sum over ``dims`` (negative), dropping them; ndarray or Tensor."""
     if not dims:
@@ -38,8 +39,6 @@ def _sum_dims(x, dims):
     if _is_t(x):
         from .reductions import sum as _sum
         return _sum(x, tuple(dims))
-    if x.dtype is BFLOAT16 or x.dtype is FLOAT16:  # accumulated in float32, as PyTorch sums
-        return x.sum(axis=tuple(dims), dtype=np.float32).astype(x.dtype)
     return x.sum(axis=tuple(dims))
 
 
@@ -365,13 +364,10 @@ def _index_add_into(z, index, source, dim):
     return z
 
 
+@half_in_float32  # (repeated indices of a half-precision gradient accumulate in float32)
 def _index_select_backward_kernel(grad, index, sizes, dim):
     lead = grad.shape[:grad.ndim - max(len(sizes), 0)] if dim is not None else grad.shape
-    dt = grad.dtype
-    if dt is BFLOAT16 or dt is FLOAT16:  # repeated indices accumulate in float32
-        z = np.zeros(lead + tuple(sizes), np.float32)
-        return _index_add_into(z, index, grad.astype(np.float32), dim).astype(dt)
-    return _index_add_into(np.zeros(lead + tuple(sizes), dt), index, grad, dim)
+    return _index_add_into(np.zeros(lead + tuple(sizes), grad.dtype), index, grad, dim)
 
 
 def _index_add_kernel(a, index, source, dim, alpha):

@@ -1,0 +1,74 @@
+"""Instruction counts per run of W1 and tiny-array W3 (valgrind's callgrind).
+
+Wall time on the 2-core VM varies by 1.5x between runs; instruction counts
+are repeatable, so they are the check that a change leaves the per-op and
+per-node overhead alone.  Each workload is run in a fresh process under
+callgrind twice, once with ``R1`` and once with ``R2`` runs after one warm-up
+run; the difference divided by ``R2 - R1`` is the count of one run, free of
+interpreter start-up and imports.
+
+Tiny-array W3 is W3's graph (100 RNN steps, matmul + add + tanh per step,
+backward) on batch 2, hidden 4, input 4: what is left is pure overhead.
+
+    python -m benchmarks.instructions            # both workloads
+    python -m benchmarks.instructions W1         # one of them
+
+Needs ``valgrind`` on PATH.  Torch is not imported.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+R1, R2 = 2, 7
+
+_RUNNER = r"""
+import sys
+import numpy as np
+import graphgrad as g
+from benchmarks import w1_sin_chain as w1, w3_rnn as w3
+
+name, runs = sys.argv[1], int(sys.argv[2])
+if name == "W1":
+    state = w1.build(g, w1.make_data())
+    run = lambda: w1.run_graph(g, state)
+else:
+    rng = np.random.default_rng(0)
+    w3.BATCH, w3.HIDDEN, w3.INPUT = 2, 4, 4
+    data = {"x": rng.standard_normal((w3.STEPS, 2, 4)), "Wh": rng.standard_normal((4, 4)) * 0.4,
+            "Wx": rng.standard_normal((4, 4)) * 0.5}
+    state = w3.build(g, data)
+    run = lambda: w3.run_graph(g, state)
+for _ in range(1 + runs):
+    run()
+"""
+
+
+def _count(name, runs):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONHASHSEED="0")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "cg.out")
+        r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                            sys.executable, "-c", _RUNNER, name, str(runs)],
+                           env=env, capture_output=True, text=True)
+        m = re.search(r"Collected : (\d+)", r.stderr)
+        if r.returncode or not m:
+            raise SystemExit(f"callgrind failed for {name}:\n{r.stderr[-2000:]}")
+        return int(m.group(1))
+
+
+def per_run(name):
+    return (_count(name, R2) - _count(name, R1)) / (R2 - R1)
+
+
+def main(argv):
+    names = argv or ["W1", "W3tiny"]
+    for name in names:
+        print(f"{name}: {per_run(name) / 1e6:.2f} M instructions per run", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

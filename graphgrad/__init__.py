@@ -25,7 +25,7 @@ from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, f
                         seed, set_rng_state, tensor, zeros, zeros_like)
 from . import _ops
 from ._ops import random_ops as _random_ops, moments as _moments  # noqa: F401
-from . import cuda  # noqa: F401
+from . import cuda, random  # noqa: F401
 from ._ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
 from . import autograd
 from . import linalg, nn, return_types  # noqa: F401

@@ -10,11 +10,10 @@ an mt19937 with its own transforms); see docs/differences.md.
 """
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 
 _MASK64 = (1 << 64) - 1
+_STATE_BYTES = 8 + 16 + 16 + 1 + 4
 
 
 def _fresh_seed():
@@ -55,9 +54,14 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor (it round-trips through ``set_state``; its bytes are
-        not PyTorch's mt19937 state)."""
+        not PyTorch's mt19937 state): the seed, PCG64's 128-bit state and increment and its
+        buffered 32-bit half, little-endian."""
         from ._tensor import Tensor
-        blob = pickle.dumps((self._seed, self._np.bit_generator.state))
+        st = self._np.bit_generator.state
+        blob = (self._seed.to_bytes(8, "little") +
+                st["state"]["state"].to_bytes(16, "little") +
+                st["state"]["inc"].to_bytes(16, "little") +
+                bytes([st["has_uint32"]]) + st["uinteger"].to_bytes(4, "little"))
         return Tensor._wrap(np.frombuffer(blob, np.uint8).copy())
 
     def set_state(self, new_state):
@@ -67,14 +71,16 @@ class Generator:
                             f"but got {type(new_state).__name__}"
                             + (f" of dtype {new_state.dtype}" if isinstance(new_state, Tensor)
                                else ""))
-        try:
-            seed, state = pickle.loads(new_state._data.tobytes())
-            bg = np.random.PCG64()
-            bg.state = state
-        except Exception:
-            raise RuntimeError("Generator.set_state(): the tensor is not a state returned by "
-                               "get_state()/get_rng_state()") from None
-        self._seed = seed
+        blob = new_state._data.tobytes()
+        if len(blob) != _STATE_BYTES:
+            raise RuntimeError(f"Expected a state of {_STATE_BYTES} bytes (from get_state() / "
+                               f"get_rng_state()), but got {len(blob)}")
+        bg = np.random.PCG64()
+        bg.state = {"bit_generator": "PCG64",
+                    "state": {"state": int.from_bytes(blob[8:24], "little"),
+                              "inc": int.from_bytes(blob[24:40], "little")},
+                    "has_uint32": blob[40], "uinteger": int.from_bytes(blob[41:45], "little")}
+        self._seed = int.from_bytes(blob[:8], "little")
         self._np = np.random.Generator(bg)
         return self
 

@@ -399,3 +399,38 @@ def test_logaddexp_at_infinities_and_lgamma_digamma_at_poles_vs_torch():
     run_both(program)
     run_both(lambda T: T.logaddexp(T.tensor([1, 2]), T.tensor([3, 4])), raises=True)
     run_both(lambda T: T.logaddexp(T.tensor([1.0]), 2.0), raises=True)
+
+
+def test_rng_state_round_trips_and_fork_rng_vs_torch():
+    def program(T):
+        T.manual_seed(3)
+        T.rand(5)
+        st = T.random.get_rng_state()
+        a = T.randn(3)
+        with T.random.fork_rng():
+            T.randn(10)
+        b = T.randn(3)
+        T.set_rng_state(st)
+        c = T.randn(3)
+        return T.equal(a, c), T.equal(a, b), st.dtype, st.dim()
+    run_both(program)
+    run_both(lambda T: T.set_rng_state(T.zeros(3, dtype=T.uint8)), raises=True)
+    run_both(lambda T: T.set_rng_state(T.zeros(3)), raises=True)
+
+
+def test_sampling_functions_record_pytorchs_zero_gradient_nodes():
+    def program(T):
+        m = T.zeros(2, 3, requires_grad=True)
+        s = T.ones(3, requires_grad=True)
+        outs = [T.normal(m, 1.0), T.normal(0.0, s), T.normal(m, s), T.bernoulli(s * 0.5)]
+        grads = T.autograd.grad(sum(o.sum() for o in outs), (m, s))
+        return [(o.shape, o.dtype, type(o.grad_fn).__name__) for o in outs], grads
+    run_both(program)
+    # bernoulli with a number p: a node that refuses to differentiate, as in PyTorch
+    run_both(lambda T: type((T.ones(3, requires_grad=True) * 0.5).bernoulli(0.3).grad_fn)
+             .__name__)
+    run_both(lambda T: (T.ones(3, requires_grad=True) * 0.5).bernoulli(0.3).sum().backward(),
+             raises=True)
+    run_both(lambda T: T.multinomial(T.tensor([[0.2, 0.8], [1.0, 0.0]]), 1).shape)
+    run_both(lambda T: T.multinomial(T.tensor([0.2, 0.8]), 3), raises=True)
+    run_both(lambda T: T.bernoulli(T.tensor([1.5])), raises=True)

@@ -45,6 +45,16 @@ GEOMETRIC = _sampler("geometric", "GeometricBackward0")
 LOG_NORMAL = _sampler("log_normal", "LogNormalBackward0")
 CAUCHY = _sampler("cauchy", "CauchyBackward0")
 BERNOULLI = _sampler("bernoulli", "BernoulliBackward0")
+
+
+def _no_derivative(grad):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+# bernoulli(input, p): PyTorch records a node that refuses to differentiate
+BERNOULLI_P_OUT = defop("bernoulli.p(self, *, draw)", _draw_kernel, "NotImplemented",
+                        self=_no_derivative, jvp=lambda self_t: _no_derivative(self_t),
+                        batched_jvp=True)
 BERNOULLI_T = defop("bernoulli.Tensor(self, p, *, draw)", _draw_kernel, "BernoulliBackward1",
                     self=_zero_vjp, p=lambda grad, p_sym_sizes: F.sum_to(F.zeros_like(grad),
                                                                          p_sym_sizes),
@@ -209,7 +219,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None:
         p = _num(p, "p", "bernoulli")
         _check_p(p, "bernoulli")
-        return dispatch(BERNOULLI, input, lambda a: (g.random(a.shape) < p).astype(a.dtype))
+        return dispatch(BERNOULLI_P_OUT, input,
+                        lambda a: (g.random(a.shape) < p).astype(a.dtype))
     d = input._data
     if d.size and (np.any(d < 0) or np.any(d > 1) or np.any(np.isnan(d))):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "

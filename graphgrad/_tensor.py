@@ -44,9 +44,20 @@ class Tensor:
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected op
 
     # ------------------------------------------------------------ construction
+    def __new__(cls, *args, device=None):
+        """The legacy constructor ``Tensor(2, 3)`` / ``Tensor([1, 2])`` / ``Tensor()``: a
+        tensor of the default dtype (prefer ``graphgrad.tensor`` / ``zeros``).  Internal
+        code makes tensors with ``Tensor._wrap``, which does not come here."""
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            t = Tensor._wrap(args[0]._data)   # shares the data, as PyTorch's does
+        else:
+            t = _legacy_new(_dtype.get_default_dtype(), args, device, "Tensor")
+        if cls is not Tensor:
+            t.__class__ = cls
+        return t
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("use graphgrad.tensor(data) to create a Tensor (Tensor(...) is not "
-                        "supported); see graphgrad.tensor / graphgrad.from_numpy")
+        pass
 
     @staticmethod
     def _wrap(data):

@@ -136,6 +136,8 @@ def test_legacy_tensor_types_vs_torch():
         for cls in (T.FloatTensor, T.DoubleTensor, T.LongTensor, T.BoolTensor):
             out.append([isinstance(t, cls) for t in (f32, f64, i64, f32 > 0)])
         out.append(f32.type(T.DoubleTensor).dtype)
+        out += [T.Tensor(2, 3).shape, T.Tensor([1, 2]), T.Tensor().shape, T.Tensor(f32),
+                T.Tensor(T.Size([1, 2])).shape, isinstance(T.Tensor([1.0]), T.Tensor)]
         return out
     run_both(program)
 

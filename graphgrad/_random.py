@@ -26,6 +26,9 @@ class Generator:
     def __init__(self, device="cpu"):
         from ._tensor import device as _device
         self._device = _device(device)
+        if self._device.type != "cpu":
+            raise RuntimeError(f"Cannot get a {self._device.type.upper()} generator: graphgrad "
+                               "runs on the CPU only (use graphgrad.Generator())")
         self._set_seed(67280421310721)  # PyTorch's default seed of a new Generator
 
     def _set_seed(self, seed):
@@ -38,9 +41,12 @@ class Generator:
 
     def manual_seed(self, seed):
         """Reset the state from ``seed`` (an int; negative values wrap as in PyTorch)."""
-        if isinstance(seed, float) or not hasattr(seed, "__index__"):
-            raise TypeError(f"manual_seed expected an int seed, got {type(seed).__name__}")
-        self._set_seed(int(seed) & _MASK64)
+        try:
+            seed = int(seed)
+        except (TypeError, ValueError):
+            raise TypeError(f"manual_seed expected an int seed, got {type(seed).__name__}") \
+                from None
+        self._set_seed(seed & _MASK64)
         return self
 
     def seed(self):

@@ -225,6 +225,10 @@ def test_cpu_devices_and_device_objects_vs_torch():
                 T.cuda.is_available(), T.cuda.device_count(), x.cpu())
     run_both(program)
     run_both(lambda T: T.device("nonsense"), raises=True)
+    run_both(lambda T: T.ones(2).to(0), raises=True)
+    run_both(lambda T: T.Generator(device="cuda"), raises=True)
+    run_both(lambda T: T.manual_seed(1.5).initial_seed())
+    run_both(lambda T: T.manual_seed(-1).initial_seed())
 
 
 # ------------------------------------------------------------------ generators
@@ -436,3 +440,16 @@ def test_sampling_functions_record_pytorchs_zero_gradient_nodes():
     run_both(lambda T: T.multinomial(T.tensor([[0.2, 0.8], [1.0, 0.0]]), 1).shape)
     run_both(lambda T: T.multinomial(T.tensor([0.2, 0.8]), 3), raises=True)
     run_both(lambda T: T.bernoulli(T.tensor([1.5])), raises=True)
+
+
+def test_cat_of_many_tensors_with_mixed_dtypes_and_empty_ones_vs_torch():
+    def program(T):
+        xs = [T.ones(2, dtype=T.float32 if i % 2 else T.float64, requires_grad=True)
+              for i in range(20)]
+        ints = [T.full((1,), i) for i in range(20)]
+        r = T.cat(xs + ints + [T.zeros(0)])
+        r.sum().backward()
+        out = T.empty(0)
+        T.stack([T.ones(1)] * 30, out=out)
+        return r, [x.grad for x in xs[:3]], out, T.cat(ints), T.stack(ints, 1)
+    run_both(program)

@@ -18,6 +18,9 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
        memory_format=None):
     """``t.to(dtype)`` / ``t.to(other)`` / ``t.to('cpu')``: a new tensor only if needed."""
     for a in args:
+        if a.__class__ is int:
+            raise RuntimeError("Cannot access accelerator device when none is available. "
+                               f"(to({a}) names an accelerator; graphgrad runs on the CPU only)")
         if isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, _dtype.dtype) or (not isinstance(a, str) and a is not None and

@@ -6,6 +6,8 @@ record a dynamic graph of backward Nodes as ops run, and ``backward()`` /
 """
 from __future__ import annotations
 
+import math as _math
+
 import numpy as _np
 
 from . import _dtype
@@ -13,12 +15,17 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                      dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
                      iinfo, int, int8, int16, int32, int64, long, promote_types, short,
                      set_default_dtype, uint8, can_cast)
+from ._dtype import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: F401
+                     DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 from ._tensor import Size, Tensor, device
+from ._random import Generator, default_generator  # noqa: F401
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         get_rng_state, initial_seed, linspace, manual_seed, ones, ones_like,
                         rand, rand_like, randint, randint_like, randn, randn_like, randperm,
                         seed, set_rng_state, tensor, zeros, zeros_like)
 from . import _ops
+from ._ops import random_ops as _random_ops, moments as _moments  # noqa: F401
+from . import cuda, random  # noqa: F401
 from ._ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
 from . import autograd
 from . import linalg, nn, return_types  # noqa: F401
@@ -101,6 +108,17 @@ def set_printoptions(*args, **kwargs):
 
 def get_default_device():
     return device("cpu")
+
+
+def equal(input, other):
+    """True if the two tensors have the same size and values."""
+    return input.equal(other)
+
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
 
 
 del _name, _fn, _mod

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import to_dtype
-from ._tensor import Tensor
+from ._tensor import Tensor, _check_device
 
 _wrap = Tensor._wrap
 
@@ -75,6 +75,7 @@ def _unwrap_nested(obj):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data``."""
+    _check_device(device)
     dtype = to_dtype(dtype)
     if isinstance(data, Tensor):
         import warnings
@@ -102,6 +103,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def as_tensor(data, dtype=None, device=None):
+    _check_device(device)
     dtype = to_dtype(dtype)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
@@ -148,19 +150,23 @@ def _dt(dtype):
 
 
 def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    _check_device(device)
     return _finish(np.zeros(_sizes("zeros", sizes, size), _dt(dtype)), requires_grad)
 
 
 def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    _check_device(device)
     return _finish(np.ones(_sizes("ones", sizes, size), _dt(dtype)), requires_grad)
 
 
 def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memory_format=None,
           out=None):
+    _check_device(device)
     return _finish(np.zeros(_sizes("empty", sizes, size), _dt(dtype)), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     if dtype is None:
         dtype = _infer_dtype(fill_value)
     return _finish(np.full(_size((size,)), fill_value, to_dtype(dtype).np), requires_grad)
@@ -171,27 +177,33 @@ def _like(input, dtype):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _check_device(device)
     return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _check_device(device)
     return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _check_device(device)
     return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
+    _check_device(device)
     return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     return _finish(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -208,90 +220,109 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     return _finish(np.linspace(start, end, steps, dtype=_dt(dtype)), requires_grad)
 
 
 # --------------------------------------------------------------------- random
-_rng = [np.random.default_rng()]
+# (the generators live in _random.py; ``generator=`` picks one, default_generator otherwise)
+from ._random import (get_rng_state, initial_seed, manual_seed, numpy_rng,  # noqa: E402
+                      seed, set_rng_state)
 
 
-def manual_seed(seed):
-    """Seed graphgrad's random number generator (rand, randn, randint, dropout)."""
-    _rng[0] = np.random.default_rng(int(seed))
-    return _Generator(int(seed))
+def rng(generator=None):
+    """The NumPy Generator behind ``generator`` (default: graphgrad.default_generator)."""
+    return numpy_rng(generator)
 
 
-def seed():
-    s = int(np.random.SeedSequence().entropy % (1 << 63))
-    manual_seed(s)
-    return s
-
-
-def initial_seed():
-    return getattr(_rng[0], "_gg_seed", 0)
-
-
-class _Generator:
-    def __init__(self, seed):
-        self._seed = seed
-
-    def initial_seed(self):
-        return self._seed
-
-
-def get_rng_state():
-    import pickle
-    return tensor(np.frombuffer(pickle.dumps(_rng[0].bit_generator.state), np.uint8).copy())
-
-
-def set_rng_state(state):
-    import pickle
-    _rng[0].bit_generator.state = pickle.loads(state._data.tobytes())
-
-
-def rng():
-    return _rng[0]
-
-
-def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None,
+         out=None):
+    _check_device(device)
     shape = _sizes("rand", sizes, size)
-    return _finish(_rng[0].random(shape).astype(_dt(dtype)), requires_grad)
+    return _finish(numpy_rng(generator).random(shape).astype(_dt(dtype)), requires_grad)
 
 
-def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None,
+          out=None):
+    _check_device(device)
     d = to_dtype(dtype) or _dtype.get_default_dtype()
     shape = _sizes("randn", sizes, size)
+    g = numpy_rng(generator)
     if d.is_complex:
-        r = (_rng[0].standard_normal(shape) + 1j * _rng[0].standard_normal(shape))
+        r = (g.standard_normal(shape) + 1j * g.standard_normal(shape))
         return _finish((r / np.sqrt(2)).astype(d.np), requires_grad)
-    return _finish(_rng[0].standard_normal(shape).astype(d.np), requires_grad)
+    return _finish(g.standard_normal(shape).astype(d.np), requires_grad)
 
 
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False,
-            generator=None):
+def _int_arg(v, what):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if isinstance(v, float) and v == int(v):
+        v = int(v)
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+        raise TypeError(f"randint(): argument '{what}' must be int, not {type(v).__name__}")
+    return int(v)
+
+
+def randint(*args, size=None, low=None, high=None, dtype=None, device=None, requires_grad=False,
+            generator=None, out=None, layout=None):
+    """``randint(high, size)`` or ``randint(low, high, size)`` (positional or by keyword):
+    integers uniform in ``[low, high)``, int64 unless ``dtype`` says otherwise."""
+    _check_device(device)
+    pos = list(args)
+    if size is None and pos and isinstance(pos[-1], (tuple, list)):
+        size = pos.pop()
+    if len(pos) > 2 or (len(pos) == 2 and (low is not None or high is not None)) or \
+            (len(pos) == 1 and low is not None and high is not None):
+        raise TypeError("randint() takes (high, size) or (low, high, size); got "
+                        f"{len(args)} positional arguments")
+    if len(pos) == 2:
+        low, high = pos
+    elif len(pos) == 1:
+        if high is None:
+            high = pos[0]
+        else:
+            low = pos[0]
+    if size is None:
+        raise TypeError("randint() missing required argument 'size' (a tuple of ints), e.g. "
+                        "randint(0, 10, (3,))")
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    low = 0 if low is None else _int_arg(low, "low")
+    high = _int_arg(high, "high")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    d = to_dtype(dtype) or _dtype.int64
+    shape = _size((size,))
+    return _finish(numpy_rng(generator).integers(low, high, shape).astype(d.np), requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+              generator=None):
+    return rand(input._data.shape, dtype=dtype or input.dtype, device=device,
+                requires_grad=requires_grad, generator=generator)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+               generator=None):
+    return randn(input._data.shape, dtype=dtype or input.dtype, device=device,
+                 requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,
+                 memory_format=None, generator=None):
     if high is None:
         low, high = 0, low
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
-    d = to_dtype(dtype) or _dtype.int64
-    return _finish(_rng[0].integers(low, high, _size((size,))).astype(d.np), requires_grad)
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad, generator=generator)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return rand(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def randint_like(input, low, high=None, *, dtype=None, requires_grad=False):
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
-
-
-def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None):
-    return _finish(_rng[0].permutation(n).astype((to_dtype(dtype) or _dtype.int64).np),
-                   requires_grad)
+def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, out=None,
+             layout=None, pin_memory=False):
+    _check_device(device)
+    return _finish(numpy_rng(generator).permutation(n).astype(
+        (to_dtype(dtype) or _dtype.int64).np), requires_grad)
 
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",

@@ -127,6 +127,8 @@ def to_dtype(d):
         return bool
     if d is builtins.complex:
         return complex128
+    if isinstance(d, _LegacyTensorType):
+        return d.dtype   # t.type(graphgrad.DoubleTensor)
     return from_numpy_dtype(d)
 
 
@@ -272,3 +274,40 @@ class iinfo:
         info = np.iinfo(np.uint8 if d is bool else d.np)
         self.dtype = d.name
         self.bits, self.min, self.max = info.bits, builtins.int(info.min), builtins.int(info.max)
+
+
+# ------------------------------------------------------------------ legacy tensor types
+class _LegacyTensorType(type):
+    """The type of ``graphgrad.FloatTensor`` & co. (PyTorch's ``torch.tensortype``):
+    ``FloatTensor([1, 2])`` / ``FloatTensor(2, 3)`` / ``FloatTensor()`` construct a tensor of
+    the type's dtype, and ``isinstance(t, FloatTensor)`` is true for float32 tensors."""
+
+    def __instancecheck__(cls, obj):
+        from ._tensor import Tensor
+        return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.np
+
+    def __call__(cls, *args, device=None):
+        from ._tensor import _legacy_new
+        return _legacy_new(cls.dtype, args, device, cls.__name__)
+
+    def __repr__(cls):
+        return f"<class 'graphgrad.{cls.__name__}'>"
+
+
+def _legacy_type(name, d):
+    return _LegacyTensorType(name, (), {"dtype": d, "is_sparse": False, "is_cuda": False,
+                                        "__module__": "graphgrad"})
+
+
+FloatTensor = _legacy_type("FloatTensor", float32)
+DoubleTensor = _legacy_type("DoubleTensor", float64)
+HalfTensor = _legacy_type("HalfTensor", float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", bfloat16)
+LongTensor = _legacy_type("LongTensor", int64)
+IntTensor = _legacy_type("IntTensor", int32)
+ShortTensor = _legacy_type("ShortTensor", int16)
+CharTensor = _legacy_type("CharTensor", int8)
+ByteTensor = _legacy_type("ByteTensor", uint8)
+BoolTensor = _legacy_type("BoolTensor", bool)
+LEGACY_TYPES = (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor,
+                ShortTensor, CharTensor, ByteTensor, BoolTensor)

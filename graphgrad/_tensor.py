@@ -44,9 +44,20 @@ class Tensor:
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected op
 
     # ------------------------------------------------------------ construction
+    def __new__(cls, *args, device=None):
+        """The legacy constructor ``Tensor(2, 3)`` / ``Tensor([1, 2])`` / ``Tensor()``: a
+        tensor of the default dtype (prefer ``graphgrad.tensor`` / ``zeros``).  Internal
+        code makes tensors with ``Tensor._wrap``, which does not come here."""
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            t = Tensor._wrap(args[0]._data)   # shares the data, as PyTorch's does
+        else:
+            t = _legacy_new(_dtype.get_default_dtype(), args, device, "Tensor")
+        if cls is not Tensor:
+            t.__class__ = cls
+        return t
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("use graphgrad.tensor(data) to create a Tensor (Tensor(...) is not "
-                        "supported); see graphgrad.tensor / graphgrad.from_numpy")
+        pass
 
     @staticmethod
     def _wrap(data):
@@ -277,19 +288,42 @@ class Tensor:
     def get_device(self):
         return -1
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """Raises as PyTorch's CPU build does: there is no CUDA device."""
+        _check_device("cuda" if device is None else
+                      (f"cuda:{device}" if isinstance(device, int) else device))
+        return self
+
+    def new(self, *args, device=None):
+        """Legacy constructor of this tensor's dtype: ``t.new(2, 3)`` (uninitialised, here
+        zeros), ``t.new([1, 2])`` (data), ``t.new(other)`` (shares other's data), ``t.new()``
+        (empty)."""
+        return _legacy_new(self.dtype, args, device, "new")
+
+    def equal(self, other):
+        """True if ``other`` has the same size and the same values (dtypes may differ)."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"equal(): argument 'other' must be Tensor, not "
+                            f"{type(other).__name__}")
+        a, b = self._data, other._data
+        if a.shape != b.shape:
+            return False
+        return bool(np.array_equal(a, b))
 
     # ------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
-        if self._requires_grad and not force:
+        # (PyTorch refuses only while grad mode is on: under no_grad it hands out the data)
+        if self._requires_grad and not force and tls.grad_enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and tls.grad_enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")
@@ -305,14 +339,23 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _scalar(self):
+        # float()/int()/complex() of a multi-element tensor: PyTorch's ValueError (item()
+        # raises RuntimeError)
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars "
+                             f"(got a tensor of shape {list(self._data.shape)}; index it or "
+                             f"reduce it first)")
+        return self._data.reshape(()).item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._scalar())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -445,29 +488,104 @@ class Size(tuple):
         return Size(r) if isinstance(item, slice) else r
 
 
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                 "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:
-    """The only device is the CPU; kept for API parity (``tensor.device``)."""
+    """A device description, as ``torch.device``: ``device('cpu')``, ``device('cuda', 0)``,
+    ``device('cuda:1')``.  Any of PyTorch's device types can be described; only the CPU
+    can hold tensors (see ``_check_device``)."""
 
     __slots__ = ("type", "index")
 
     def __init__(self, type="cpu", index=None):  # noqa: A002
         if isinstance(type, device):
             type, index = type.type, type.index
-        if not str(type).startswith("cpu"):
-            raise RuntimeError(f"graphgrad runs on the CPU only; got device {type!r}")
-        self.type, self.index = "cpu", index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type   # torch.device(0) is cuda:0
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments: got "
+                            f"{builtins_type(type).__name__}")
+        else:
+            if ":" in type:
+                if index is not None:
+                    raise RuntimeError(f"type (string) must not include an index because index "
+                                       f"was passed explicitly: {type}")
+                type, _, idx = type.partition(":")
+                if not idx.isdigit():
+                    raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+                index = int(idx)
+            if type not in _DEVICE_TYPES:
+                raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at "
+                                   f"start of device string: {type}")
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
+        self.type, self.index = type, index
 
     def __repr__(self):
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        return isinstance(other, device) or other == "cpu"
+        if isinstance(other, device):
+            return self.type == other.type and self.index == other.index
+        return isinstance(other, str) and other == str(self)
 
     def __hash__(self):
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+def _legacy_new(dtype, args, device, fn):
+    """``t.new(*args)`` / ``FloatTensor(*args)``: sizes (uninitialised memory in PyTorch;
+    zeros here), a sequence of data, a tensor of that dtype (shared), or nothing (empty)."""
+    _check_device(device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        src = args[0]
+        if src._data.dtype != dtype.np:
+            raise TypeError(f"{fn}(): expected {dtype} (got {src.dtype}); use .to({dtype}) to "
+                            "convert")
+        return Tensor._wrap(src._data)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and \
+            not isinstance(args[0], Size):
+        from ._creation import tensor
+        return tensor(args[0], dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    for a in args:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"{fn}(): expected sizes (ints), a sequence of data or a tensor; got "
+                            f"{builtins_type(a).__name__}")
+        if a < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {a}: "
+                               f"{list(args)}")
+    return Tensor._wrap(np.zeros(tuple(int(a) for a in args) if args else (0,), dtype.np))
+
+
+def builtins_type(x):
+    return x.__class__
+
+
+def _check_device(dev):
+    """Accept ``dev`` (None, a str, an int or a device) only if it is the CPU: without CUDA,
+    PyTorch's CPU build raises AssertionError("Torch not compiled with CUDA enabled")."""
+    if dev is None or dev is _CPU or dev == "cpu":
+        return
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type == "cpu":
+        return
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled (graphgrad runs on the CPU "
+                             "only; graphgrad.cuda.is_available() is False)")
+    raise RuntimeError(f"graphgrad runs on the CPU only; device {str(d)!r} is not available")
 
 
 _CPU = device()

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import to_dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _check_device
 from .._state import HOT
 from .dispatch import _set_view, dispatch, unary
 from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
@@ -18,17 +18,17 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
        memory_format=None):
     """``t.to(dtype)`` / ``t.to(other)`` / ``t.to('cpu')``: a new tensor only if needed."""
     for a in args:
+        if a.__class__ is int:
+            raise RuntimeError("Cannot access accelerator device when none is available. "
+                               f"(to({a}) names an accelerator; graphgrad runs on the CPU only)")
         if isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, _dtype.dtype) or (not isinstance(a, str) and a is not None and
                                              not hasattr(a, "type")):
             dtype = a
         else:
-            from .._tensor import device as _device
-            _device(a)  # validates: only the CPU exists
-    if device is not None:
-        from .._tensor import device as _device
-        _device(device)
+            _check_device(a)  # only the CPU exists ('cuda' raises as PyTorch's CPU build)
+    _check_device(device)
     if dtype is None:
         return unary(CLONE, self) if copy else self
     d = to_dtype(dtype)
@@ -75,7 +75,8 @@ def contiguous(self, memory_format=None):
     return unary(CLONE_CONTIGUOUS, self)
 
 
-def _new(self, data, dtype, requires_grad):
+def _new(self, data, dtype, requires_grad, device=None):
+    _check_device(device)
     t = Tensor._wrap(data.astype(to_dtype(dtype).np) if dtype is not None else data)
     if requires_grad:
         t.requires_grad_(True)
@@ -90,28 +91,28 @@ def _shape(size):
 
 @export(function=False)
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad)
+    return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad, device)
 
 
 @export(function=False)
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    return _new(self, np.ones(_shape(size), self._data.dtype), dtype, requires_grad)
+    return _new(self, np.ones(_shape(size), self._data.dtype), dtype, requires_grad, device)
 
 
 @export(function=False)
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad)
+    return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad, device)
 
 
 @export(function=False)
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return _new(self, np.full(tuple(size), fill_value, self._data.dtype), dtype, requires_grad)
+    return _new(self, np.full(tuple(size), fill_value, self._data.dtype), dtype, requires_grad, device)
 
 
 @export(function=False)
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     from .._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 @export(method=False)

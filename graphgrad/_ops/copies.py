@@ -1,18 +1,24 @@
 """Copies that assemble or rearrange whole tensors: cat/stack (and hstack, vstack,
 dstack, atleast_*d), repeat/tile, flip and roll (table entries and public functions).
 
-cat and stack take any number of tensors: one table entry per arity is made on first use.
-Dims are stored negative so the rules work on gradients with leading batch dims.
+cat and stack take any number of tensors.  Up to ``_MAX_ARITY`` tensors, one table entry
+per arity is made on first use (generated record and node code, like every other op); longer
+lists use one op description built for the call and one shared node class (see
+``_list_op``), so no table or cache grows with the length of a user's list and a call over
+N tensors costs O(N) time and memory.  Dims are stored negative so the rules work on
+gradients with leading batch dims.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
-from .dispatch import dispatch
-from .registry import LINEAR, defop, export
+from .dispatch import FormulaNode, dispatch
+from .registry import LINEAR, OpDef, defop, export
 from .indexing import _finish, _neg, _sum_dims
 
 
@@ -55,6 +61,8 @@ def _same_batch(ts, sizes):
 
 
 def _cat_op(n):
+    if n > _MAX_ARITY:
+        return _list_op(_CAT_TEMPLATE, n)
     op = _CAT_OPS.get(n)
     if op is None:
         names = [f"tensors{i}" for i in range(n)]
@@ -77,6 +85,8 @@ def _stack_vjp(k):
 
 
 def _stack_op(n):
+    if n > _MAX_ARITY:
+        return _list_op(_STACK_TEMPLATE, n)
     op = _STACK_OPS.get(n)
     if op is None:
         names = [f"tensors{i}" for i in range(n)]
@@ -86,6 +96,104 @@ def _stack_op(n):
                                        n, lambda ts, dim: stack(ts, dim), ("dim",)),
                                    **{p: _stack_vjp(i) for i, p in enumerate(names)})
     return op
+
+
+# ------------------------------------------------------------ long lists
+# Generated code per arity would cost O(N) compiled code and a table entry per distinct list
+# length (stacking 10,000 tensors took seconds and a gigabyte; 100,000 ran out of memory).
+# Beyond _MAX_ARITY tensors the op description is made per call (O(N) small tuples, freed
+# with the call) and the node class is shared: its backward slices/selects each input's part
+# of the gradient directly, without per-input generated code.
+_MAX_ARITY = 16
+
+
+class _ListNode(FormulaNode):
+    """The node of a cat/stack over more than ``_MAX_ARITY`` tensors (any number of edges).
+
+    Its saved values are attributes only (dim, and sizes for cat), so the template op's
+    save description (shared by all arities) serves ``_saved`` and ``_saved_<name>``."""
+
+    __slots__ = ()
+
+    def _apply(self, grads, mask, create_graph):
+        grad = grads[0]
+        nodes = self._next_nodes
+        if grad is None:
+            return [None] * len(nodes)
+        part = self._part
+        dim = self._s0
+        prep = self._prep(self._s1 if len(self._slots) > 1 else None)
+        out = []
+        for k in range(len(nodes)):
+            if (nodes[k] is not None) if mask is None else mask[k]:
+                out.append(part(grad, dim, prep, k))
+            else:
+                out.append(None)
+        return out
+
+
+def _list_node_class(template, prep, part):
+    slots = tuple(f"_s{i}" for i in range(len(template.save_names)))
+    attrs = {"__slots__": slots, "_slots": slots, "_op": template, "_srcs": (),
+             "_prep": staticmethod(prep), "_part": staticmethod(part),
+             "__module__": "graphgrad.autograd.generated"}
+    for key in template.save_names:
+        attrs["_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, False))
+        attrs["_raw_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, True))
+    return type(template.node_name, (_ListNode,), attrs)
+
+
+def _cat_offsets(sizes):
+    return list(itertools.accumulate(sizes, initial=0))
+
+
+def _cat_part(grad, dim, offsets, k):
+    return F.slice(grad, dim, offsets[k], offsets[k + 1], 1)
+
+
+def _stack_part(grad, dim, _unused, k):
+    return F.select(grad, dim, k)
+
+
+def _list_op(template, n):
+    """``template`` (the 1-tensor entry) widened to ``n`` tensor inputs, for this call only."""
+    op = OpDef()
+    for f in OpDef.__slots__:
+        if hasattr(template, f):
+            setattr(op, f, getattr(template, f))
+    names = tuple(f"tensors{i}" for i in range(n))
+    attrs = template.params[1:]
+    op.params = names + attrs
+    op.tensor_params = names
+    op.tensor_pos = tuple(range(n))
+    op.attr_pos = tuple(range(n, n + len(attrs)))
+    op.diff_pos = tuple(range(n))
+    op.vjps = ((None, ()),) * n   # (the shared node class computes every input's part)
+    idx = tuple(n + attrs.index(p) for p in template.save_names)
+    op.save_kinds = tuple(("attr", i) for i in idx)
+    op.save_needed_by = (frozenset(range(n)),) * len(idx)
+    op.save_plan = tuple((1, i, None) for i in idx)
+    op.record = None              # the generic record: edges, node, saved attributes
+    op.node_cls = _LIST_NODES[template.name]
+    op.batched_jvp = _list_batched(template.name)
+    op.batched_jvp_params = tuple(f"{p}_t" for p in names) + \
+        tuple(f"{p}_sym_sizes" for p in names) + attrs
+    return op
+
+
+def _list_batched(kind):
+    def rule(*vals):
+        n = (len(vals) - (2 if kind == "cat.1" else 1)) // 2
+        ts = _same_batch(vals[:n], vals[n:2 * n])
+        if kind == "cat.1":
+            return cat(ts, vals[2 * n])
+        return stack(ts, vals[2 * n])
+    return rule
+
+
+_CAT_TEMPLATE, _STACK_TEMPLATE = _cat_op(1), _stack_op(1)
+_LIST_NODES = {"cat.1": _list_node_class(_CAT_TEMPLATE, _cat_offsets, _cat_part),
+               "stack.1": _list_node_class(_STACK_TEMPLATE, lambda _: None, _stack_part)}
 
 
 def _tensor_list(tensors, fn):

@@ -1549,3 +1549,125 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 LINALG["LinAlgError"] = LinAlgError
 LINALG["matmul"] = matmul
+
+
+# ============================================================ cdist
+# The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M),
+# batch dims broadcast: (..., P, R).  Rules follow PyTorch's _cdist_backward, including its
+# zeros where the distance is 0 (and, for p < 1, where a coordinate difference is 0).
+def _cdist_kernel(x1, x2, p):
+    d = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if d.shape[-1] == 0:
+        return np.zeros(d.shape[:-1], d.dtype)
+    if p == 0:
+        return (d != 0).sum(-1).astype(d.dtype)
+    if p == 1:
+        return d.sum(-1)
+    if p == 2:
+        return np.sqrt((d * d).sum(-1))
+    if p == np.inf:
+        return d.max(-1)
+    return ((d ** p).sum(-1)) ** (1.0 / p)
+
+
+def _cdist_diff(x1, x2):
+    s1, s2 = F.shape(x1), F.shape(x2)
+    return F.reshape(x1, tuple(s1[:-1]) + (1, s1[-1])) - \
+        F.reshape(x2, tuple(s2[:-2]) + (1,) + tuple(s2[-2:]))
+
+
+def _cdist_weight(x1, x2, result, p):
+    """d result / d (x1_i - x2_j), per coordinate: shape (..., P, R, M); None for p == 0."""
+    if p == 0:
+        return None
+    diff = _cdist_diff(x1, x2)
+    if p == 1:
+        return F.sign(diff)
+    dist = F.reshape(result, tuple(F.shape(result)) + (1,))
+    if p == np.inf:
+        return F.where(F.abs(diff) == dist, F.sign(diff), 0.0)
+    zero = dist == 0
+    if p < 1:
+        zero = zero | (diff == 0)
+    safe_dist = F.where(zero, 1.0, dist)
+    if p == 2:
+        return F.where(zero, 0.0, diff / safe_dist)
+    absd = F.where(zero, 1.0, F.abs(diff))
+    return F.where(zero, 0.0, F.sign(diff) * (absd / safe_dist) ** (p - 1))
+
+
+def _sum_axis(x, from_end):
+    return F.sum_dim_IntList(x, (F.ndim(x) - from_end,), False, None)
+
+
+def _cdist_vjp(which):
+    def rule(grad, x1, x2, result, p, x1_sym_sizes, x2_sym_sizes):
+        w = _cdist_weight(x1, x2, result, p)
+        sizes = x1_sym_sizes if which == 1 else x2_sym_sizes
+        if w is None:
+            return F.zeros_like(x1 if which == 1 else x2)
+        gw = F.reshape(grad, tuple(F.shape(grad)) + (1,)) * w
+        g = _sum_axis(gw, 2) if which == 1 else -_sum_axis(gw, 3)
+        return F.sum_to(g, sizes, F.ndim(result))
+    return rule
+
+
+def _cdist_jvp(x1_t, x2_t, x1, x2, result, p):
+    w = _cdist_weight(x1, x2, result, p)
+    if w is None:
+        return F.zeros_like(result)
+    return _sum_axis(w * _cdist_diff(x1_t, x2_t), 1)
+
+
+def _cdist_batched_jvp(x1_t, x2_t, x1, x2, result, p, x1_sym_sizes, x2_sym_sizes):
+    # each tangent's own dims padded to the broadcast rank, so that their leading batch
+    # dims line up (broadcast batch dims + P/R + M)
+    nd = F.ndim(result)
+    return _cdist_jvp(F.pad_batched(x1_t, len(x1_sym_sizes), nd),
+                      F.pad_batched(x2_t, len(x2_sym_sizes), nd), x1, x2, result, p)
+
+
+CDIST = defop("_cdist_forward(x1, x2, *, p)", _cdist_kernel, "CdistBackward0",
+              x1=_cdist_vjp(1), x2=_cdist_vjp(2), jvp=_cdist_jvp,
+              batched_jvp=_cdist_batched_jvp)
+
+
+@export(method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise p-norm distances between the rows of ``x1`` and ``x2`` (batches broadcast).
+
+    ``compute_mode`` is accepted and checked; the distances are always computed from the
+    coordinate differences (PyTorch's matrix-product shortcut for p=2 changes only the
+    last bits and the node name, see docs/differences.md)."""
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"cdist(): argument '{name.lower()}' must be Tensor, not "
+                            f"{type(x).__name__}")
+        if x._data.dtype.kind not in "fV":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{scalar_type_name(x.dtype)}")
+        if x._data.dtype.itemsize == 2:
+            raise NotImplementedError(f'"cdist" not implemented for '
+                                      f"'{scalar_type_name(x.dtype)}' (as in PyTorch; convert "
+                                      "to float32 first)")
+        if x._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{x._data.ndim}D")
+    if x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1._data.shape[-1]} X2: {x2._data.shape[-1]}")
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"cdist: X1 and X2 must have the same dtype, got {x1.dtype} and "
+                           f"{x2.dtype}")
+    p = float(p)
+    if not p >= 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if compute_mode not in (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    try:
+        np.broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
+    except ValueError:
+        raise RuntimeError(f"cdist: the batch dims of X1 {list(x1._data.shape[:-2])} and X2 "
+                           f"{list(x2._data.shape[:-2])} do not broadcast") from None
+    return dispatch(CDIST, x1, x2, p)

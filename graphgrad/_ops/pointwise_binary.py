@@ -454,3 +454,106 @@ def clamp_max_(self, max):  # noqa: A002
     max = _as_operand("clamp_max_", max)  # noqa: A001
     check_inplace_numbers("clamp_max_", self, max)
     return dispatch_inplace(CLAMP_MAX, self, max)
+
+
+# ============================================================ logaddexp / xlogy
+from .opmath import BFLOAT16 as _BF16  # noqa: E402
+@half_in_float32
+def _logaddexp_kernel(a, b):
+    if a.dtype.kind in "iub" or b.dtype.kind in "iub":
+        raise NotImplementedError(f'"logaddexp_cpu" not implemented for \'{_tname(a)}\'')
+    if a.dtype.kind != "c" and b.dtype.kind != "c":
+        return np.logaddexp(a, b)
+    # complex: the larger real part first, log1p of the rest
+    a, b = np.broadcast_arrays(a, b)
+    big = np.where(a.real >= b.real, a, b)
+    small = np.where(a.real >= b.real, b, a)
+    with np.errstate(all="ignore"):
+        r = big + np.log1p(np.exp(small - big))
+    return np.where(np.isinf(big.real) & (a == b), a, r)
+
+
+def _logaddexp_weight(x, y):
+    """d logaddexp(x, y) / dx = 1 / (1 + exp(y - x)) (PyTorch's rule, NaN at inf - inf)."""
+    return 1 / (1 + F.exp(y - x))
+
+
+LOGADDEXP = defop("logaddexp(self, other)", _logaddexp_kernel, "LogaddexpBackward0",
+                  promote=True,
+                  self=lambda grad, self, other: grad * F.conj(_logaddexp_weight(self, other)),
+                  other=lambda grad, self, other: grad * F.conj(_logaddexp_weight(other, self)),
+                  jvp=lambda self_t, other_t, self, other:
+                      self_t * _logaddexp_weight(self, other) +
+                      other_t * _logaddexp_weight(other, self), batched_jvp=POINTWISE)
+logaddexp = _binary_tensors("logaddexp", LOGADDEXP, inplace=False)
+
+
+def _xlogy_kernel(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        raise NotImplementedError(f'"xlogy_cpu" not implemented for \'{_tname(a)}\'')
+    with np.errstate(all="ignore"):
+        if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype == _BF16:
+            # half precision: PyTorch rounds log(y) to the half type, multiplies in
+            # float32 and rounds again
+            hl = np.log(b.astype(np.float32)).astype(a.dtype).astype(np.float32)
+            r = (a.astype(np.float32) * hl).astype(a.dtype)
+        else:
+            r = np.asarray(a * np.log(b))
+    # PyTorch: 0 where x == 0, unless y is NaN
+    return np.where((a == 0) & ~np.isnan(b), np.zeros((), r.dtype), r)
+
+
+def _xlogy_self_grad(grad, self, other):
+    """xlogy(grad, other), 0 where self == 0 and other <= 0 (PyTorch's rule)."""
+    return F.where((self == 0) & (other <= 0), 0.0, _xlogy_poly(grad, other))
+
+
+def _xlogy_self_rule(grad, self, other):
+    return _xlogy_self_grad(grad, self, other)
+
+
+def _xlogy_other_rule(grad, self, other):
+    return grad * self / other
+
+
+# one entry per PyTorch overload (its node names): both tensors, a number as self, a
+# number as other (the number sits in the tensor slot and gets no edge)
+XLOGY = defop("xlogy.Tensor(self, other)", _xlogy_kernel, "XlogyBackward0", promote="float",
+              self=_xlogy_self_rule, other=_xlogy_other_rule,
+              jvp=lambda self_t, other_t, self, other:
+                  _xlogy_self_grad(self_t, self, other) + other_t * self / other,
+              batched_jvp=POINTWISE)
+XLOGY_SCALAR_SELF = defop("xlogy.Scalar_Self(self, other)", _xlogy_kernel, "XlogyBackward1",
+                          promote="float", other=_xlogy_other_rule,
+                          jvp=lambda other_t, self, other: other_t * self / other,
+                          batched_jvp=POINTWISE)
+XLOGY_SCALAR_OTHER = defop("xlogy.Scalar_Other(self, other)", _xlogy_kernel, "XlogyBackward2",
+                           promote="float", self=_xlogy_self_rule,
+                           jvp=lambda self_t, self, other: _xlogy_self_grad(self_t, self, other),
+                           batched_jvp=POINTWISE)
+
+_xlogy_poly = F.make_poly(XLOGY)   # xlogy on ndarrays (the kernel) or Tensors (recorded)
+
+
+def _xlogy_op(name, self, other):
+    if isinstance(self, Tensor) and isinstance(other, Tensor):
+        return XLOGY, self, other
+    if isinstance(other, Tensor):
+        return XLOGY_SCALAR_SELF, _as_operand(name, self), other
+    _need_tensor(name, self, 1, "self")
+    return XLOGY_SCALAR_OTHER, self, _as_operand(name, other)
+
+
+@export()
+def xlogy(input, other, *, out=None):
+    """``input * log(other)``, 0 where input is 0 (unless other is NaN); either may be a
+    number."""
+    op, a, b = _xlogy_op("xlogy", input, other)
+    return _out(dispatch(op, a, b), out)
+
+
+@export(function=False)
+def xlogy_(self, other):
+    op, a, b = _xlogy_op("xlogy_", self, other)
+    return dispatch_inplace(op, a, b)

@@ -493,3 +493,45 @@ def complex(real, imag, *, out=None):  # noqa: A001
 
 
 OPERATORS = {"__abs__": lambda self: unary(ABS, self)}
+
+
+# ============================================================ lgamma / digamma / polygamma
+# (kernels in gamma_kernels.py: float64, rounded once; PyTorch's values at the poles)
+from . import gamma_kernels as _gk  # noqa: E402
+
+LGAMMA = defop("lgamma(self)", _real_only("lgamma", _gk.lgamma), "LgammaBackward0",
+               promote="float", self=lambda grad, self: grad * F.digamma(self),
+               jvp=ELEMENTWISE)
+DIGAMMA = defop("digamma(self)", _real_only("digamma", _gk.digamma), "DigammaBackward0",
+                promote="float", self=lambda grad, self: grad * F.polygamma(self, 1),
+                jvp=ELEMENTWISE)
+POLYGAMMA = defop("polygamma(self, *, n)",
+                  lambda a, n: _real_only("polygamma", lambda x: _gk.polygamma(x, n))(a),
+                  "PolygammaBackward0", promote="float",
+                  self=lambda grad, self, n: grad * F.polygamma(self, n + 1), jvp=ELEMENTWISE)
+POLYGAMMA_ = defop("polygamma_(self, *, n)", POLYGAMMA.kernel, "PolygammaBackward1",
+                   promote="float",
+                   self=lambda grad, self, n: grad * F.polygamma(self, n + 1), jvp=ELEMENTWISE)
+lgamma = _make_unary("lgamma", LGAMMA)
+digamma = _make_unary("digamma", DIGAMMA)
+
+
+def _polygamma_n(n, fn):
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"{fn}(): argument 'n' must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n})")
+    return n
+
+
+@export(method=False)
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of digamma (``polygamma(0, x)`` is ``digamma(x)``)."""
+    _check_tensor("polygamma", input)
+    return _out(dispatch(POLYGAMMA, input, _polygamma_n(n, "polygamma")), out)
+
+
+export("polygamma", function=False)(
+    lambda self, n: dispatch(POLYGAMMA, self, _polygamma_n(n, "polygamma")))
+export("polygamma_", function=False)(
+    lambda self, n: dispatch_inplace(POLYGAMMA_, self, _polygamma_n(n, "polygamma_")))

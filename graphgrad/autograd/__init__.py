@@ -194,15 +194,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def Variable(data, requires_grad=False, volatile=False):  # noqa: N802 - PyTorch's name
-    """Deprecated: returns a Tensor (Variables and Tensors merged in PyTorch 0.4)."""
-    import warnings
-    warnings.warn("graphgrad.autograd.Variable is deprecated; use tensors directly",
-                  DeprecationWarning, stacklevel=2)
-    if hasattr(data, "_data"):
-        return data.detach().requires_grad_(requires_grad) if requires_grad else data
-    from .. import tensor
-    return tensor(data, requires_grad=requires_grad)
+from .variable import Variable  # noqa: E402  (a class: isinstance(t, Variable) works)
 
 
 # the higher-level tools (issue 5); imported last, they use grad/backward above

@@ -35,9 +35,14 @@ _ZEROS = [()]
 
 def zeros(n):
     """The shared tuple of ``n`` zeros: the ``_next_nrs`` of a node whose edges all feed
-    input 0 of their next node (almost every node)."""
-    while len(_ZEROS) <= n:
-        _ZEROS.append((0,) * len(_ZEROS))
+    input 0 of their next node (almost every node).  Only short tuples are shared: a node
+    with thousands of edges (a cat/stack of a long list) gets its own, so the table does not
+    grow with user data (sharing every length up to n kept O(n^2) zeros alive)."""
+    if n >= len(_ZEROS):
+        if n > 64:
+            return (0,) * n
+        while len(_ZEROS) <= n:
+            _ZEROS.append((0,) * len(_ZEROS))
     return _ZEROS[n]
 
 

@@ -136,3 +136,43 @@ def test_raw_saved_register_hooks():
         e.sum().backward()
         return calls, x.grad
     run_both(program)
+
+
+def test_pack_hook_runs_under_no_grad():
+    # issue 16 s1.9: what the pack hook computes has no history of its own, so a double
+    # backward through the unpacked value does not differentiate the hook (torch: 12a)
+    def program(lib):
+        a = leaf(lib, [1.0, 2.0])
+        modes = []
+
+        def pack(x):
+            modes.append(lib.is_grad_enabled())
+            return 2 * x
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+            y = (a ** 3).sum()
+        g, = lib.autograd.grad(y, a, create_graph=True)
+        g.sum().backward()
+        return modes, g, a.grad
+    run_both(program)
+
+
+def test_pack_hook_modifying_its_input_in_place_raises():
+    import graphgrad
+    import torch
+
+    def program(lib):
+        a = leaf(lib, [1.0, 2.0])
+
+        def pack(x):
+            x.mul_(2)
+            return x
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+            (a.clone() ** 3).sum()
+    run_both(program)
+    msgs = []
+    for lib in (graphgrad, torch):
+        try:
+            program(lib)
+        except RuntimeError as e:
+            msgs.append(str(e))
+    assert msgs[0] == msgs[1]

@@ -320,7 +320,14 @@ def _alias(t):
     if vc is None:
         vc = t._vc = VersionCounter()
     out._vc = vc
-    out._base = t if t._base is None else t._base
+    if t._base is None:
+        out._base = t
+    else:
+        out._base = t._base
+        out._view_fn = t._view_fn
+    # the view's grad_fn is set now, at the counter's current value (a forward that
+    # modified its input without mark_dirty has already bumped it): not a stale view
+    out._view_ver = vc.value
     return out
 
 

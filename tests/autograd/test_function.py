@@ -501,3 +501,27 @@ def test_gradcheck_of_seed_functions_by_finite_differences():
             t._data[idx] = old
             num[idx] = (hi - lo) / (2 * eps)
         np.testing.assert_allclose(g.numpy(), num, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("view_input", [False, True])
+def test_input_modified_without_mark_dirty_and_returned_uses_custom_backward(view_input):
+    # issue 16 s1.10: the returned input becomes a view of it whose grad_fn is the custom
+    # node; the forward's in-place bump must not make that view look stale (which made
+    # backward skip the custom backward: x.grad [1, 1], torch [2, 2])
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * g
+        x = leaf(lib, [[1.0, 2.0], [3.0, 4.0]])
+        c = x.clone()[0] if view_input else x.clone()
+        y = F.apply(c)
+        name = type(y.grad_fn).__name__
+        y.sum().backward()
+        return y is c, name, y._base is (c._base if view_input else c), y, x.grad
+    run_both(program)

@@ -33,6 +33,7 @@ from .graph import AccumulateGrad, Node
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
+_grad_lock = threading.RLock()
 
 
 class GraphRoot(Node):
@@ -209,39 +210,42 @@ def _accumulate_grad(node, g, create_graph, journal):
     var = node.variable
     if g is None:
         return
-    old = var._grad
-    if old is None:
-        if create_graph:
-            # a copy that obeys the layout contract, recorded (CopyBackwards) like PyTorch's
-            # clone_obey_contract, so the new .grad is differentiable but not g itself
-            from .._ops.inplace import copy_
-            new = copy_(_wrap(_empty_for_grad(var._data)), g)
-        else:
-            # steal a freshly computed gradient that obeys the layout contract, copy one
-            # that may alias something else or is laid out otherwise
-            d = var._data
-            if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and \
-                    _obeys_layout(g, d):
-                new = _wrap(g)
+    # the read-modify-write of .grad is atomic across threads (PyTorch locks each leaf's
+    # AccumulateGrad): two backwards into one leaf would otherwise lose updates
+    with _grad_lock:
+        old = var._grad
+        if old is None:
+            if create_graph:
+                # a copy that obeys the layout contract, recorded (CopyBackwards) like PyTorch's
+                # clone_obey_contract, so the new .grad is differentiable but not g itself
+                from .._ops.inplace import copy_
+                new = copy_(_wrap(_empty_for_grad(var._data)), g)
             else:
-                new = _empty_for_grad(d)
-                np.copyto(new, g)
-                new = _wrap(new)
-        journal.entries.append((var, None, None))
-        var._grad = new
-    elif create_graph:
-        journal.entries.append((var, old, None))
-        var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
-    else:
-        # in place for the Tensor object (same .grad, keeping its grad_fn if it has one),
-        # the array swapped (same layout) so that a rollback is exact
-        od = old._data
-        journal.entries.append((var, old, od))
-        if od.shape == g.shape:
-            old._data = np.add(od, g, out=np.empty_like(od))
+                # steal a freshly computed gradient that obeys the layout contract, copy one
+                # that may alias something else or is laid out otherwise
+                d = var._data
+                if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and \
+                        _obeys_layout(g, d):
+                    new = _wrap(g)
+                else:
+                    new = _empty_for_grad(d)
+                    np.copyto(new, g)
+                    new = _wrap(new)
+            journal.entries.append((var, None, None))
+            var._grad = new
+        elif create_graph:
+            journal.entries.append((var, old, None))
+            var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
         else:
-            old._data = od + g
-        old._bump_version()
+            # in place for the Tensor object (same .grad, keeping its grad_fn if it has one),
+            # the array swapped (same layout) so that a rollback is exact
+            od = old._data
+            journal.entries.append((var, old, od))
+            if od.shape == g.shape:
+                old._data = np.add(od, g, out=np.empty_like(od))
+            else:
+                old._data = od + g
+            old._bump_version()
     if var._post_acc_hooks:
         for fn in tuple(var._post_acc_hooks.values()):
             if fn(var) is not None:

@@ -291,6 +291,9 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     accumulate: True for backward (AccumulateGrad runs), False for grad (capture only).
     Returns the captured gradients, one per input edge (None when unreached).
     """
+    if tls.engine_depth and _deep_reentrant():
+        return _execute_on_fresh_thread(roots, grad_outputs, keep_graph, create_graph, inputs,
+                                        accumulate, batch_nd)
     root = GraphRoot(roots, grad_outputs)
     anomaly = tls.anomaly
     # a plain backward runs its nodes in decreasing sequence_nr with no dependency counts
@@ -346,6 +349,54 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         tls.engine_depth -= 1
         _local.task = prev_task
     return captured
+
+
+# -- reentrant backward (backward called from inside a backward) ----------------------
+# Each nested backward adds a few Python frames; a chain of 2000 nested backwards would
+# exhaust the recursion limit.  Like PyTorch's engine, which moves a reentrant backward
+# to a pool thread (a fresh stack) past a maximum depth, a nested backward past
+# _REENTRANT_MAX_DEPTH levels on one thread (or on an already deep stack) runs on a new
+# thread while the calling thread waits for it.  The new thread gets the caller's
+# thread-local autograd state (grad mode, saved-tensor hooks, anomaly mode, forward AD
+# level...), as PyTorch's GraphTask carries its ThreadLocalState.
+_REENTRANT_MAX_DEPTH = 32
+_TLS_FIELDS = ("_grad_enabled", "inference", "fw_level", "anomaly", "anomaly_check_nan",
+               "saved_hooks", "saved_hooks_disabled", "profiler", "mutation_ctx")
+
+
+def _deep_reentrant():
+    if tls.engine_depth >= _REENTRANT_MAX_DEPTH:
+        return True
+    try:  # a stack already more than half as deep as the recursion limit allows
+        sys._getframe(sys.getrecursionlimit() // 2)
+    except ValueError:
+        return False
+    return True
+
+
+def _execute_on_fresh_thread(*args):
+    state = [(name, getattr(tls, name)) for name in _TLS_FIELDS]
+    outcome = []
+
+    def work():
+        for name, value in state:
+            setattr(tls, name, value)
+        tls.refresh()
+        try:
+            outcome.append((True, execute(*args)))
+        except BaseException as exc:  # noqa: BLE001 -- re-raised on the calling thread
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=work, name="graphgrad-reentrant-backward", daemon=True)
+    worker.start()
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        try:
+            raise value
+        finally:
+            value = None
+    return value
 
 
 # -- what hooks may ask about the running backward (PyTorch's torch._C helpers) ----------

@@ -877,3 +877,52 @@ def test_failed_backward_rolls_back_retained_non_leaf_grads():
     with pytest.raises(ZeroDivisionError):
         (y.sum() + z.sum()).backward()
     assert y.grad is g and y.grad.tolist() == [1.0, 1.0]
+
+
+# ------------------------------------------------------------------ reentrant backward
+def _deep_reentrant(lib, depth, fail_at=None, log=None):
+    """A custom Function whose backward runs a backward of its own, nested ``depth`` deep
+    (PyTorch's test_deep_reentrant)."""
+    class DeepReentrant(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with lib.enable_grad():
+                ctx.x = x.detach().requires_grad_()
+                ctx.x = ctx.x - 1
+                ctx.unused = ctx.x * ctx.x  # saves tensors: meets saved-tensor hooks
+            return ctx.x.detach()
+
+        @staticmethod
+        def backward(ctx, g):
+            if log is not None:
+                log.add(lib.is_grad_enabled())
+            if ctx.x < 0:
+                return g
+            if fail_at is not None and ctx.x.item() == fail_at:
+                raise ValueError("failing deep inside")
+            with lib.enable_grad():
+                DeepReentrant.apply(ctx.x).sum().backward()
+            return g
+    v = lib.tensor(float(depth), requires_grad=True)
+    DeepReentrant.apply(v).sum().backward()
+    return v.grad
+
+
+def test_deep_reentrant_backward_does_not_exhaust_the_stack():
+    # issue 16 s2: 2000 nested backwards hit RecursionError (PyTorch moves a deep
+    # reentrant backward to a fresh thread; so does graphgrad)
+    run_both(lambda lib: _deep_reentrant(lib, 2000))
+
+
+def test_deep_reentrant_backward_keeps_thread_state_and_raises_on_caller():
+    seen = set()
+    with pytest.raises(ValueError, match="failing deep inside"):
+        _deep_reentrant(graphgrad, 300, fail_at=5.0, log=seen)
+    assert seen == {False}  # backward runs with grad mode off at every depth
+    hooks = []
+    with graphgrad.autograd.graph.saved_tensors_hooks(lambda t: hooks.append(1) or t,
+                                                      lambda t: t):
+        assert _deep_reentrant(graphgrad, 300).item() == 1.0
+    assert len(hooks) >= 300  # the nested forwards (on other threads) saw the hooks
+    with graphgrad.autograd.set_detect_anomaly(True):
+        assert _deep_reentrant(graphgrad, 100).item() == 1.0

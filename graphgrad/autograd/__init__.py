@@ -31,11 +31,26 @@ def _as_tuple(x):
     return tuple(x)
 
 
+class _EdgeOutput:
+    """A GradientEdge given as an output: its node's input metadata stands for a tensor."""
+
+    __slots__ = ("_data", "dtype")
+    _requires_grad = True
+
+    def __init__(self, edge):
+        from .._dtype import from_numpy_dtype
+        shape, dt = edge.node.input_metadata(edge.output_nr)
+        self._data = np.broadcast_to(np.zeros((), dt), shape)  # no memory: shape and dtype
+        self.dtype = from_numpy_dtype(dt)
+
+
 def _make_grads(outputs, grads, create_graph, is_grads_batched):
     """The seed gradient of each output, checked like PyTorch's _make_grads."""
     from .._tensor import Tensor
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
+        if isinstance(o, GradientEdge):
+            o = _EdgeOutput(o)
         od = o._data
         if g is None:
             if o._requires_grad:
@@ -87,6 +102,9 @@ def _root_edges(outputs):
     from .graph import gradient_edge
     edges = []
     for i, o in enumerate(outputs):
+        if isinstance(o, GradientEdge):  # an output given as the edge its gradient enters
+            edges.append((o.node, o.output_nr))
+            continue
         if not o._requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn "
@@ -176,13 +194,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if materialize_grads:
-                shape = t._data.shape if isinstance(t, Tensor) else t.node.input_metadata(
-                    t.output_nr)[0]
-                dt = t._data.dtype if isinstance(t, Tensor) else t.node.input_metadata(
-                    t.output_nr)[1]
+                if not isinstance(t, Tensor):
+                    raise RuntimeError("materialize_grads cannot be used when the given input "
+                                       f"is a GradientEdge (input {i} was not reached)")
                 # zeros shaped like the input, without the batch dim (as PyTorch does, also
-                # with is_grads_batched=True)
-                result.append(Tensor._wrap(np.zeros(shape, dt)))
+                # with is_grads_batched=True); under create_graph a leaf that requires grad,
+                # so that a further grad() of it gives zeros (PyTorch's zeros_like(input,
+                # requires_grad=create_graph))
+                z = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+                if create_graph:
+                    z._requires_grad = True
+                result.append(z)
                 continue
             if not allow_unused:
                 raise RuntimeError(

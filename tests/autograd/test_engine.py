@@ -227,6 +227,21 @@ def test_grad_of_non_leaf_input():
     run_both(prog)
 
 
+
+def test_materialized_zeros_under_create_graph_require_grad():
+    # issue 16 s2: PyTorch's zeros for unused inputs are zeros_like(input,
+    # requires_grad=create_graph), so a further grad() of them gives zeros (with
+    # allow_unused) or the unused-input error, not "does not require grad"
+    def prog(lib):
+        x, y = _xy(lib)
+        gx, gy = lib.autograd.grad((x * 2).sum(), (x, y), materialize_grads=True,
+                                   create_graph=True)
+        first = lib.autograd.grad(gy.sum(), y, allow_unused=True)
+        again = lib.autograd.grad(gy.sum(), y, allow_unused=True, materialize_grads=True)
+        plain = lib.autograd.grad((x * 2).sum(), (x, y), materialize_grads=True)
+        return gx, gy, gy.is_leaf, first, again, plain
+    run_both(prog)
+
 def test_grad_allow_unused_and_materialize():
     def prog(lib):
         x, y = _xy(lib)

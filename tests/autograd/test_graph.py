@@ -216,6 +216,44 @@ def test_gradient_edge_constructed_by_hand():
     run_both(prog)
 
 
+
+def test_gradient_edge_as_output_of_grad_and_backward():
+    # issue 16 s4: an output may be given as the GradientEdge its gradient enters
+    def prog(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        u = x.sin()
+        e = lib.autograd.graph.get_gradient_edge(u)
+        g1 = lib.autograd.grad(e, x, grad_outputs=lib.ones(3), retain_graph=True)
+        s = (u * 3).sum()
+        es = lib.autograd.graph.get_gradient_edge(s)
+        g2 = lib.autograd.grad(es, x, retain_graph=True)  # a scalar edge: implicit ones
+        g3 = lib.autograd.grad([e, s], [x], grad_outputs=[lib.full((3,), 2.0), None],
+                               retain_graph=True)
+        lib.autograd.backward(e, lib.ones(3), retain_graph=True)
+        lib.autograd.backward([es], inputs=[x])
+        return g1, g2, g3, x.grad
+    run_both(prog)
+
+
+def test_gradient_edge_output_errors():
+    def implicit_non_scalar(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        return lib.autograd.grad(lib.autograd.graph.get_gradient_edge(x * 2), x)
+
+    def wrong_shape(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        return lib.autograd.grad(lib.autograd.graph.get_gradient_edge(x * 2), x,
+                                 grad_outputs=lib.ones(3))
+
+    def materialize_edge_input(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        y = lib.tensor([0.5, 1.0], requires_grad=True)
+        u = y * 2
+        return lib.autograd.grad((x * 2).sum(), [x, lib.autograd.graph.get_gradient_edge(u)],
+                                 materialize_grads=True)
+    for prog in (implicit_non_scalar, wrong_shape, materialize_edge_input):
+        run_both(prog)
+
 # ------------------------------------------------------------------ grad_fn names of the starter ops
 _LEAVES = []  # every leaf made by _x/_m/_b, so a test can look at their gradients
 

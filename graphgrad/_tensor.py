@@ -75,6 +75,11 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind not in "fcV":
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                f"dtype (this tensor requires grad; the new data is {value.dtype}: convert it, "
+                "e.g. .to(this.dtype), or call requires_grad_(False) first)")
         self._data = value._data
 
     @property
@@ -145,6 +150,9 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad (assign a copy, "
+                                   "e.g. t.grad = t.detach().clone())")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"assigned grad has data of a different type: expected {self.dtype} but got "
@@ -305,14 +313,22 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _one_element(self, to):
+        if self._data.size != 1:
+            raise ValueError(
+                f"only one element tensors can be converted to Python scalars (cannot convert "
+                f"a tensor of shape {list(self._data.shape)} to {to}; index one element or "
+                "reduce it first)")
+        return self._data.reshape(()).item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._one_element("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_element("int"))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._one_element("complex"))
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

@@ -135,6 +135,23 @@ def _input_edges(inputs, what):
     return edges
 
 
+_create_graph_warned = False
+
+
+def _warn_create_graph():
+    """PyTorch warns once per process (TORCH_WARN_ONCE) when backward() builds a graph of
+    the gradients it accumulates into .grad."""
+    global _create_graph_warned
+    _create_graph_warned = True
+    import warnings
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+        "make sure to reset the .grad fields of your parameters to None after use to break the "
+        "cycle and avoid the leak.", UserWarning, stacklevel=3)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
@@ -154,6 +171,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                            "pass one gradient (or None for a scalar) per tensor")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _create_graph_warned:
+        _warn_create_graph()
     roots = _root_edges(tensors)
     input_edges = _input_edges(inputs, "backward") if inputs is not None else None
     if inputs is not None:

@@ -107,9 +107,15 @@ def _from_tensor(r, create_graph):
 
 
 def _call_tensor_pre_hooks(hooks, g, create_graph):
+    # (called for an undefined gradient too, with None, as PyTorch does)
     for fn in tuple(hooks.values()):
         r = fn(_to_tensor(g))
         if r is not None:
+            if g is None:
+                raise RuntimeError(
+                    f"can't replace a None gradient with a non-None value (hook "
+                    f"{_hook_name(fn)!r} was called with None, for an output whose gradient "
+                    "is undefined; return None for it)")
             if not isinstance(r, Tensor):
                 raise TypeError(f"expected Tensor, but hook {_hook_name(fn)!r} returned "
                                 f"{type(r).__name__!r}")
@@ -153,7 +159,7 @@ def _run_tensor_hooks(node, grads, create_graph, journal):
     tph = node._tensor_pre_hooks
     if tph:
         for nr, hooks in tph.items():
-            if hooks and grads[nr] is not None:
+            if hooks:
                 grads[nr] = _call_tensor_pre_hooks(hooks, grads[nr], create_graph)
     rgh = node._retains_grad_hooks
     if rgh:
@@ -821,7 +827,7 @@ def _before_node(node, grads, needed, captures, captured, create_graph, journal)
                 captured[k] = grads[nr]
             cap = None
     if is_acc:
-        if node.variable._hooks and grads[0] is not None:
+        if node.variable._hooks:
             grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
     elif node._tensor_pre_hooks or node._retains_grad_hooks:
         _run_tensor_hooks(node, grads, create_graph, journal)

@@ -161,9 +161,10 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
                         f"{i + 1}, but the corresponding forward input was not a Variable")
                 continue
             if r is not None and not isinstance(r, Tensor):
-                raise TypeError(f"function {name} returned a gradient of type "
-                                f"{type(r).__name__} at position {i + 1}; expected a Tensor "
-                                "or None")
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__}): "
+                                   f"function {name} returned it as the gradient at position "
+                                   f"{i + 1}; return a Tensor or None (a tuple for several "
+                                   "inputs, not a list)")
             if r is not None and not create_graph:
                 r = r._data
             out.append(r)

@@ -941,3 +941,64 @@ def test_deep_reentrant_backward_keeps_thread_state_and_raises_on_caller():
     assert len(hooks) >= 300  # the nested forwards (on other threads) saw the hooks
     with graphgrad.autograd.set_detect_anomaly(True):
         assert _deep_reentrant(graphgrad, 100).item() == 1.0
+
+
+# ------------------------------------------------------------------ PyTorch's errors (issue 16 s3)
+def test_assigning_a_tensor_as_its_own_grad_raises():
+    def prog(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.grad = x
+    run_both(prog)
+
+
+@pytest.mark.parametrize("new", ["float64", "int64", "bool"])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_data_setter_dtype_rules(new, requires_grad):
+    # another floating dtype is accepted (the tensor takes it); integer data on a tensor
+    # that requires grad is refused, as PyTorch's set_data does
+    def prog(lib):
+        a = lib.ones(2, requires_grad=requires_grad)
+        a.data = lib.ones(2, dtype=getattr(lib, new))
+        return a.dtype, a.requires_grad, a.detach()
+    run_both(prog)
+
+
+@pytest.mark.parametrize("conv", ["float", "int", "complex", "bool"])
+def test_python_scalar_conversion_of_a_multi_element_tensor(conv):
+    # float/int/complex: ValueError (bool: RuntimeError), as in PyTorch
+    fn = {"float": float, "int": int, "complex": complex, "bool": bool}[conv]
+    run_both(lambda lib: fn(lib.ones(2)))
+    run_both(lambda lib: fn(lib.ones(1, 1)))
+
+
+@pytest.mark.parametrize("n_args", [0, 1, 2])
+def test_calling_a_grad_fn_with_the_wrong_number_of_gradients(n_args):
+    def prog(lib):
+        a = lib.ones(2, requires_grad=True)
+        b = lib.ones(2, requires_grad=True)
+        y = a * b
+        return y.grad_fn(*[lib.ones(2)] * n_args)
+    run_both(prog)
+
+
+def test_backward_with_create_graph_warns_once(monkeypatch):
+    import graphgrad.autograd as ga
+    monkeypatch.setattr(ga, "_create_graph_warned", False)
+    with pytest.warns(UserWarning, match="create_graph=True will create a reference cycle"):
+        x = graphgrad.ones(2, requires_grad=True)
+        (x * x).sum().backward(create_graph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (x * x).sum().backward(create_graph=True)  # once per process, like TORCH_WARN_ONCE
+        graphgrad.autograd.grad((x * x).sum(), x, create_graph=True)  # grad() never warns
+    import torch
+    prev = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with pytest.warns(UserWarning) as rec:
+            y = torch.ones(2, requires_grad=True)
+            (y * y).sum().backward(create_graph=True)
+    finally:
+        torch.set_warn_always(prev)
+    ours = "Using backward() with create_graph=True will create a reference cycle"
+    assert any(str(w.message).startswith(ours) for w in rec)

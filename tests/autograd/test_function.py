@@ -525,3 +525,21 @@ def test_input_modified_without_mark_dirty_and_returned_uses_custom_backward(vie
         y.sum().backward()
         return y is c, name, y._base is (c._base if view_input else c), y, x.grad
     run_both(program)
+
+
+@pytest.mark.parametrize("ret", ["list", "int", "float", "str"])
+def test_backward_returning_a_non_tensor_raises_runtime_error(ret):
+    # issue 16 s3: PyTorch's "expected Variable or None (got list)" is a RuntimeError
+    def prog(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return {"list": [g], "int": 3, "float": 1.5, "str": "g"}[ret]
+        x = leaf(lib, [1.0, 2.0])
+        F.apply(x).sum().backward()
+        return x.grad
+    run_both(prog)

@@ -96,18 +96,7 @@ class SavedVariable:
             arg = Tensor._wrap(self.data)
             arg._vc = self.vc
             arg._requires_grad = self.requires_grad
-        # PyTorch runs the pack hook under no_grad (what it returns has no history of its
-        # own) and refuses a hook that modifies its input in place
-        version = self.vc.value
-        prev = tls.grad_enabled
-        tls.grad_enabled = False
-        try:
-            packed = pack(arg)
-        finally:
-            tls.grad_enabled = prev
-        if self.vc.value != version:
-            raise RuntimeError(_PACK_INPLACE_MSG)
-        self.packed = (packed,)
+        self.packed = (call_pack_hook(pack, arg, self.vc),)
         self.unpack_hook = unpack
         self.data = None
         self.tensor = None if self.tensor is None else _LeafRef(self.tensor)
@@ -187,6 +176,21 @@ class SavedVariable:
         self.data = None
         self.tensor = None
         self.packed = None
+
+
+def call_pack_hook(pack, arg, vc):
+    """PyTorch runs a pack hook under no_grad (what it returns has no history of its own)
+    and refuses one that modifies its input in place."""
+    version = vc.value
+    prev = tls.grad_enabled
+    tls.grad_enabled = False
+    try:
+        packed = pack(arg)
+    finally:
+        tls.grad_enabled = prev
+    if vc.value != version:
+        raise RuntimeError(_PACK_INPLACE_MSG)
+    return packed
 
 
 class _LeafRef:

@@ -176,3 +176,26 @@ def test_pack_hook_modifying_its_input_in_place_raises():
         except RuntimeError as e:
             msgs.append(str(e))
     assert msgs[0] == msgs[1]
+
+
+def test_raw_saved_register_hooks_pack_runs_under_no_grad_and_refuses_in_place():
+    # PyTorch's test_pack_hook_with_inplace_modification_should_fail (register_hooks path)
+    def program(lib):
+        a = leaf(lib, [1.0, 2.0])
+
+        def inc(x):
+            x += 1
+            return x
+        y = lib.exp(a)
+        y.grad_fn._raw_saved_result.register_hooks(inc, lambda x: x)
+    run_both(program)
+
+    def modes(lib):
+        a = leaf(lib, [1.0, 2.0])
+        seen = []
+        y = a * a
+        y.grad_fn._raw_saved_self.register_hooks(
+            lambda x: seen.append(lib.is_grad_enabled()) or 2 * x, lambda x: x)
+        g, = lib.autograd.grad(y.sum(), a, create_graph=True)
+        return seen, g
+    run_both(modes)

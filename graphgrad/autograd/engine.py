@@ -324,9 +324,9 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         needed = _compute_needed(root, deps, targets)
         needed.add(root)
         if accumulate:
-            for node in targets:
-                if isinstance(node, AccumulateGrad):
-                    needed.add(node)
+            # backward(inputs=...) runs each input's node (PyTorch's init_to_execute marks
+            # them all needed): a non-leaf input's node pre-hooks run too
+            needed.update(targets)
     prev_mode = tls.grad_enabled
     tls.grad_enabled = bool(create_graph)
     tls.engine_depth += 1

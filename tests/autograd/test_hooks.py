@@ -550,3 +550,37 @@ def test_leaf_hooks_run_under_autograd_grad():
         r = lib.autograd.grad((x * 3).sum(), x)
         return calls, r, x.grad
     run_both(prog)
+
+
+def test_prehook_ordering_and_backward_inputs_runs_the_inputs_node():
+    # PyTorch's test_prehook_ordering: tensor hooks before node pre-hooks; autograd.grad
+    # runs a leaf's hooks; backward(inputs=(b,)) runs b's node (its pre-hooks) too
+    def prog(lib):
+        log = []
+
+        def hook1(g):
+            log.append(1)
+            return g * 3
+
+        def hook2(gs):
+            log.append(2)
+            return tuple(g * 2 for g in gs)
+        a = lib.tensor(1., requires_grad=True)
+        b = a.clone()
+        b.grad_fn.register_prehook(hook2)
+        b.register_hook(hook1)
+        b.grad_fn.register_prehook(hook2)
+        acc = b.grad_fn.next_functions[0][0]
+        a.register_hook(hook1)
+        acc.register_prehook(hook2)
+        a.register_hook(hook1)
+        b.sum().backward(retain_graph=True)
+        out = [list(log), a.grad.clone()]
+        log.clear()
+        out.append(lib.autograd.grad(b.sum(), inputs=(a,), retain_graph=True))
+        out.append(list(log))
+        log.clear()
+        b.sum().backward(inputs=(b,))
+        out += [list(log), b.grad, a.grad]
+        return out
+    run_both(prog)

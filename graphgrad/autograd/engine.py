@@ -328,6 +328,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             # them all needed): a non-leaf input's node pre-hooks run too
             needed.update(targets)
     prev_mode = tls.grad_enabled
+    prev_saved_hooks = tls.saved_hooks
     tls.grad_enabled = bool(create_graph)
     tls.engine_depth += 1
     journal = _Journal()
@@ -355,6 +356,9 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         if gc_was_enabled:
             gc.enable()
         tls.grad_enabled = prev_mode
+        if tls.saved_hooks is not prev_saved_hooks:  # a hook entered/left a context
+            tls.saved_hooks = prev_saved_hooks
+            tls.refresh()
         tls.engine_depth -= 1
         _local.task = prev_task
     return captured

@@ -199,3 +199,49 @@ def test_raw_saved_register_hooks_pack_runs_under_no_grad_and_refuses_in_place()
         g, = lib.autograd.grad(y.sum(), a, create_graph=True)
         return seen, g
     run_both(modes)
+
+
+def test_hooks_contexts_are_a_stack_restored_after_backward():
+    # PyTorch's test_saved_tensor_hooks_extra_exit_during_bw_no_crash and
+    # _extra_enter_during_bw_no_leak: leaving pops the innermost pair, and a backward
+    # restores the stack it started with
+    import gc
+    import weakref
+
+    def exit_during_backward(lib):
+        def unpack(x):
+            ctx_1.__exit__()
+            return x
+        ctx_1 = lib.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        ctx_2 = lib.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+        for _ in range(3):
+            with ctx_2:
+                ctx_1.__enter__()
+                x = lib.ones(3, requires_grad=True)
+                x.sin().sum().backward()
+        for _ in range(3):
+            ctx_1.__exit__()
+        y = lib.tensor(1.0, requires_grad=True).exp()
+        y.grad_fn._raw_saved_result.register_hooks(lambda x: x, lambda x: x)  # none active
+        return True
+    run_both(exit_during_backward)
+
+    def enter_during_backward(lib):
+        def scope():
+            def unpack(x):
+                weak_ctx_1().__enter__()
+                return x
+            ctx_1 = lib.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+            weak_ctx_1 = weakref.ref(ctx_1)
+            x = lib.ones(3, requires_grad=True)
+            with ctx_1:
+                x.sin().sum().backward()
+            return weakref.ref(unpack)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return scope()() is None
+        finally:
+            if enabled:
+                gc.enable()
+    run_both(enter_during_backward)

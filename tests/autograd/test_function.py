@@ -543,3 +543,29 @@ def test_backward_returning_a_non_tensor_raises_runtime_error(ret):
         F.apply(x).sum().backward()
         return x.grad
     run_both(prog)
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_materialize_non_diff_grads_flag(materialize):
+    # PyTorch's test_set_materialize_non_diff_grads: with ctx._materialize_non_diff_grads
+    # False, a non-differentiable output's undefined gradient reaches backward as None
+    def prog(lib):
+        seen = []
+
+        class Func(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out0 = x.clone()
+                out1 = x.clone()
+                ctx.mark_non_differentiable(out1)
+                ctx._materialize_non_diff_grads = materialize
+                return out0, out1
+
+            @staticmethod
+            def backward(ctx, g0, g1):
+                seen.append(g1)
+                return g0
+        a = lib.tensor(1., requires_grad=True)
+        Func.apply(a)[0].backward()
+        return seen, a.grad
+    run_both(prog)

@@ -213,6 +213,8 @@ def make_node_class(op):
         attrs["_apply"] = _specialized_apply(op, tuple(srcs))
         attrs["_step"] = _specialized_step(op, tuple(srcs))
     attrs["release_variables"] = _specialized_release(op)
+    from ..autograd._saved_attrs import free_tensor_attributes
+    free_tensor_attributes(op, attrs, _FREED)  # (index tensors: freed as PyTorch frees them)
     if op.node_name in _HANDWRITTEN:
         # PyTorch's hand-written C++ nodes report a qualified name()
         attrs["name"] = lambda self, _n="torch::autograd::" + op.node_name: _n

@@ -115,3 +115,50 @@ def extra_attributes(op):
     return {k: fn for k, fn in extras.items()
             if k not in op.save_names and needs.get(k, k) in op.save_names or
             k not in op.save_names and k not in needs}
+
+
+# -- attributes PyTorch saves as tensors: freed with the graph ----------------------------
+# IndexBackward0 / IndexPutBackward0 keep their index tensors as saved variables in PyTorch,
+# so a second backward through them raises "Trying to backward through the graph a second
+# time"; graphgrad's rules keep them as a plain attribute, which these node classes free
+# (their saved slot becomes the freed marker) when the graph is freed.
+_TENSOR_ATTRS = {"IndexBackward0": ("indices",), "IndexPutBackward0": ("indices",)}
+
+
+def free_tensor_attributes(op, attrs, freed):
+    """Wrap the generated ``_step``/``_apply``/``release_variables`` in ``attrs`` of
+    ``op``'s node class so that its tensor-like attributes are freed with the graph."""
+    from .saved import _FREED_MSG
+    names = _TENSOR_ATTRS.get(op.node_name, ())
+    slots = tuple(f"_s{op.save_names.index(n)}" for n in names if n in op.save_names)
+    if not slots:
+        return
+
+    def check(self):
+        for s in slots:
+            if getattr(self, s) is freed:
+                raise RuntimeError(_FREED_MSG)
+
+    def free(self):
+        for s in slots:
+            setattr(self, s, freed)
+
+    step, apply, release = attrs.get("_step"), attrs.get("_apply"), attrs["release_variables"]
+    if step is not None:
+        def _step(self, grads, keep_graph):
+            check(self)
+            out = step(self, grads, keep_graph)
+            if not keep_graph:
+                free(self)
+            return out
+        attrs["_step"] = _step
+    if apply is not None:
+        def _apply(self, grads, mask, create_graph):
+            check(self)
+            return apply(self, grads, mask, create_graph)
+        attrs["_apply"] = _apply
+
+    def release_variables(self):
+        release(self)
+        free(self)
+    attrs["release_variables"] = release_variables

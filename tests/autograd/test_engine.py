@@ -1002,3 +1002,28 @@ def test_backward_with_create_graph_warns_once(monkeypatch):
         torch.set_warn_always(prev)
     ours = "Using backward() with create_graph=True will create a reference cycle"
     assert any(str(w.message).startswith(ours) for w in rec)
+
+
+def test_backward_twice_through_index_nodes_raises():
+    # PyTorch's test_backward_twice_with_saved_values: index nodes keep their index
+    # tensors as saved variables, freed with the graph
+    def prog(lib):
+        b = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        c = lib.zeros(3, dtype=lib.float64)
+        c[[1, 2]] = b[[1, 1]]
+        c.backward(lib.ones(3, dtype=lib.float64))
+        c.backward(lib.ones(3, dtype=lib.float64))
+    run_both(prog)
+
+    def retained(lib):
+        b = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = b[[1, 1]]
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        first = b.grad.clone()
+        try:
+            y.sum().backward()
+        except RuntimeError:
+            return first, "raised"
+        return first, "no error"
+    run_both(retained)

@@ -82,6 +82,10 @@ class Tensor:
                 "e.g. .to(this.dtype), or call requires_grad_(False) first)")
         self._data = value._data
 
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
     @property
     def requires_grad(self):
         return self._requires_grad
@@ -94,6 +98,10 @@ class Tensor:
                     "" if value else " If you want to use a computed variable in a subgraph "
                     "that doesn't require differentiation use var_no_grad = var.detach()."))
         self.requires_grad_(value)
+
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool (it cannot be deleted)")
 
     def requires_grad_(self, requires_grad=True):
         requires_grad = bool(requires_grad)

@@ -197,7 +197,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if len(inputs) == 0:
-        raise RuntimeError("grad requires at least one input (got an empty `inputs`)")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _tensor_or_tensors_to_tuple(grad_outputs, len(outputs))
     grads = _make_grads(outputs, grad_outputs, create_graph, is_grads_batched)
     if len(grad_outputs) != len(outputs):

@@ -118,6 +118,12 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
                      for i, s in enumerate(sv))
 
     @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
     def _raw_saved_tensors(self):
         from .._ops.dispatch import _RawSaved
         return tuple(None if s is None else _RawSaved(s, self, f"saved_tensors[{i}]")

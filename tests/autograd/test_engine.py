@@ -1027,3 +1027,27 @@ def test_backward_twice_through_index_nodes_raises():
             return first, "raised"
         return first, "no error"
     run_both(retained)
+
+
+def test_grad_with_empty_inputs_message_and_attribute_deletion():
+    def empty(lib):
+        x = lib.tensor([1.0], requires_grad=True)
+        lib.autograd.grad(2 * x, [], grad_outputs=lib.tensor([1.0]))
+    ours, theirs = run_both(empty)
+    assert "cannot be empty" in str(ours.exc)
+
+    def del_data(lib):
+        x = lib.ones(2, requires_grad=True)
+        del x.data
+
+    def del_requires_grad(lib):
+        x = lib.ones(2, requires_grad=True)
+        del x.requires_grad
+
+    def del_grad(lib):
+        x = lib.ones(2, requires_grad=True)
+        (x * 2).sum().backward()
+        del x.grad
+        return x.grad
+    for prog in (del_data, del_requires_grad, del_grad):
+        run_both(prog)

@@ -569,3 +569,23 @@ def test_materialize_non_diff_grads_flag(materialize):
         Func.apply(a)[0].backward()
         return seen, a.grad
     run_both(prog)
+
+
+def test_saved_variables_is_deprecated_alias_of_saved_tensors():
+    def prog(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return a * b
+
+            @staticmethod
+            def backward(ctx, g):
+                a, b = ctx.saved_variables
+                return g * b, g * a
+        x, y = leaf(lib, [1.0, 2.0]), leaf(lib, [3.0, 4.0])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            F.apply(x, y).sum().backward()
+        return [str(m.message) for m in w if "saved_variables" in str(m.message)], x.grad, y.grad
+    run_both(prog)

@@ -589,3 +589,58 @@ def test_saved_variables_is_deprecated_alias_of_saved_tensors():
             F.apply(x, y).sum().backward()
         return [str(m.message) for m in w if "saved_variables" in str(m.message)], x.grad, y.grad
     run_both(prog)
+
+
+def test_mark_dirty_misuse_as_pytorch():
+    # PyTorch's test_autograd_python_custom_function_inplace: a non-input given to
+    # mark_dirty only warns; a dirty input not returned, or a dirty view input with
+    # several outputs, raises
+    def non_input(lib):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                c = 3 * a
+                c.add_(b)
+                ctx.mark_dirty(c)
+                return c
+
+            @staticmethod
+            def backward(ctx, g):
+                return 3 * g, 3 * g
+        a, b = leaf(lib, [1.0, 1.0]), leaf(lib, [1.0, 1.0])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            c = Bad.apply(a.clone(), b)
+        c.sum().backward()
+        return [str(m.message)[:60] for m in w], c, a.grad, b.grad
+    run_both(non_input)
+
+    def view_with_two_outputs(lib):
+        class TwoOut(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b)
+                ctx.mark_dirty(a)
+                return a, a + b
+
+            @staticmethod
+            def backward(ctx, ga, gab):
+                return ga + gab, ga + gab
+        a, b = leaf(lib, [1.0, 1.0]), leaf(lib, [1.0, 1.0])
+        return TwoOut.apply(a.clone().view_as(a), b)
+    run_both(view_with_two_outputs)
+
+    def not_returned(lib):
+        class OutPlace(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b)
+                ctx.mark_dirty(a)
+                return a.clone(), a + b
+
+            @staticmethod
+            def backward(ctx, ga, gab):
+                return ga + gab, ga + 2 * gab
+        a, b = leaf(lib, [1.0, 1.0]), leaf(lib, [1.0, 1.0])
+        return OutPlace.apply(a.clone().view_as(a), b)
+    run_both(not_returned)

@@ -86,7 +86,16 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind not in "fcV":
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                f"dtype (this tensor requires grad; the new data is {value.dtype}: convert it, "
+                "e.g. .to(this.dtype), or call requires_grad_(False) first)")
         self._data = value._data
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     @property
     def requires_grad(self):
@@ -100,6 +109,10 @@ class Tensor:
                     "" if value else " If you want to use a computed variable in a subgraph "
                     "that doesn't require differentiation use var_no_grad = var.detach()."))
         self.requires_grad_(value)
+
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool (it cannot be deleted)")
 
     def requires_grad_(self, requires_grad=True):
         requires_grad = bool(requires_grad)
@@ -156,6 +169,9 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad (assign a copy, "
+                                   "e.g. t.grad = t.detach().clone())")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"assigned grad has data of a different type: expected {self.dtype} but got "

@@ -114,7 +114,8 @@ class FormulaNode(Node):
             s = _wrap(np.asarray(s))  # a wrapped number, as PyTorch shows it
         if raw:
             return None if s is None else _RawSaved(SavedVariable(s, False), self, key)
-        return s
+        from ..autograd._saved_attrs import public_value
+        return public_value(self, key, s)
 
 
 class _RawSaved:
@@ -130,7 +131,8 @@ class _RawSaved:
         if sv.packed is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor more than once")
         t = sv.unpack(self._node, self._name)
-        sv.packed = (pack_hook(t.detach() if sv.tensor is None else t),)
+        from ..autograd.saved import call_pack_hook
+        sv.packed = (call_pack_hook(pack_hook, t.detach() if sv.tensor is None else t, sv.vc),)
         sv.unpack_hook = unpack_hook
         sv.data = None
         if sv.tensor is not None:
@@ -204,10 +206,15 @@ def make_node_class(op):
     for key in names:
         attrs["_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, False))
         attrs["_raw_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, True))
+    from ..autograd._saved_attrs import extra_attributes
+    for key, fn in extra_attributes(op).items():  # PyTorch's, computed when read
+        attrs["_saved_" + key] = property(fn)
     if op.n_outputs == 1:
         attrs["_apply"] = _specialized_apply(op, tuple(srcs))
         attrs["_step"] = _specialized_step(op, tuple(srcs))
     attrs["release_variables"] = _specialized_release(op)
+    from ..autograd._saved_attrs import free_tensor_attributes
+    free_tensor_attributes(op, attrs, _FREED)  # (index tensors: freed as PyTorch frees them)
     if op.node_name in _HANDWRITTEN:
         # PyTorch's hand-written C++ nodes report a qualified name()
         attrs["name"] = lambda self, _n="torch::autograd::" + op.node_name: _n

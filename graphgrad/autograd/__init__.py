@@ -31,11 +31,26 @@ def _as_tuple(x):
     return tuple(x)
 
 
+class _EdgeOutput:
+    """A GradientEdge given as an output: its node's input metadata stands for a tensor."""
+
+    __slots__ = ("_data", "dtype")
+    _requires_grad = True
+
+    def __init__(self, edge):
+        from .._dtype import from_numpy_dtype
+        shape, dt = edge.node.input_metadata(edge.output_nr)
+        self._data = np.broadcast_to(np.zeros((), dt), shape)  # no memory: shape and dtype
+        self.dtype = from_numpy_dtype(dt)
+
+
 def _make_grads(outputs, grads, create_graph, is_grads_batched):
     """The seed gradient of each output, checked like PyTorch's _make_grads."""
     from .._tensor import Tensor
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
+        if isinstance(o, GradientEdge):
+            o = _EdgeOutput(o)
         od = o._data
         if g is None:
             if o._requires_grad:
@@ -87,6 +102,9 @@ def _root_edges(outputs):
     from .graph import gradient_edge
     edges = []
     for i, o in enumerate(outputs):
+        if isinstance(o, GradientEdge):  # an output given as the edge its gradient enters
+            edges.append((o.node, o.output_nr))
+            continue
         if not o._requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn "
@@ -117,6 +135,23 @@ def _input_edges(inputs, what):
     return edges
 
 
+_create_graph_warned = False
+
+
+def _warn_create_graph():
+    """PyTorch warns once per process (TORCH_WARN_ONCE) when backward() builds a graph of
+    the gradients it accumulates into .grad."""
+    global _create_graph_warned
+    _create_graph_warned = True
+    import warnings
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+        "make sure to reset the .grad fields of your parameters to None after use to break the "
+        "cycle and avoid the leak.", UserWarning, stacklevel=3)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
@@ -136,6 +171,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                            "pass one gradient (or None for a scalar) per tensor")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _create_graph_warned:
+        _warn_create_graph()
     roots = _root_edges(tensors)
     input_edges = _input_edges(inputs, "backward") if inputs is not None else None
     if inputs is not None:
@@ -160,7 +197,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if len(inputs) == 0:
-        raise RuntimeError("grad requires at least one input (got an empty `inputs`)")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _tensor_or_tensors_to_tuple(grad_outputs, len(outputs))
     grads = _make_grads(outputs, grad_outputs, create_graph, is_grads_batched)
     if len(grad_outputs) != len(outputs):
@@ -176,13 +213,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if materialize_grads:
-                shape = t._data.shape if isinstance(t, Tensor) else t.node.input_metadata(
-                    t.output_nr)[0]
-                dt = t._data.dtype if isinstance(t, Tensor) else t.node.input_metadata(
-                    t.output_nr)[1]
+                if not isinstance(t, Tensor):
+                    raise RuntimeError("materialize_grads cannot be used when the given input "
+                                       f"is a GradientEdge (input {i} was not reached)")
                 # zeros shaped like the input, without the batch dim (as PyTorch does, also
-                # with is_grads_batched=True)
-                result.append(Tensor._wrap(np.zeros(shape, dt)))
+                # with is_grads_batched=True); under create_graph a leaf that requires grad,
+                # so that a further grad() of it gives zeros (PyTorch's zeros_like(input,
+                # requires_grad=create_graph))
+                z = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+                if create_graph:
+                    z._requires_grad = True
+                result.append(z)
                 continue
             if not allow_unused:
                 raise RuntimeError(

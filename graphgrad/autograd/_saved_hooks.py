@@ -24,16 +24,18 @@ class saved_tensors_hooks:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
+    # A stack, as PyTorch's: entering pushes this pair, leaving pops the innermost pair
+    # (whichever context pushed it).  A backward restores the stack it started with, so
+    # hooks that enter or leave a context while unpacking do not outlive it.
     def __enter__(self):
         if tls.saved_hooks_disabled:
             raise RuntimeError(tls.saved_hooks_disabled)
-        self._prev = tls.saved_hooks
-        tls.saved_hooks = self._prev + ((self.pack_hook, self.unpack_hook),)
+        tls.saved_hooks = tls.saved_hooks + ((self.pack_hook, self.unpack_hook),)
         tls.refresh()
         return self
 
     def __exit__(self, *exc):
-        tls.saved_hooks = self._prev
+        tls.saved_hooks = tls.saved_hooks[:-1]
         tls.refresh()
 
 

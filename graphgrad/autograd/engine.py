@@ -33,6 +33,7 @@ from .graph import AccumulateGrad, Node
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
+_grad_lock = threading.RLock()
 
 
 class GraphRoot(Node):
@@ -106,9 +107,15 @@ def _from_tensor(r, create_graph):
 
 
 def _call_tensor_pre_hooks(hooks, g, create_graph):
+    # (called for an undefined gradient too, with None, as PyTorch does)
     for fn in tuple(hooks.values()):
         r = fn(_to_tensor(g))
         if r is not None:
+            if g is None:
+                raise RuntimeError(
+                    f"can't replace a None gradient with a non-None value (hook "
+                    f"{_hook_name(fn)!r} was called with None, for an output whose gradient "
+                    "is undefined; return None for it)")
             if not isinstance(r, Tensor):
                 raise TypeError(f"expected Tensor, but hook {_hook_name(fn)!r} returned "
                                 f"{type(r).__name__!r}")
@@ -152,7 +159,7 @@ def _run_tensor_hooks(node, grads, create_graph, journal):
     tph = node._tensor_pre_hooks
     if tph:
         for nr, hooks in tph.items():
-            if hooks and grads[nr] is not None:
+            if hooks:
                 grads[nr] = _call_tensor_pre_hooks(hooks, grads[nr], create_graph)
     rgh = node._retains_grad_hooks
     if rgh:
@@ -209,39 +216,45 @@ def _accumulate_grad(node, g, create_graph, journal):
     var = node.variable
     if g is None:
         return
-    old = var._grad
-    if old is None:
-        if create_graph:
-            # a copy that obeys the layout contract, recorded (CopyBackwards) like PyTorch's
-            # clone_obey_contract, so the new .grad is differentiable but not g itself
-            from .._ops.inplace import copy_
-            new = copy_(_wrap(_empty_for_grad(var._data)), g)
-        else:
-            # steal a freshly computed gradient that obeys the layout contract, copy one
-            # that may alias something else or is laid out otherwise
-            d = var._data
-            if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and \
-                    _obeys_layout(g, d):
-                new = _wrap(g)
+    # the read-modify-write of .grad is atomic across threads (PyTorch locks each leaf's
+    # AccumulateGrad): two backwards into one leaf would otherwise lose updates
+    _grad_lock.acquire()  # (acquire/release: half the cost of a with statement)
+    try:
+        old = var._grad
+        if old is None:
+            if create_graph:
+                # a copy that obeys the layout contract, recorded (CopyBackwards) like PyTorch's
+                # clone_obey_contract, so the new .grad is differentiable but not g itself
+                from .._ops.inplace import copy_
+                new = copy_(_wrap(_empty_for_grad(var._data)), g)
             else:
-                new = _empty_for_grad(d)
-                np.copyto(new, g)
-                new = _wrap(new)
-        journal.entries.append((var, None, None))
-        var._grad = new
-    elif create_graph:
-        journal.entries.append((var, old, None))
-        var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
-    else:
-        # in place for the Tensor object (same .grad, keeping its grad_fn if it has one),
-        # the array swapped (same layout) so that a rollback is exact
-        od = old._data
-        journal.entries.append((var, old, od))
-        if od.shape == g.shape:
-            old._data = np.add(od, g, out=np.empty_like(od))
+                # steal a freshly computed gradient that obeys the layout contract, copy one
+                # that may alias something else or is laid out otherwise
+                d = var._data
+                if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and \
+                        _obeys_layout(g, d):
+                    new = _wrap(g)
+                else:
+                    new = _empty_for_grad(d)
+                    np.copyto(new, g)
+                    new = _wrap(new)
+            journal.entries.append((var, None, None))
+            var._grad = new
+        elif create_graph:
+            journal.entries.append((var, old, None))
+            var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
         else:
-            old._data = od + g
-        old._bump_version()
+            # in place for the Tensor object (same .grad, keeping its grad_fn if it has one),
+            # the array swapped (same layout) so that a rollback is exact
+            od = old._data
+            journal.entries.append((var, old, od))
+            if od.shape == g.shape:
+                old._data = np.add(od, g, out=np.empty_like(od))
+            else:
+                old._data = od + g
+            old._bump_version()
+    finally:
+        _grad_lock.release()
     if var._post_acc_hooks:
         for fn in tuple(var._post_acc_hooks.values()):
             if fn(var) is not None:
@@ -287,6 +300,9 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     accumulate: True for backward (AccumulateGrad runs), False for grad (capture only).
     Returns the captured gradients, one per input edge (None when unreached).
     """
+    if tls.engine_depth and _deep_reentrant():
+        return _execute_on_fresh_thread(roots, grad_outputs, keep_graph, create_graph, inputs,
+                                        accumulate, batch_nd)
     root = GraphRoot(roots, grad_outputs)
     anomaly = tls.anomaly
     # a plain backward runs its nodes in decreasing sequence_nr with no dependency counts
@@ -308,10 +324,11 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         needed = _compute_needed(root, deps, targets)
         needed.add(root)
         if accumulate:
-            for node in targets:
-                if isinstance(node, AccumulateGrad):
-                    needed.add(node)
+            # backward(inputs=...) runs each input's node (PyTorch's init_to_execute marks
+            # them all needed): a non-leaf input's node pre-hooks run too
+            needed.update(targets)
     prev_mode = tls.grad_enabled
+    prev_saved_hooks = tls.saved_hooks
     tls.grad_enabled = bool(create_graph)
     tls.engine_depth += 1
     journal = _Journal()
@@ -339,9 +356,60 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         if gc_was_enabled:
             gc.enable()
         tls.grad_enabled = prev_mode
+        if tls.saved_hooks is not prev_saved_hooks:  # a hook entered/left a context
+            tls.saved_hooks = prev_saved_hooks
+            tls.refresh()
         tls.engine_depth -= 1
         _local.task = prev_task
     return captured
+
+
+# -- reentrant backward (backward called from inside a backward) ----------------------
+# Each nested backward adds a few Python frames; a chain of 2000 nested backwards would
+# exhaust the recursion limit.  Like PyTorch's engine, which moves a reentrant backward
+# to a pool thread (a fresh stack) past a maximum depth, a nested backward past
+# _REENTRANT_MAX_DEPTH levels on one thread (or on an already deep stack) runs on a new
+# thread while the calling thread waits for it.  The new thread gets the caller's
+# thread-local autograd state (grad mode, saved-tensor hooks, anomaly mode, forward AD
+# level...), as PyTorch's GraphTask carries its ThreadLocalState.
+_REENTRANT_MAX_DEPTH = 32
+_TLS_FIELDS = ("_grad_enabled", "inference", "fw_level", "anomaly", "anomaly_check_nan",
+               "saved_hooks", "saved_hooks_disabled", "profiler", "mutation_ctx")
+
+
+def _deep_reentrant():
+    if tls.engine_depth >= _REENTRANT_MAX_DEPTH:
+        return True
+    try:  # a stack already more than half as deep as the recursion limit allows
+        sys._getframe(sys.getrecursionlimit() // 2)
+    except ValueError:
+        return False
+    return True
+
+
+def _execute_on_fresh_thread(*args):
+    state = [(name, getattr(tls, name)) for name in _TLS_FIELDS]
+    outcome = []
+
+    def work():
+        for name, value in state:
+            setattr(tls, name, value)
+        tls.refresh()
+        try:
+            outcome.append((True, execute(*args)))
+        except BaseException as exc:  # noqa: BLE001 -- re-raised on the calling thread
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=work, name="graphgrad-reentrant-backward", daemon=True)
+    worker.start()
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        try:
+            raise value
+        finally:
+            value = None
+    return value
 
 
 # -- what hooks may ask about the running backward (PyTorch's torch._C helpers) ----------
@@ -763,7 +831,7 @@ def _before_node(node, grads, needed, captures, captured, create_graph, journal)
                 captured[k] = grads[nr]
             cap = None
     if is_acc:
-        if node.variable._hooks and grads[0] is not None:
+        if node.variable._hooks:
             grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
     elif node._tensor_pre_hooks or node._retains_grad_hooks:
         _run_tensor_hooks(node, grads, create_graph, journal)

@@ -85,6 +85,8 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
     _is_tensor_input = ()
     _out_meta = ()
     _in_jvp = False
+    _non_diff_outs = frozenset()         # output indices marked non-differentiable
+    _materialize_non_diff_grads = True   # False: their undefined grads reach backward as None
 
     def __init__(self):
         self._seq = next(_sequence_nr)
@@ -118,6 +120,12 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
                      for i, s in enumerate(sv))
 
     @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
     def _raw_saved_tensors(self):
         from .._ops.dispatch import _RawSaved
         return tuple(None if s is None else _RawSaved(s, self, f"saved_tensors[{i}]")
@@ -135,7 +143,8 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
         for i, g in enumerate(grads):
             if g is None:
                 if self.materialize_grads and i < len(self._out_meta) and \
-                        self._out_meta[i] is not None:
+                        self._out_meta[i] is not None and not (
+                            i in self._non_diff_outs and not self._materialize_non_diff_grads):
                     shape, dt = self._out_meta[i]
                     g = Tensor._wrap(np.zeros(shape, dt))
             elif not isinstance(g, Tensor):
@@ -161,9 +170,10 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
                         f"{i + 1}, but the corresponding forward input was not a Variable")
                 continue
             if r is not None and not isinstance(r, Tensor):
-                raise TypeError(f"function {name} returned a gradient of type "
-                                f"{type(r).__name__} at position {i + 1}; expected a Tensor "
-                                "or None")
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__}): "
+                                   f"function {name} returned it as the gradient at position "
+                                   f"{i + 1}; return a Tensor or None (a tuple for several "
+                                   "inputs, not a list)")
             if r is not None and not create_graph:
                 r = r._data
             out.append(r)
@@ -320,7 +330,14 @@ def _alias(t):
     if vc is None:
         vc = t._vc = VersionCounter()
     out._vc = vc
-    out._base = t if t._base is None else t._base
+    if t._base is None:
+        out._base = t
+    else:
+        out._base = t._base
+        out._view_fn = t._view_fn
+    # the view's grad_fn is set now, at the counter's current value (a forward that
+    # modified its input without mark_dirty has already bumped it): not a stale view
+    out._view_ver = vc.value
     return out
 
 
@@ -330,9 +347,29 @@ def _wrap_outputs(ctx, args, outs, is_executable):
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
     dirty = {id(t) for t in ctx.dirty_tensors}
     non_diff = {id(t) for t in ctx.non_differentiable}
-    for d in ctx.dirty_tensors:
-        if id(d) not in inputs:
-            raise RuntimeError("mark_dirty only accepts input tensors, but argument 0 isn't one")
+    if dirty:
+        if any(id(d) not in inputs for d in ctx.dirty_tensors):
+            warnings.warn(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                "that have been mutated should be passed to ctx.mark_dirty().", UserWarning,
+                stacklevel=3)
+        out_ids = {id(o) for o in outs}
+        if any(id(d) in inputs and id(d) not in out_ids for d in ctx.dirty_tensors):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the "
+                "Function.")
+        n_tensor_outs = sum(isinstance(o, Tensor) for o in outs)
+        if n_tensor_outs > 1 and is_executable and any(
+                isinstance(d, Tensor) and d._base is not None and id(d) in inputs
+                for d in ctx.dirty_tensors):
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, "
+                "your Function cannot return more than one Tensor. This is not supported by "
+                "the current autograd engine. You should either make sure the input is not a "
+                "view (using .clone() for example) or make your Function only return one Tensor "
+                "(potentially splitting it into two Functions: one doing the inplace that "
+                "returns a single Tensor and a second one that does the other operations).")
     meta = []
     result = []
     for i, o in enumerate(outs):
@@ -349,6 +386,8 @@ def _wrap_outputs(ctx, args, outs, is_executable):
             o._bump_version()
         elif is_input:
             o = _alias(o)
+        if non_diff and id(outs[i]) in non_diff:
+            ctx._non_diff_outs = ctx._non_diff_outs | {i}
         differentiable = (id(outs[i]) not in non_diff) and o._data.dtype.kind in "fcV"
         if is_executable and differentiable:
             if is_dirty and o._base is not None:

@@ -53,8 +53,12 @@ class _DecoratorContextManager:
                             gen.close()
                         raise
                     except BaseException as exc:
+                        # the generator may finish while handling what was thrown into it
                         with self.clone():
-                            response = gen.throw(exc)
+                            try:
+                                response = gen.throw(exc)
+                            except StopIteration as e:
+                                return e.value
                     else:
                         with self.clone():
                             try:

@@ -189,6 +189,10 @@ class Node:
         """Run this backward function directly on Tensors (PyTorch allows it)."""
         from .._tensor import Tensor
         from .._state import tls
+        n = len(self._out_meta)
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead ({self.name()} "
+                            f"takes one gradient per output of the forward op)")
         grads = [g if (g is None or isinstance(g, Tensor)) else Tensor._wrap(g) for g in grads]
         mask = tuple(n is not None for n in self._next_nodes)
         out = self._apply(list(grads), mask, True if tls.grad_enabled else None)

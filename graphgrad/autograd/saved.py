@@ -42,6 +42,12 @@ _FREED_MSG = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
 
+_PACK_INPLACE_MSG = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
 INFERENCE_SAVE_MSG = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -90,7 +96,7 @@ class SavedVariable:
             arg = Tensor._wrap(self.data)
             arg._vc = self.vc
             arg._requires_grad = self.requires_grad
-        self.packed = (pack(arg),)
+        self.packed = (call_pack_hook(pack, arg, self.vc),)
         self.unpack_hook = unpack
         self.data = None
         self.tensor = None if self.tensor is None else _LeafRef(self.tensor)
@@ -170,6 +176,21 @@ class SavedVariable:
         self.data = None
         self.tensor = None
         self.packed = None
+
+
+def call_pack_hook(pack, arg, vc):
+    """PyTorch runs a pack hook under no_grad (what it returns has no history of its own)
+    and refuses one that modifies its input in place."""
+    version = vc.value
+    prev = tls.grad_enabled
+    tls.grad_enabled = False
+    try:
+        packed = pack(arg)
+    finally:
+        tls.grad_enabled = prev
+    if vc.value != version:
+        raise RuntimeError(_PACK_INPLACE_MSG)
+    return packed
 
 
 class _LeafRef:

@@ -501,3 +501,146 @@ def test_gradcheck_of_seed_functions_by_finite_differences():
             t._data[idx] = old
             num[idx] = (hi - lo) / (2 * eps)
         np.testing.assert_allclose(g.numpy(), num, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("view_input", [False, True])
+def test_input_modified_without_mark_dirty_and_returned_uses_custom_backward(view_input):
+    # issue 16 s1.10: the returned input becomes a view of it whose grad_fn is the custom
+    # node; the forward's in-place bump must not make that view look stale (which made
+    # backward skip the custom backward: x.grad [1, 1], torch [2, 2])
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * g
+        x = leaf(lib, [[1.0, 2.0], [3.0, 4.0]])
+        c = x.clone()[0] if view_input else x.clone()
+        y = F.apply(c)
+        name = type(y.grad_fn).__name__
+        y.sum().backward()
+        return y is c, name, y._base is (c._base if view_input else c), y, x.grad
+    run_both(program)
+
+
+@pytest.mark.parametrize("ret", ["list", "int", "float", "str"])
+def test_backward_returning_a_non_tensor_raises_runtime_error(ret):
+    # issue 16 s3: PyTorch's "expected Variable or None (got list)" is a RuntimeError
+    def prog(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return {"list": [g], "int": 3, "float": 1.5, "str": "g"}[ret]
+        x = leaf(lib, [1.0, 2.0])
+        F.apply(x).sum().backward()
+        return x.grad
+    run_both(prog)
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_materialize_non_diff_grads_flag(materialize):
+    # PyTorch's test_set_materialize_non_diff_grads: with ctx._materialize_non_diff_grads
+    # False, a non-differentiable output's undefined gradient reaches backward as None
+    def prog(lib):
+        seen = []
+
+        class Func(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out0 = x.clone()
+                out1 = x.clone()
+                ctx.mark_non_differentiable(out1)
+                ctx._materialize_non_diff_grads = materialize
+                return out0, out1
+
+            @staticmethod
+            def backward(ctx, g0, g1):
+                seen.append(g1)
+                return g0
+        a = lib.tensor(1., requires_grad=True)
+        Func.apply(a)[0].backward()
+        return seen, a.grad
+    run_both(prog)
+
+
+def test_saved_variables_is_deprecated_alias_of_saved_tensors():
+    def prog(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return a * b
+
+            @staticmethod
+            def backward(ctx, g):
+                a, b = ctx.saved_variables
+                return g * b, g * a
+        x, y = leaf(lib, [1.0, 2.0]), leaf(lib, [3.0, 4.0])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            F.apply(x, y).sum().backward()
+        return [str(m.message) for m in w if "saved_variables" in str(m.message)], x.grad, y.grad
+    run_both(prog)
+
+
+def test_mark_dirty_misuse_as_pytorch():
+    # PyTorch's test_autograd_python_custom_function_inplace: a non-input given to
+    # mark_dirty only warns; a dirty input not returned, or a dirty view input with
+    # several outputs, raises
+    def non_input(lib):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                c = 3 * a
+                c.add_(b)
+                ctx.mark_dirty(c)
+                return c
+
+            @staticmethod
+            def backward(ctx, g):
+                return 3 * g, 3 * g
+        a, b = leaf(lib, [1.0, 1.0]), leaf(lib, [1.0, 1.0])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            c = Bad.apply(a.clone(), b)
+        c.sum().backward()
+        return [str(m.message)[:60] for m in w], c, a.grad, b.grad
+    run_both(non_input)
+
+    def view_with_two_outputs(lib):
+        class TwoOut(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b)
+                ctx.mark_dirty(a)
+                return a, a + b
+
+            @staticmethod
+            def backward(ctx, ga, gab):
+                return ga + gab, ga + gab
+        a, b = leaf(lib, [1.0, 1.0]), leaf(lib, [1.0, 1.0])
+        return TwoOut.apply(a.clone().view_as(a), b)
+    run_both(view_with_two_outputs)
+
+    def not_returned(lib):
+        class OutPlace(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b)
+                ctx.mark_dirty(a)
+                return a.clone(), a + b
+
+            @staticmethod
+            def backward(ctx, ga, gab):
+                return ga + gab, ga + 2 * gab
+        a, b = leaf(lib, [1.0, 1.0]), leaf(lib, [1.0, 1.0])
+        return OutPlace.apply(a.clone().view_as(a), b)
+    run_both(not_returned)

@@ -119,6 +119,29 @@ def test_decorated_generator_send_and_close():
     run_both(prog)
 
 
+
+def test_decorated_generator_finishing_inside_throw_returns_its_value():
+    # issue 16 s2: the wrapper let the StopIteration out of gen.throw() escape, which
+    # Python turns into RuntimeError("generator raised StopIteration")
+    def prog(lib):
+        log = []
+
+        @lib.no_grad()
+        def coro():
+            try:
+                yield 1
+            except ValueError:
+                log.append(lib.is_grad_enabled())
+                return "done"
+        c = coro()
+        next(c)
+        try:
+            c.throw(ValueError("stop"))
+        except StopIteration as e:
+            return log, e.value, lib.is_grad_enabled()
+        return log, None, lib.is_grad_enabled()
+    run_both(prog)
+
 def test_decorating_a_class_is_deprecated_but_works():
     def prog(lib):
         with pytest.warns(FutureWarning):

@@ -216,6 +216,44 @@ def test_gradient_edge_constructed_by_hand():
     run_both(prog)
 
 
+
+def test_gradient_edge_as_output_of_grad_and_backward():
+    # issue 16 s4: an output may be given as the GradientEdge its gradient enters
+    def prog(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        u = x.sin()
+        e = lib.autograd.graph.get_gradient_edge(u)
+        g1 = lib.autograd.grad(e, x, grad_outputs=lib.ones(3), retain_graph=True)
+        s = (u * 3).sum()
+        es = lib.autograd.graph.get_gradient_edge(s)
+        g2 = lib.autograd.grad(es, x, retain_graph=True)  # a scalar edge: implicit ones
+        g3 = lib.autograd.grad([e, s], [x], grad_outputs=[lib.full((3,), 2.0), None],
+                               retain_graph=True)
+        lib.autograd.backward(e, lib.ones(3), retain_graph=True)
+        lib.autograd.backward([es], inputs=[x])
+        return g1, g2, g3, x.grad
+    run_both(prog)
+
+
+def test_gradient_edge_output_errors():
+    def implicit_non_scalar(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        return lib.autograd.grad(lib.autograd.graph.get_gradient_edge(x * 2), x)
+
+    def wrong_shape(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        return lib.autograd.grad(lib.autograd.graph.get_gradient_edge(x * 2), x,
+                                 grad_outputs=lib.ones(3))
+
+    def materialize_edge_input(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        y = lib.tensor([0.5, 1.0], requires_grad=True)
+        u = y * 2
+        return lib.autograd.grad((x * 2).sum(), [x, lib.autograd.graph.get_gradient_edge(u)],
+                                 materialize_grads=True)
+    for prog in (implicit_non_scalar, wrong_shape, materialize_edge_input):
+        run_both(prog)
+
 # ------------------------------------------------------------------ grad_fn names of the starter ops
 _LEAVES = []  # every leaf made by _x/_m/_b, so a test can look at their gradients
 
@@ -361,4 +399,86 @@ def test_backward_through_graph_matches_torch(name):
         out = GRAPHS[name](lib)
         (out * out).sum().backward()
         return [t.grad for t in _LEAVES]
+    run_both(prog)
+
+
+# ------------------------------------------------------------------ _saved_* attributes
+_SAVED_ATTR_PROGRAMS = {
+    "add": lambda lib, x, m: x + x,
+    "add_scalar": lambda lib, x, m: x + 2,
+    "sub": lambda lib, x, m: x - x,
+    "mean": lambda lib, x, m: x.mean(),
+    "mean_dim": lambda lib, x, m: x.mean(1),
+    "sum_dim": lambda lib, x, m: x.sum(1),
+    "mm": lambda lib, x, m: x.mm(m),
+    "mm_transposed": lambda lib, x, m: x.mm(m.t().contiguous().t()),
+    "addmm": lambda lib, x, m: lib.addmm(lib.ones(2, 4, dtype=lib.float64, requires_grad=True),
+                                         x, m),
+    "squeeze": lambda lib, x, m: x.unsqueeze(1).squeeze(1),
+    "unsqueeze": lambda lib, x, m: x.unsqueeze(2),
+    "transpose": lambda lib, x, m: x.transpose(1, 0),
+    "select": lambda lib, x, m: x.select(1, 1),
+    "softmax": lambda lib, x, m: lib.softmax(x, 1),
+    "log_softmax": lambda lib, x, m: lib.log_softmax(x, 1),
+    "cat": lambda lib, x, m: lib.cat([x, x], 1),
+    "stack": lambda lib, x, m: lib.stack([x, x], 2),
+    "max_dim": lambda lib, x, m: x.max(1)[0],
+    "sort": lambda lib, x, m: x.sort(1)[0],
+    "topk": lambda lib, x, m: x.topk(2, 1)[0],
+    "flip": lambda lib, x, m: x.flip(1),
+    "diagonal": lambda lib, x, m: x.diagonal(0, 0, 1),
+    "index_select": lambda lib, x, m: x.index_select(1, lib.tensor([0])),
+    "narrow": lambda lib, x, m: x.narrow(1, 0, 2),
+    "permute": lambda lib, x, m: x.permute(1, 0),
+}
+
+
+def _saved_attr_inputs(lib):
+    x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()
+    m = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).requires_grad_()
+    return x, m
+
+
+@pytest.mark.parametrize("name", sorted(_SAVED_ATTR_PROGRAMS))
+def test_saved_attributes_of_common_nodes_are_pytorchs(name):
+    # issue 16 s4: PyTorch's _saved_* attribute set and values (dims as PyTorch stores
+    # them: non-negative when given non-negative; graphgrad's rules keep some negative)
+    import torch
+    f = _SAVED_ATTR_PROGRAMS[name]
+    node = f(torch, *_saved_attr_inputs(torch)).grad_fn
+    names = sorted(a for a in dir(node) if a.startswith("_saved_"))
+
+    def prog(lib):
+        fn = f(lib, *_saved_attr_inputs(lib)).grad_fn
+        return type(fn).__name__, {a: getattr(fn, a) for a in names}
+    run_both(prog)
+
+
+@pytest.mark.parametrize("name,neg,pos", [
+    ("sum", lambda t: t.sum(-1), lambda t: t.sum(1)),
+    ("unsqueeze", lambda t: t.unsqueeze(-1), lambda t: t.unsqueeze(2)),
+    ("transpose", lambda t: t.transpose(-1, 0), lambda t: t.transpose(1, 0)),
+    ("select", lambda t: t.select(-1, 0), lambda t: t.select(1, 0)),
+    ("softmax", lambda t: t.softmax(-1), lambda t: t.softmax(1)),
+    ("squeeze", lambda t: t.unsqueeze(1).squeeze(-2), lambda t: t.unsqueeze(1).squeeze(1)),
+])
+def test_saved_dims_given_negative_read_non_negative(name, neg, pos):
+    # PyTorch shows a dim given negative as the uint64 of its int64 (2**64 - 1 for -1);
+    # graphgrad shows it counted from the front, as for the same dim given non-negative
+    x = graphgrad.ones(2, 3, requires_grad=True)
+    a, b = neg(x).grad_fn, pos(x).grad_fn
+    keys = [k for k in dir(b) if k.startswith("_saved_dim")]
+    assert keys and all(getattr(a, k) == getattr(b, k) for k in keys)
+    assert all(d >= 0 for k in keys for d in (
+        getattr(a, k) if isinstance(getattr(a, k), tuple) else (getattr(a, k),)))
+
+
+def test_saved_sizes_and_strides_stay_readable_after_backward():
+    def prog(lib):
+        x, m = _saved_attr_inputs(lib)
+        y = x.mm(m)
+        y.sum().backward()
+        fn = y.grad_fn
+        return (fn._saved_self_sym_sizes, fn._saved_self_sym_strides, fn._saved_mat2_sym_sizes,
+                fn._saved_mat2_sym_strides)
     run_both(prog)

@@ -488,3 +488,99 @@ def test_multi_grad_hook_errors(name):
 def test_multi_grad_hook_is_exported():
     from graphgrad.autograd.graph import register_multi_grad_hook
     assert register_multi_grad_hook is graphgrad.autograd.graph.register_multi_grad_hook
+
+
+# ------------------------------------------------------------------ hooks on undefined gradients
+def test_tensor_hooks_are_called_with_none_for_an_undefined_gradient():
+    # issue 16 s3: PyTorch calls a tensor's hooks even when its gradient is undefined
+    # (an unused output of a multi-output node, a leaf whose gradient a custom backward
+    # returns as None), with None
+    def prog(lib):
+        calls = []
+        x = lib.ones(3, requires_grad=True)
+        a, b, c = lib.unbind(x * 1)
+        b.register_hook(lambda g: calls.append(("unbind", g)))
+        p, q = (x * 1).split(2)
+        q.register_hook(lambda g: calls.append(("split", g)))
+        (a + p.sum()).backward()
+
+        class NoGrad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return None
+        y = lib.ones(2, requires_grad=True)
+        y.register_hook(lambda g: calls.append(("leaf", g)))
+        NoGrad.apply(y).sum().backward()
+        return calls, x.grad, y.grad
+    run_both(prog)
+
+
+@pytest.mark.parametrize("leaf", [False, True])
+def test_hook_replacing_an_undefined_gradient_raises(leaf):
+    def prog(lib):
+        x = lib.ones(3, requires_grad=True)
+        if leaf:
+            class NoGrad(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, t):
+                    return t * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    return None
+            x.register_hook(lambda g: lib.ones(3))
+            NoGrad.apply(x).sum().backward()
+        else:
+            a, b, c = lib.unbind(x * 1)
+            b.register_hook(lambda g: lib.ones(()))
+            a.backward()
+        return x.grad
+    run_both(prog)
+
+
+def test_leaf_hooks_run_under_autograd_grad():
+    def prog(lib):
+        calls = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g: calls.append(g.tolist()) or g * 2)
+        r = lib.autograd.grad((x * 3).sum(), x)
+        return calls, r, x.grad
+    run_both(prog)
+
+
+def test_prehook_ordering_and_backward_inputs_runs_the_inputs_node():
+    # PyTorch's test_prehook_ordering: tensor hooks before node pre-hooks; autograd.grad
+    # runs a leaf's hooks; backward(inputs=(b,)) runs b's node (its pre-hooks) too
+    def prog(lib):
+        log = []
+
+        def hook1(g):
+            log.append(1)
+            return g * 3
+
+        def hook2(gs):
+            log.append(2)
+            return tuple(g * 2 for g in gs)
+        a = lib.tensor(1., requires_grad=True)
+        b = a.clone()
+        b.grad_fn.register_prehook(hook2)
+        b.register_hook(hook1)
+        b.grad_fn.register_prehook(hook2)
+        acc = b.grad_fn.next_functions[0][0]
+        a.register_hook(hook1)
+        acc.register_prehook(hook2)
+        a.register_hook(hook1)
+        b.sum().backward(retain_graph=True)
+        out = [list(log), a.grad.clone()]
+        log.clear()
+        out.append(lib.autograd.grad(b.sum(), inputs=(a,), retain_graph=True))
+        out.append(list(log))
+        log.clear()
+        b.sum().backward(inputs=(b,))
+        out += [list(log), b.grad, a.grad]
+        return out
+    run_both(prog)

@@ -136,3 +136,112 @@ def test_raw_saved_register_hooks():
         e.sum().backward()
         return calls, x.grad
     run_both(program)
+
+
+def test_pack_hook_runs_under_no_grad():
+    # issue 16 s1.9: what the pack hook computes has no history of its own, so a double
+    # backward through the unpacked value does not differentiate the hook (torch: 12a)
+    def program(lib):
+        a = leaf(lib, [1.0, 2.0])
+        modes = []
+
+        def pack(x):
+            modes.append(lib.is_grad_enabled())
+            return 2 * x
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+            y = (a ** 3).sum()
+        g, = lib.autograd.grad(y, a, create_graph=True)
+        g.sum().backward()
+        return modes, g, a.grad
+    run_both(program)
+
+
+def test_pack_hook_modifying_its_input_in_place_raises():
+    import graphgrad
+    import torch
+
+    def program(lib):
+        a = leaf(lib, [1.0, 2.0])
+
+        def pack(x):
+            x.mul_(2)
+            return x
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+            (a.clone() ** 3).sum()
+    run_both(program)
+    msgs = []
+    for lib in (graphgrad, torch):
+        try:
+            program(lib)
+        except RuntimeError as e:
+            msgs.append(str(e))
+    assert msgs[0] == msgs[1]
+
+
+def test_raw_saved_register_hooks_pack_runs_under_no_grad_and_refuses_in_place():
+    # PyTorch's test_pack_hook_with_inplace_modification_should_fail (register_hooks path)
+    def program(lib):
+        a = leaf(lib, [1.0, 2.0])
+
+        def inc(x):
+            x += 1
+            return x
+        y = lib.exp(a)
+        y.grad_fn._raw_saved_result.register_hooks(inc, lambda x: x)
+    run_both(program)
+
+    def modes(lib):
+        a = leaf(lib, [1.0, 2.0])
+        seen = []
+        y = a * a
+        y.grad_fn._raw_saved_self.register_hooks(
+            lambda x: seen.append(lib.is_grad_enabled()) or 2 * x, lambda x: x)
+        g, = lib.autograd.grad(y.sum(), a, create_graph=True)
+        return seen, g
+    run_both(modes)
+
+
+def test_hooks_contexts_are_a_stack_restored_after_backward():
+    # PyTorch's test_saved_tensor_hooks_extra_exit_during_bw_no_crash and
+    # _extra_enter_during_bw_no_leak: leaving pops the innermost pair, and a backward
+    # restores the stack it started with
+    import gc
+    import weakref
+
+    def exit_during_backward(lib):
+        def unpack(x):
+            ctx_1.__exit__()
+            return x
+        ctx_1 = lib.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        ctx_2 = lib.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+        for _ in range(3):
+            with ctx_2:
+                ctx_1.__enter__()
+                x = lib.ones(3, requires_grad=True)
+                x.sin().sum().backward()
+        for _ in range(3):
+            ctx_1.__exit__()
+        y = lib.tensor(1.0, requires_grad=True).exp()
+        y.grad_fn._raw_saved_result.register_hooks(lambda x: x, lambda x: x)  # none active
+        return True
+    run_both(exit_during_backward)
+
+    def enter_during_backward(lib):
+        def scope():
+            def unpack(x):
+                weak_ctx_1().__enter__()
+                return x
+            ctx_1 = lib.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+            weak_ctx_1 = weakref.ref(ctx_1)
+            x = lib.ones(3, requires_grad=True)
+            with ctx_1:
+                x.sin().sum().backward()
+            return weakref.ref(unpack)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return scope()() is None
+        finally:
+            if enabled:
+                gc.enable()
+    run_both(enter_during_backward)

@@ -346,3 +346,10 @@ def is_complex(x):
     if isinstance(x, builtins.complex):
         return True
     return getattr(x, "dtype", None) is not None and x.dtype.kind == "c"
+
+
+def absent(t):
+    """Whether a JVP rule's tangent ``t`` stands in for an input that has none (PyTorch's
+    efficient ZeroTensor, which makes a product with it zero even against inf or NaN):
+    the Python 0.0 of a number operand or the zeros forward AD marks as such."""
+    return t.__class__ is float or getattr(t, "_absent_tangent", False)

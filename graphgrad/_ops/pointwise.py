@@ -5,6 +5,7 @@ Rules follow PyTorch's derivatives.yaml, including the complex convention
 """
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -116,16 +117,32 @@ def _div_self_vjp(grad, other):
     return grad / F.conj(other)
 
 
+def _mul_jvp(self_t, other_t, self, other):
+    # an operand without a tangent adds nothing: x * 0.5 at x = -inf has tangent 0.5 * x_t,
+    # not NaN from -inf * 0 (PyTorch's zero tangent is a ZeroTensor)
+    if F.absent(other_t):
+        return self_t * other
+    if F.absent(self_t):
+        return self * other_t
+    return self_t * other + self * other_t
+
+
+def _div_jvp(self_t, other_t, self, other, result):
+    if F.absent(other_t):
+        return self_t / other
+    if F.absent(self_t):
+        return -other_t * result / other
+    return (self_t - other_t * result) / other
+
+
 MUL = defop("mul(self, other)", np.multiply, "MulBackward0", promote=True,
             self=_mul_self_vjp,
             other=lambda grad, self: grad * F.conj(self),
-            jvp=lambda self_t, other_t, self, other: self_t * other + self * other_t,
-            batched_jvp=POINTWISE)
+            jvp=_mul_jvp, batched_jvp=POINTWISE)
 DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             self=_div_self_vjp,
             other=lambda grad, self, other: -grad * F.conj(self / other / other),
-            jvp=lambda self_t, other_t, self, other, result:
-                (self_t - other_t * result) / other, batched_jvp=POINTWISE)
+            jvp=_div_jvp, batched_jvp=POINTWISE)
 MUL.half_scalar_kernel = _half_mul
 DIV.half_scalar_kernel = _half_div
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
@@ -140,10 +157,44 @@ def _pow_scalar_vjp(grad, self, exponent):
     return grad * F.conj(exponent * self ** (exponent - 1))
 
 
+def _exponent_nonneg(exponent):
+    """``exponent >= 0``; a complex exponent counts when it is real and >= 0 (PyTorch's
+    condition; NumPy would order complex numbers lexicographically, PyTorch refuses)."""
+    if F.is_complex(exponent):
+        return (F.imag(exponent) == 0) & (F.real(exponent) >= 0)
+    return exponent >= 0
+
+
+def _like_result(self, result):
+    """``self`` in the result's dtype: log of a negative real base under a complex exponent
+    is complex (PyTorch casts the base to the promoted dtype before its log)."""
+    rd = result._data.dtype if isinstance(result, Tensor) else result.dtype
+    sd = self._data.dtype if isinstance(self, Tensor) else self.dtype
+    return self if sd == rd else F.cast(self, rd)
+
+
 def _pow_exponent_vjp(grad, self, exponent, result):
     # d/dy x**y = x**y log x, defined as 0 where x == 0 and y >= 0 (PyTorch's choice)
-    cond = (self == 0) & (exponent >= 0) if not isinstance(exponent, complex) else (self == 0)
-    return grad * F.where(cond, 0.0, F.conj(result * F.log(self)))
+    cond = (self == 0) & _exponent_nonneg(exponent)
+    return grad * F.where(cond, 0.0, F.conj(result * F.log(_like_result(self, result))))
+
+
+def _pow_self_vjp(grad, self, exponent):
+    # 0 where the exponent is 0, whatever the base (PyTorch's pow_backward_self): x**0 is
+    # constant, though 0 * 0**-1 would be NaN
+    return F.where(exponent == 0, 0.0, grad * F.conj(exponent * self ** (exponent - 1)))
+
+
+def _pow_jvp(self_t, exponent_t, self, exponent, result):
+    # PyTorch's: the two VJPs applied to the tangents; an input without a tangent adds
+    # nothing (its zero tangent times log(x) or x**(y-1) could be NaN)
+    r = None
+    if not F.absent(self_t):
+        r = F.conj(_pow_self_vjp(F.conj(self_t), self, exponent))
+    if not F.absent(exponent_t):
+        e = F.conj(_pow_exponent_vjp(F.conj(exponent_t), self, exponent, result))
+        r = e if r is None else r + e
+    return r
 
 
 @half_in_float32(round_scalars=True)
@@ -184,20 +235,23 @@ def _pow_tensors(a, b):
 
 
 POW_T = defop("pow.Tensor_Tensor(self, exponent)", _pow_tensors, "PowBackward1", promote=True,
-              self=lambda grad, self, exponent: grad * F.conj(exponent * self ** (exponent - 1)),
-              exponent=_pow_exponent_vjp,
-              jvp=lambda self_t, exponent_t, self, exponent, result:
-                  self_t * exponent * self ** (exponent - 1)
-                  + exponent_t * F.where((self == 0) & (exponent >= 0), 0.0,
-                                         result * F.log(self)),
+              self=_pow_self_vjp, exponent=_pow_exponent_vjp, jvp=_pow_jvp,
               batched_jvp=POINTWISE)
 
 
 def _rpow_vjp(grad, exponent, self, result):
-    if self == 0:
-        return grad * F.where(exponent >= 0, 0.0, F.conj(result * -math.inf))
-    return grad * F.conj(result * (math.log(self) if self > 0 or isinstance(self, complex)
-                                   else complex(math.log(-self), math.pi)))
+    # d/dy b**y = b**y log b for a number b; log is taken in the exponent's kind: a negative
+    # base gives NaN for a real exponent, log|b| + pi i for a complex one (as PyTorch)
+    base = self
+    if F.is_complex(exponent) and not isinstance(base, complex):
+        base = complex(base)
+    if base == 0:  # log 0 = -inf; 0 where the exponent is real and >= 0
+        return grad * F.where(_exponent_nonneg(exponent), 0.0, F.conj(result * -math.inf))
+    if isinstance(base, complex):
+        lg = cmath.log(base)
+    else:
+        lg = math.log(base) if base > 0 else math.nan
+    return grad * F.conj(result * lg)
 
 
 POW_S = defop("pow.Scalar(exponent, *, self)",
@@ -302,8 +356,23 @@ def _relu_kernel(a):
     return np.maximum(a, 0, dtype=a.dtype)
 
 
+def _threshold_backward_kernel(g, a, threshold):
+    # a select, not a product with a 0/1 mask: the gradient is 0 where a <= threshold even
+    # if g is inf or NaN (sqrt(relu(x)) at x = -1), and a NaN input passes g (PyTorch)
+    return np.where(a <= threshold, g.dtype.type(0), g)
+
+
+# PyTorch's threshold_backward, an op of its own so that relu's gradient under create_graph
+# depends on relu's result (and so requires grad; its derivative there is zero)
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward(grad_output, self, *, threshold)", _threshold_backward_kernel,
+    "ThresholdBackwardBackward0",
+    grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
+    self=lambda grad: F.zeros_like(grad),
+    jvp=lambda grad_output_t, self, threshold:
+        F.threshold_backward(grad_output_t, self, threshold), batched_jvp=POINTWISE)
 RELU = defop("relu(self)", _relu_kernel, "ReluBackward0",
-             self=lambda grad, result: grad * (result > 0), jvp=ELEMENTWISE)
+             self=lambda grad, result: F.threshold_backward(grad, result, 0), jvp=ELEMENTWISE)
 
 # ============================================================ complex parts, copies, casts
 CONJ_PHYSICAL = defop("conj_physical(self)", np.conj, "ConjPhysicalBackward0",

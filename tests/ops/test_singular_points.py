@@ -1,0 +1,208 @@
+"""PyTorch's conventions at singular points and NaN/inf inputs, in derivative rules.
+
+Each test runs one program on graphgrad and on torch (``run_both``) and compares values,
+gradients, double gradients (``create_graph``) and forward-mode tangents: the places where
+a formula's 0 * inf or 0 / 0 would give NaN where PyTorch's rule selects or skips a term.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.conftest import run_both
+
+INF = math.inf
+NAN = math.nan
+POINTS = [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, NAN, INF, -INF]
+
+
+def _grads(f, points=POINTS, dtype="float64"):
+    """A program: f's gradient, its create_graph gradient and that one's gradient."""
+    def program(T):
+        dt = getattr(T, dtype)
+        x = T.tensor(points, dtype=dt, requires_grad=True)
+        g, = T.autograd.grad(f(T, x).sum(), x)
+        g1, = T.autograd.grad(f(T, x).sum(), x, create_graph=True)
+        w = T.arange(len(points), dtype=dt)
+        g2 = T.autograd.grad((g1 * w).sum(), x, allow_unused=True)[0] \
+            if g1.requires_grad else None
+        return g, g1, g2
+    return program
+
+
+def _jvp(f, points=POINTS, dtype="float64"):
+    def program(T):
+        dt = getattr(T, dtype)
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            x = fa.make_dual(T.tensor(points, dtype=dt),
+                             T.linspace(0.5, 1.5, len(points), dtype=dt))
+            return fa.unpack_dual(f(T, x)).tangent
+    return program
+
+
+# ---------------------------------------------------------------- pow (issue 16, s1.1, s1.8, s2)
+POW_CASES = {
+    "x.pow(zeros)": lambda T, x: x.pow(T.zeros(len(POINTS), dtype=x.dtype)),
+    "x.pow(zero 0-d)": lambda T, x: x.pow(T.zeros((), dtype=x.dtype)),
+    "x ** x": lambda T, x: x ** x,
+    "x ** 0": lambda T, x: x ** 0,
+    "x ** 2": lambda T, x: x ** 2,
+    "0. ** x": lambda T, x: 0.0 ** x,
+    "2. ** x": lambda T, x: 2.0 ** x,
+    "(-2.) ** x": lambda T, x: (-2.0) ** x,
+    "zeros ** x": lambda T, x: T.zeros(len(POINTS), dtype=x.dtype) ** x,
+}
+
+
+@pytest.mark.parametrize("name", POW_CASES)
+def test_pow_gradients_at_singular_points(name):
+    run_both(_grads(POW_CASES[name]))
+
+
+@pytest.mark.parametrize("name", POW_CASES)
+def test_pow_tangents_at_singular_points(name):
+    run_both(_jvp(POW_CASES[name]))
+
+
+def test_pow_zero_exponent_gradient_is_zero_at_zero_base():
+    def program(T):
+        x = T.zeros(3, requires_grad=True)
+        x.pow(T.zeros(3)).sum().backward()
+        b = T.zeros(3, requires_grad=True)
+        e = T.zeros(3, requires_grad=True)
+        (b ** e).sum().backward()
+        y = T.zeros(3, requires_grad=True)
+        (y ** y).sum().backward()
+        return x.grad, b.grad, e.grad, y.grad
+    run_both(program)
+
+
+def test_pow_of_both_tensors_requiring_grad_double_backward_and_jvp():
+    def program(T):
+        b = T.tensor([0.0, 0.0, 2.0, -1.0, 0.5], dtype=T.float64, requires_grad=True)
+        e = T.tensor([0.0, 1.0, 0.0, 2.0, -1.0], dtype=T.float64, requires_grad=True)
+        gb, ge = T.autograd.grad((b ** e).sum(), (b, e), create_graph=True)
+        h = T.autograd.grad((gb + ge).sum(), (b, e), allow_unused=True)
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            bd = fa.make_dual(b.detach(), T.ones(5, dtype=T.float64))
+            ed = fa.make_dual(e.detach(), T.full((5,), 0.5, dtype=T.float64))
+            t = fa.unpack_dual(bd ** ed).tangent
+        return gb, ge, h, t
+    run_both(program)
+
+
+def test_pow_negative_real_base_complex_exponent_gradient_is_finite():
+    def program(T):
+        e = T.tensor([1 + 1j, 2 + 0.5j], dtype=T.complex128, requires_grad=True)
+        T.pow(-T.ones(2, dtype=T.float64), e).abs().sum().backward()
+        return e.grad
+    run_both(program)
+
+
+def test_pow_number_base_complex_exponent_gradient():
+    def program(T):
+        e = T.tensor([1 + 1j, 0.5 + 0j, 2 + 0j], dtype=T.complex128, requires_grad=True)
+        out = []
+        for base in (-2.0, 0.0, 3.0):
+            g, = T.autograd.grad(T.pow(base, e).abs().sum(), e)
+            out.append(g)
+        return out
+    run_both(program)
+
+
+def test_pow_real_base_complex_exponent_create_graph_and_forward_mode():
+    """Was NotImplementedError "ge_cpu" (a complex exponent compared with 0)."""
+    def program(T):
+        x = T.tensor([-1.0, 0.0, 2.0], dtype=T.float64, requires_grad=True)
+        e = T.tensor([1 + 1j, 2 + 0j, 2 - 0.5j], dtype=T.complex128, requires_grad=True)
+        gx, ge = T.autograd.grad(T.pow(x, e).abs().sum(), (x, e), create_graph=True)
+        h = T.autograd.grad((gx.sum() + ge.abs().sum()), (x, e), allow_unused=True)
+        gs, = T.autograd.grad(T.pow(0.0, e).abs().sum(), e, create_graph=True)
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            ed = fa.make_dual(e.detach(), T.ones(3, dtype=T.complex128))
+            t1 = fa.unpack_dual(T.pow(x.detach(), ed)).tangent
+            t2 = fa.unpack_dual(T.pow(2.0, ed)).tangent
+            t3 = fa.unpack_dual(T.pow(0.0, ed)).tangent
+        # (gx's node: PyTorch takes the real part of a complex gradient as a select of
+        # view_as_real, graphgrad as real(); not what this test is about)
+        return (gx.detach(), gx.requires_grad), ge, h, gs, t1, t2, t3
+    run_both(program)
+
+
+# ---------------------------------------------------------------- relu family (s1.2, s1.11, s2)
+ACTIVATIONS = {
+    "relu": lambda T, x: T.relu(x),
+    "relu_": lambda T, x: x.clone().relu_(),
+    "F.relu": lambda T, x: T.nn.functional.relu(x),
+    "F.relu inplace": lambda T, x: T.nn.functional.relu(x.clone(), inplace=True),
+    "leaky_relu": lambda T, x: T.nn.functional.leaky_relu(x, 0.2),
+    "leaky_relu_": lambda T, x: T.nn.functional.leaky_relu(x.clone(), 0.1, inplace=True),
+    "elu": lambda T, x: T.nn.functional.elu(x, 0.7),
+    "elu_": lambda T, x: T.nn.functional.elu(x.clone(), 1.3, inplace=True),
+    "sqrt(relu)": lambda T, x: T.sqrt(T.relu(x)),
+    "log(relu)": lambda T, x: T.log(T.relu(x)),
+    "sqrt(relu_)": lambda T, x: T.sqrt(x.clone().relu_()),
+    "sqrt(F.relu)": lambda T, x: T.sqrt(T.nn.functional.relu(x)),
+}
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_gradients_at_singular_points_and_nan(name):
+    """relu's gradient selects (0 where the result is <= 0, the gradient elsewhere, NaN
+    included), it does not multiply by a 0/1 mask; under create_graph it requires grad."""
+    run_both(_grads(ACTIVATIONS[name]))
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_tangents_at_singular_points_and_nan(name):
+    run_both(_jvp(ACTIVATIONS[name]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["relu", "leaky_relu", "elu", "sqrt(relu)"])
+def test_activation_gradients_keep_dtype(name, dtype):
+    run_both(_grads(ACTIVATIONS[name], dtype=dtype))
+
+
+def test_relu_and_leaky_relu_gradient_under_create_graph_can_be_differentiated():
+    """Was: the create_graph gradient did not require grad, so grad() of it raised."""
+    def program(T):
+        out = []
+        for f in (T.relu, T.nn.functional.leaky_relu, T.nn.functional.elu):
+            x = T.tensor([-1.0, 2.0, 0.0], requires_grad=True)
+            g, = T.autograd.grad(f(x).sum(), x, create_graph=True)
+            out.append((g, T.autograd.grad(g.sum(), x)))
+        return out
+    run_both(program)
+
+
+def test_relu_at_nan_passes_the_gradient():
+    def program(T):
+        x = T.tensor([NAN, -1.0, 1.0], requires_grad=True)
+        T.relu(x).sum().backward()
+        return x.grad
+    run_both(program)
+
+
+# ---------------------------------------------------------------- forward mode (s1.7)
+def test_tangent_of_product_with_a_number_at_infinity():
+    run_both(_jvp(lambda T, x: x * 0.5))
+    run_both(_jvp(lambda T, x: 0.5 * x))
+    run_both(_jvp(lambda T, x: x / 2.0))
+    run_both(_jvp(lambda T, x: x * T.tensor(0.5, dtype=x.dtype)))
+    run_both(_jvp(lambda T, x: T.tensor(3.0, dtype=x.dtype) / x))
+
+
+def test_masked_softmax_tangent_is_finite():
+    def program(T):
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            s = fa.make_dual(T.tensor([1.0, 2.0, 3.0]), T.ones(3))
+            mask = T.tensor([False, True, False])
+            y = T.softmax(s.masked_fill(mask, -INF) * 0.5, 0)
+            return fa.unpack_dual(y).tangent
+    run_both(program)

@@ -167,10 +167,27 @@ def _leaky_relu_kernel(a, negative_slope):
     return np.where(a > 0, a, a * negative_slope)
 
 
+# the backward functions are ops of their own, as PyTorch's leaky_relu_backward and
+# elu_backward: under create_graph the gradient depends on the input (so it requires grad,
+# with the derivative PyTorch defines there), and it selects rather than multiplies, so a
+# NaN input passes the gradient of the branch PyTorch takes
+@half_in_float32
+def _leaky_relu_backward_kernel(g, a, negative_slope):
+    return np.where(a > 0, g, g * negative_slope)
+
+
+LEAKY_RELU_BACKWARD = defop(
+    "leaky_relu_backward(grad_output, self, *, negative_slope)", _leaky_relu_backward_kernel,
+    "LeakyReluBackwardBackward0",
+    grad_output=lambda grad, self, negative_slope:
+        F.leaky_relu_backward(grad, self, negative_slope),
+    self=lambda grad: F.zeros_like(grad),
+    jvp=lambda grad_output_t, self, negative_slope:
+        F.leaky_relu_backward(grad_output_t, self, negative_slope), batched_jvp=POINTWISE)
 LEAKY_RELU = defop("leaky_relu(self, *, negative_slope)", _leaky_relu_kernel,
                    "LeakyReluBackward0",
-                   self=half_in_float32(lambda grad, self, negative_slope:
-                                        F.where(self > 0, grad, grad * negative_slope)),
+                   self=lambda grad, self, negative_slope:
+                       F.leaky_relu_backward(grad, self, negative_slope),
                    jvp=ELEMENTWISE)
 
 
@@ -182,12 +199,11 @@ def _inplace_slope_check(name, slope):
             "slope, please call out-of-place version instead.")
 
 
-@half_in_float32
 def _leaky_relu_inplace_vjp(grad, result, negative_slope):
     # the in-place variant saves its result, not the overwritten input: the input's sign is
     # read off the result, which needs a positive slope
     _inplace_slope_check("leakyReLu", negative_slope)
-    return F.where(result > 0, grad, grad * negative_slope)
+    return F.leaky_relu_backward(grad, result, negative_slope)
 
 
 LEAKY_RELU_ = defop("leaky_relu_(self, *, negative_slope)", _leaky_relu_kernel,
@@ -199,16 +215,40 @@ def _elu_kernel(a, alpha):
     return np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0)))
 
 
+@half_in_float32
+def _elu_backward_kernel(g, x, alpha, is_result):
+    # x is the input, or the result (in-place elu_); NaN takes the linear branch (PyTorch)
+    if is_result:
+        return np.where(x <= 0, g * (x + alpha), g)
+    return np.where(x <= 0, g * (alpha * np.exp(np.minimum(x, 0))), g)
+
+
+def _elu_double_backward(grad, grad_output, self_or_result, alpha, is_result):
+    # PyTorch's elu_double_backward: 0 at x = 0 (the mask is x < 0)
+    if is_result:
+        return grad * grad_output * (self_or_result < 0)
+    return F.elu_backward(grad * grad_output, self_or_result, alpha, False) * \
+        (self_or_result < 0)
+
+
+ELU_BACKWARD = defop(
+    "elu_backward(grad_output, self_or_result, *, alpha, is_result)", _elu_backward_kernel,
+    "EluBackwardBackward0",
+    grad_output=lambda grad, self_or_result, alpha, is_result:
+        F.elu_backward(grad, self_or_result, alpha, is_result),
+    self_or_result=_elu_double_backward,
+    jvp=lambda grad_output_t, self_or_result_t, grad_output, self_or_result, alpha, is_result:
+        F.elu_backward(grad_output_t, self_or_result, alpha, is_result)
+        + _elu_double_backward(self_or_result_t, grad_output, self_or_result, alpha, is_result),
+    batched_jvp=POINTWISE)
 ELU = defop("elu(self, *, alpha)", _elu_kernel, "EluBackward0",
-            self=half_in_float32(lambda grad, self, alpha: F.where(
-                self > 0, grad, grad * (alpha * F.exp(_where0(self > 0, self))))),
+            self=lambda grad, self, alpha: F.elu_backward(grad, self, alpha, False),
             jvp=ELEMENTWISE)
 
 
-@half_in_float32
 def _elu_inplace_vjp(grad, result, alpha):
     _inplace_slope_check("elu", alpha)
-    return F.where(result > 0, grad, grad * (result + alpha))
+    return F.elu_backward(grad, result, alpha, True)
 
 
 ELU_ = defop("elu_(self, *, alpha)", _elu_kernel, "EluBackward1", self=_elu_inplace_vjp,

@@ -404,8 +404,11 @@ def _select_jvp(self_t, indices, dim, keepdim, n):
 def _even_weights(self, result, dims, keepdim, nan_aware):
     """mask / count of the elements equal to the (restored) extreme value: ties share evenly."""
     x = _arr(self)
-    r = _arr(_restore(_arr(result), x.shape, dims, keepdim))
-    if nan_aware and r.ndim == 0 and np.isnan(r):
+    res = _arr(result)
+    r = _arr(_restore(res, x.shape, dims, keepdim))
+    if nan_aware and x.dtype.kind not in "biu" and np.isnan(res).any():
+        # a whole-tensor max/min that is NaN: the gradient goes to the NaNs (PyTorch's
+        # evenly_distribute_backward); NaN == NaN is False, so x == r would find none
         mask = np.isnan(x)
     else:
         mask = x == r
@@ -451,11 +454,11 @@ def _amax_kernel(fn):
 
 MAX = defop("max(self)", _extreme_kernel(np.max), "MaxBackward1",
             self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
-            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True),
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False),
             batched_jvp=True)
 MIN = defop("min(self)", _extreme_kernel(np.min), "MinBackward1",
             self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
-            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True),
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False),
             batched_jvp=True)
 MAX_DIM = defop("max.dim(self, *, dim, keepdim)", _extreme_dim_kernel(np.argmax), "MaxBackward0",
                 n_outputs=2, nondiff_outputs=(1,),

@@ -206,3 +206,36 @@ def test_masked_softmax_tangent_is_finite():
             y = T.softmax(s.masked_fill(mask, -INF) * 0.5, 0)
             return fa.unpack_dual(y).tangent
     run_both(program)
+
+
+# ---------------------------------------------------------------- extremes with NaN (s1.11)
+EXTREMES = {
+    "max()": lambda T, x: x.max(),
+    "min()": lambda T, x: x.min(),
+    "amax": lambda T, x: x.amax(0),
+    "amin": lambda T, x: x.amin(0),
+    "max(dim)": lambda T, x: x.max(0)[0],
+    "min(dim)": lambda T, x: x.min(0)[0],
+    "maximum": lambda T, x: T.maximum(x, T.zeros((), dtype=x.dtype)),
+    "minimum": lambda T, x: T.minimum(x, T.zeros((), dtype=x.dtype)),
+}
+
+
+@pytest.mark.parametrize("points", [[1.0, NAN, 2.0], [NAN, 3.0, NAN], [2.0, 2.0, 1.0],
+                                    [-INF, 0.0, INF]])
+@pytest.mark.parametrize("name", EXTREMES)
+def test_extreme_gradients_and_tangents_with_nan(name, points):
+    """max()/min() of a tensor holding NaN: the gradient goes to the NaNs (was NaN
+    everywhere); maximum/minimum's tangent at a NaN is the other operand's."""
+    run_both(_grads(EXTREMES[name], points))
+    run_both(_jvp(EXTREMES[name], points))
+
+
+def test_max_gradient_lands_on_the_nan():
+    def program(T):
+        x = T.tensor([1.0, NAN, 2.0], requires_grad=True)
+        x.max().backward()
+        y = T.tensor([1.0, NAN, 2.0], requires_grad=True)
+        y.min().backward()
+        return x.grad, y.grad
+    run_both(program)

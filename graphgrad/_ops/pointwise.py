@@ -427,10 +427,13 @@ negative = export("negative")(globals()["neg"])
 
 
 def _as_operand(name, x):
-    if isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex)):
+    c = x.__class__
+    if c is float or c is int or c is bool or c is complex or isinstance(x, Tensor):
         return x
-    if isinstance(x, np.generic):
-        return x.item()
+    if isinstance(x, _NP_SCALARS):  # (np.float64 is a float subclass: test it first)
+        return x.item()  # a NumPy scalar is a number, as in PyTorch (no dtype of its own)
+    if isinstance(x, (int, float, bool, complex)):
+        return x
     raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
 
 
@@ -650,7 +653,48 @@ def _itruediv(self, other):
     return div_(self, other)
 
 
+_NP_SCALARS = (np.number, np.bool_)
+
+# ufunc -> (Tensor's operator, its reflected operator)
+_UFUNC_OPERATORS = {
+    np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
+    np.multiply: ("__mul__", "__rmul__"), np.true_divide: ("__truediv__", "__rtruediv__"),
+    np.power: ("__pow__", "__rpow__"), np.floor_divide: ("__floordiv__", "__rfloordiv__"),
+    np.remainder: ("__mod__", "__rmod__"),
+    np.less: ("__lt__", "__gt__"), np.less_equal: ("__le__", "__ge__"),
+    np.greater: ("__gt__", "__lt__"), np.greater_equal: ("__ge__", "__le__"),
+    np.equal: ("__eq__", "__eq__"), np.not_equal: ("__ne__", "__ne__"),
+    np.bitwise_and: ("__and__", "__rand__"), np.bitwise_or: ("__or__", "__ror__"),
+    np.bitwise_xor: ("__xor__", "__rxor__"),
+}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """A NumPy scalar and a Tensor: ``np.float64(1) - t`` is ``1.0 - t``, as in PyTorch.
+
+    Python hands ``t * np.float64(2)`` to NumPy once Tensor's operator declines the scalar,
+    and NumPy's scalar operators call this (comparisons pass the scalar as a 0-d array);
+    the scalar becomes a Python number (a wrapped number for type promotion: float32 stays
+    float32) and the Tensor's own operator runs.  Anything else is refused (TypeError)."""
+    names = _UFUNC_OPERATORS.get(ufunc)
+    if names is None or method != "__call__" or kwargs or len(inputs) != 2:
+        return NotImplemented
+    a, b = inputs
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        t, x, name = a, b, names[0]
+    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
+        t, x, name = b, a, names[1]
+    else:
+        return NotImplemented
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if not isinstance(x, _NP_SCALARS):
+        return NotImplemented
+    return getattr(t, name)(x.item())
+
+
 OPERATORS = {
+    "__array_ufunc__": _array_ufunc,
     "__add__": make_binary_operator(ADD, "__add__"),
     "__radd__": make_binary_operator(ADD, "__radd__"),
     "__sub__": make_binary_operator(SUB, "__sub__"),

@@ -239,3 +239,37 @@ def test_max_gradient_lands_on_the_nan():
         y.min().backward()
         return x.grad, y.grad
     run_both(program)
+
+
+# ---------------------------------------------------------------- index errors (s2)
+INDEX_ERRORS = {
+    "take_along_dim not broadcastable":
+        lambda T: T.take_along_dim(T.ones(3, 4), T.zeros(2, 3, dtype=T.long), 1),
+    "take_along_dim size-0 dim": lambda T: T.take_along_dim(T.ones(3, 0),
+                                                            T.zeros(3, 1, dtype=T.long), 1),
+    "take_along_dim size-0 other dim": lambda T: T.take_along_dim(
+        T.ones(0, 4), T.zeros(1, 1, dtype=T.long), 0),
+    "take_along_dim flat out of range": lambda T: T.take_along_dim(T.ones(3, 4),
+                                                                   T.tensor([20])),
+    "gather size-0 dim": lambda T: T.gather(T.ones(3, 0), 1, T.zeros(3, 1, dtype=T.long)),
+    "gather out of range": lambda T: T.gather(T.ones(3, 4), 1, T.full((3, 1), 7)),
+    "index_select size-0 dim 0": lambda T: T.index_select(T.ones(0, 4), 0, T.tensor([0])),
+    "index_select size-0 dim 1": lambda T: T.index_select(T.ones(4, 0), 1, T.tensor([0])),
+    "index_select size-0 input": lambda T: T.index_select(T.ones(0, 4), 1, T.tensor([7])),
+    "index_select dim 1": lambda T: T.index_select(T.ones(2, 3), 1, T.tensor([3])),
+    "index_select dim 1 negative": lambda T: T.index_select(T.ones(3, 4), 1, T.tensor([-1])),
+    "index_select dim 0": lambda T: T.index_select(T.ones(3, 4), 0, T.tensor([3])),
+    "index_select dim 0 view": lambda T: T.index_select(T.ones(4, 3, 2)[:, :, 0], 0,
+                                                        T.tensor([7])),
+    "index_select 1-D": lambda T: T.index_select(T.ones(3), 0, T.tensor([3])),
+    "index_select 1-D size 0": lambda T: T.index_select(T.ones(0), 0, T.tensor([0])),
+    "index_select empty index": lambda T: T.index_select(T.ones(0, 4), 0,
+                                                         T.tensor([], dtype=T.long)),
+}
+
+
+@pytest.mark.parametrize("name", INDEX_ERRORS)
+def test_index_errors_have_pytorchs_type(name):
+    """take_along_dim raised NumPy's ValueError for indices that do not broadcast;
+    index_select raised IndexError where PyTorch's kernel raises RuntimeError."""
+    run_both(INDEX_ERRORS[name])

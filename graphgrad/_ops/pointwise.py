@@ -154,6 +154,8 @@ RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", pro
 def _pow_scalar_vjp(grad, self, exponent):
     if exponent == 0:
         return F.zeros_like(grad * self)
+    if exponent == 0.5 and not F.is_complex(self):  # x ** -0.5 is rsqrt (see _pow_in_opmath)
+        return grad * (0.5 * F.pow(self, -0.5))
     return grad * F.conj(exponent * self ** (exponent - 1))
 
 
@@ -203,6 +205,9 @@ def _pow_in_opmath(a, b):
         return a.copy() if b else np.ones_like(a)
     if isinstance(b, (int, float)) and a.dtype.kind in "iu" and b < 0 and isinstance(b, int):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if b.__class__ is float and b == -0.5 and a.dtype.kind == "f":
+        # PyTorch computes x ** -0.5 as rsqrt(x): NaN at -inf, where C's pow gives 0
+        return np.reciprocal(np.sqrt(a))
     return np.power(a, b)
 
 

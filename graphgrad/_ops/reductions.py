@@ -141,7 +141,7 @@ def _sgn(x):
         if x.dtype.kind == "c":
             a = np.abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
-        return np.sign(x)
+        return F.sign(x)  # (0 at NaN, as PyTorch's; np.sign gives NaN)
     op = F._OP.get("sgn")
     if op is not None:
         return dispatch(op, x)
@@ -575,7 +575,7 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
         return self / r
     if ord in (_INF, -_INF):
         xa = np.abs(_arr(self))
-        mask = xa == rd
+        mask = (xa == rd) | np.isnan(xa)  # (PyTorch's: a NaN counts as the extreme)
         with np.errstate(all="ignore"):
             w = (mask / mask.sum(axis=dim, keepdims=True)).astype(xa.dtype, copy=False)
         return _sgn(self) * _const(w, self)
@@ -697,19 +697,27 @@ def _cumsum_vjp(grad, self_sym_sizes, dim):
 
 
 def _cumprod_backward_np(g, x, y, d):
-    """O(n) exact gradient of cumprod along d (negative), with zeros in x."""
+    """O(n) exact gradient of cumprod along d (negative), with zeros in x.
+
+    As PyTorch's: before the first zero z1, reversed cumsum of g*y (over [0, z1) only) / x;
+    at z1, y[z1-1] * sum_{z1<=i<z2} g_i prod_{z1<j<=i} x_j (up to the second zero z2); 0
+    after it.  Limiting each sum to its segment keeps an inf or NaN after a zero out of
+    the entries it cannot reach."""
     xm, ym, gm = np.moveaxis(x, d, -1), np.moveaxis(y, d, -1), np.moveaxis(g, d, -1)
     n = xm.shape[-1]
     j = np.arange(n)
-    iszero = xm == 0
-    z = np.where(iszero.any(-1), iszero.argmax(-1), n)[..., None]   # first zero
-    before = j < z
-    x_safe = np.where(before, xm, 1)
-    part1 = np.flip(np.cumsum(np.flip(gm * np.conj(ym), -1), -1), -1) / np.conj(x_safe)
-    cp = np.cumprod(np.where(j > z, xm, 1), axis=-1)          # prod_{z<j<=i} x_j
-    excl = np.prod(x_safe, axis=-1, keepdims=True)           # prod_{j<z} x_j
-    s = np.sum(np.where(j >= z, gm * np.conj(cp), 0), axis=-1, keepdims=True)
-    part2 = np.where(j == z, np.conj(excl) * s, 0)
+    c = np.cumsum(xm == 0, axis=-1)
+    before = c == 0                                            # [0, z1)
+    w = np.where(before, gm * np.conj(ym), 0)
+    part1 = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / np.conj(np.where(before, xm, 1))
+    seg = c == 1                                               # [z1, z2)
+    first = seg & (j == np.argmax(seg, axis=-1)[..., None])    # z1
+    cp = np.cumprod(np.where(seg & ~first, xm, 1), axis=-1)    # prod_{z1<j<=i} x_j
+    # (the masked gradient times the running product everywhere: an inf carried past the
+    # second zero gives 0 * inf = NaN, as in PyTorch)
+    s = np.sum(np.where(seg, gm, 0) * np.conj(cp), axis=-1, keepdims=True)
+    prev = np.concatenate([np.ones_like(ym[..., :1]), ym[..., :-1]], axis=-1)  # y[k-1]
+    part2 = np.where(first, np.conj(prev) * s, 0)
     return np.asarray(np.moveaxis(np.where(before, part1, part2), -1, d), order="C")
 
 
@@ -738,13 +746,16 @@ def _cumprod_jvp(self_t, self, result, dim):
     if n == 0 or sizes[dim] <= 1:
         return self_t
     d = _neg(dim, n)
-    if not (_arr(self) == 0).any():
-        return result * _cumsum_poly(self_t / self, d)
-    M = _others_matrix(_to_last(self, d), True)
-    nn_ = sizes[dim]
-    tri = np.triu(np.ones((nn_, nn_), dtype=bool))
-    terms = F.where(tri, F.unsqueeze(_to_last(self_t, d), -1) * M, 0.0)
-    return _to_last(_rsum(terms, (-2,)), d)
+    general = result * _cumsum_poly(self_t / self, d)
+    zeros = _arr(self) == 0
+    if not zeros.any():
+        return general
+    # PyTorch's: from the first zero z on, the tangent is cumprod of x with x_z replaced by
+    # its tangent (so later zeros and non-finite values keep PyTorch's NaN pattern)
+    first = zeros & (np.cumsum(zeros, axis=d) == 1)
+    after = np.cumsum(first, axis=d) > 0
+    new = F.cumprod(F.where(_const(first, self), self_t, self), d, None)
+    return F.where(_const(after, self), new, general)
 
 
 CUMSUM = defop("cumsum(self, *, dim, dtype)", _scan_kernel(np.cumsum), "CumsumBackward0",

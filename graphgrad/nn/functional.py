@@ -648,7 +648,10 @@ def _smooth_l1_kernel(a, b, reduction, beta):
 def _smooth_l1_dx(self, target, beta):
     """d loss / d self elementwise: clamp((self - target) / beta, -1, 1)."""
     d = self - target
-    return F.where(d < -beta, -1.0, F.where(d > beta, 1.0, d / beta))
+    # beyond |d| < beta the derivative is the constant sign(d) (NaN stays NaN): so the
+    # second derivative is 0 at |d| == beta and at NaN, as PyTorch's double backward
+    s = F.sign(d)
+    return F.where(F.abs(d) < beta, d / beta, F.where(d != d, s * math.nan, s))
 
 
 def _smooth_l1_vjp(grad, self, target, reduction, beta):
@@ -996,7 +999,7 @@ def _half_steps(dt):
 
 
 def _bce_kernel(x, t, w, reduction):
-    if x.size and ((x < 0) | (x > 1)).any():
+    if x.size and not ((x >= 0) & (x <= 1)).all():  # (NaN is not in [0, 1]: PyTorch raises)
         raise RuntimeError("all elements of input should be between 0 and 1")
     if x.dtype is FLOAT16 or x.dtype is BFLOAT16:
         dt, r = x.dtype, _half_steps(x.dtype)

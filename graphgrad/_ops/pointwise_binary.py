@@ -221,7 +221,12 @@ def _clamp_max_vjp(grad, self, min, max):  # noqa: A002
 
 
 def _clamp_jvp(self_t, min_t, max_t, self, min, max):  # noqa: A002
-    # PyTorch's forward rule (it differs from the VJP only at ties)
+    # PyTorch's forward rule (it differs from the VJP at ties, and with one bound at NaN:
+    # the bound's tangent is taken unless self is strictly inside)
+    if max is None:
+        return F.where(self > min, self_t, min_t)
+    if min is None:
+        return F.where(self < max, self_t, max_t)
     r = self_t
     if max is not None:
         r = F.where(self > max, max_t, r)
@@ -249,7 +254,7 @@ CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(
                     "ClampMinBackward1", promote=True,
                     self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
                     min=lambda grad, self, min: F.where(self < min, grad, 0.0),
-                    jvp=lambda self_t, min_t, self, min: F.where(self < min, min_t, self_t),
+                    jvp=lambda self_t, min_t, self, min: F.where(self >= min, self_t, min_t),
                     batched_jvp=POINTWISE)
 CLAMP_MAX = defop("clamp_max(self, *, max)", lambda a, max: _clamp_kernel(a, None, max),
                   "ClampMaxBackward0",
@@ -259,7 +264,7 @@ CLAMP_MAX_T = defop("clamp_max.Tensor(self, max)", lambda a, max: _clamp_kernel(
                     "ClampMaxBackward1", promote=True,
                     self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
                     max=lambda grad, self, max: F.where(self > max, grad, 0.0),
-                    jvp=lambda self_t, max_t, self, max: F.where(self > max, max_t, self_t),
+                    jvp=lambda self_t, max_t, self, max: F.where(self <= max, self_t, max_t),
                     batched_jvp=POINTWISE)
 
 

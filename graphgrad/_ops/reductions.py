@@ -307,6 +307,11 @@ def _prod_backward(grad, self, result, dim, keepdim):
     sizes = F.shape(self)
     if len(sizes) == 0:
         return grad
+    if dim is None and not isinstance(self, Tensor) and np.count_nonzero(self == 0) > 1:
+        # two zeros make every partial product 0: PyTorch returns zeros here (outside
+        # create_graph), whatever inf or NaN the other entries hold
+        return np.zeros(F.shape(grad)[:F.ndim(grad) - F.ndim(result)] + sizes,
+                        np.result_type(grad, self))
     g = _restore(grad, sizes, None if dim is None else (dim,), keepdim)
     return g * F.conj(_prod_others(self, result, dim, keepdim))
 
@@ -579,25 +584,29 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
         with np.errstate(all="ignore"):
             w = (mask / mask.sum(axis=dim, keepdims=True)).astype(xa.dtype, copy=False)
         return _sgn(self) * _const(w, self)
-    p = ord
-    xd = _arr(self)
+    return _norm_scaled(self, ord) * _norm_scale(r, ord)
+
+
+def _norm_scaled(self, p):
+    """The elementwise factor of a p-norm's derivative: x |x|^(p-2), 0 at x = 0."""
     ax = _abs(self)
     if p >= 2:
-        scaled = self * ax ** (p - 2)
-    else:
-        zero_x = xd == 0
-        if p < 1 and zero_x.any():
-            zc = _const(zero_x, self)
-            scaled = F.where(zc, 0.0, _sgn(self) * F.where(zc, 1.0, ax) ** (p - 1))
-        else:
-            scaled = _sgn(self) * ax ** (p - 1)
-    zero_r = rd == 0
+        return self * ax ** (p - 2)
+    zero_x = _arr(self) == 0
+    if p < 1 and zero_x.any():
+        # (|x|^(p-1) is inf at 0: selected away, so its derivative there is 0 * inf = NaN
+        # under create_graph, as PyTorch's masked_fill gives)
+        return F.where(_const(zero_x, self), 0.0, _sgn(self) * ax ** (p - 1))
+    return _sgn(self) * ax ** (p - 1)
+
+
+def _norm_scale(r, p):
+    """The norm's factor: r^(1-p), 0 where the norm is 0."""
+    zero_r = _arr(r) == 0
     if zero_r.any():
-        zc = _const(zero_r, self)
-        scale = F.where(zc, 0.0, F.where(zc, 1.0, r) ** (1 - p))
-    else:
-        scale = r ** (1 - p)
-    return scaled * scale
+        zc = _const(zero_r, r)
+        return F.where(zc, 0.0, F.where(zc, 1.0, r) ** (1 - p))
+    return r ** (1 - p)
 
 
 def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
@@ -610,6 +619,11 @@ def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
 def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
     if ord == 0:
         return F.zeros_like(result)
+    if ord not in (1, 2, _INF, -_INF):
+        # PyTorch's order: the sum first, then the norm's factor (an inf norm times a zero
+        # entry's 0 would be NaN)
+        s = _sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim, F.ndim(self))
+        return F.real_if(s * _norm_scale(result, ord), True)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
     return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim, F.ndim(self)), True)
 

@@ -113,8 +113,9 @@ def _pair_loss_batched(dloss, self_t, target_t, self, target, reduction):
     """The batched JVP of a loss of ``self - target`` with elementwise derivative ``dloss``
     (input and target broadcast against each other)."""
     nd = len(np.broadcast_shapes(F.shape(self), F.shape(target)))
-    diff_t = _bpad(self_t, self, nd) - _bpad(target_t, target, nd)
-    return _reduce_last(dloss * diff_t, reduction, nd)
+    # the two terms apart, as PyTorch's (see _mse_jvp)
+    t = dloss * _bpad(self_t, self, nd) - dloss * _bpad(target_t, target, nd)
+    return _reduce_last(t, reduction, nd)
 
 
 def _reduce(x, reduction):
@@ -627,13 +628,19 @@ def _mse_vjp(grad, self, target, reduction):
     return (2 * _reduced_grad(grad, reduction, F.shape(d))) * d
 
 
+def _mse_jvp(self_t, target_t, self, target, reduction):
+    # PyTorch's: the two inputs' terms apart (inf - inf is NaN where a difference of
+    # tangents would not be; a missing tangent's zero counts too, inf * 0 is NaN)
+    d2 = 2 * (self - target)
+    return _reduce(d2 * self_t - d2 * target_t, reduction)
+
+
 MSE_LOSS = defop("mse_loss(self, target, *, reduction)", _mse_kernel, "MseLossBackward0",
                  promote=True,
                  self=_mse_vjp,
                  target=lambda grad, self, target, reduction: -_mse_vjp(grad, self, target,
                                                                         reduction),
-                 jvp=lambda self_t, target_t, self, target, reduction:
-                     _reduce(2 * (self - target) * (self_t - target_t), reduction),
+                 jvp=_mse_jvp,
                  batched_jvp=lambda self_t, target_t, self, target, reduction:
                      _pair_loss_batched(2 * (self - target), self_t, target_t, self, target,
                                         reduction))

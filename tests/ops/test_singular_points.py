@@ -317,3 +317,52 @@ def test_cumprod_gradient_with_zeros_and_non_finite_values(points):
         g1, = T.autograd.grad((T.cumprod(x.t(), 0) * T.arange(2.0, dtype=T.float64)).sum(), x)
         return g0, g1
     run_both(program)
+
+
+# ---------------------------------------------------------------- two inputs (a sweep's finds)
+A2 = [[0.0, 1.0, -INF, 2.0], [0.0, 0.0, 3.0, -1.0], [NAN, 1.0, 2.0, 0.0],
+      [-INF, -INF, -INF, -INF], [INF, 1.0, 0.0, -2.0], [1e-30, 0.0, -0.0, 5.0]]
+B2 = [[0.0, 0.0, 1.0, INF], [0.0, 2.0, 0.0, -1.0], [1.0, NAN, 0.0, 0.0],
+      [0.0, -INF, 2.0, 0.0], [INF, 0.0, -INF, 1.0], [0.0, 1.0, 0.0, 0.0]]
+PAIRS = {
+    "clamp(min=tensor)": lambda T, a, b: T.clamp(a, min=b),
+    "clamp(max=tensor)": lambda T, a, b: T.clamp(a, max=b),
+    "clamp(tensor, tensor)": lambda T, a, b: T.clamp(a, b - 1, b + 1),
+    "clamp_min(tensor)": lambda T, a, b: T.clamp_min(a, b),
+    "clamp_max(tensor)": lambda T, a, b: T.clamp_max(a, b),
+    "prod()": lambda T, a, b: a.prod(),
+    "prod(dim)": lambda T, a, b: a.prod(1),
+    "vector_norm 0.5": lambda T, a, b: T.linalg.vector_norm(a, 0.5, dim=1),
+    "vector_norm 3": lambda T, a, b: T.linalg.vector_norm(a, 3, dim=1),
+    "mse_loss": lambda T, a, b: T.nn.functional.mse_loss(a, b, reduction="none"),
+    "mse_loss sum": lambda T, a, b: T.nn.functional.mse_loss(a, b, reduction="sum"),
+    "maximum": lambda T, a, b: T.maximum(a, b),
+    "minimum": lambda T, a, b: T.minimum(a, b),
+    "a * b": lambda T, a, b: a * b,
+    "a / b": lambda T, a, b: a / b,
+    "a ** b": lambda T, a, b: a ** b,
+}
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_two_input_gradients_and_tangents_at_singular_points(name):
+    f = PAIRS[name]
+
+    def grads(T):
+        a = T.tensor(A2, dtype=T.float64, requires_grad=True)
+        b = T.tensor(B2, dtype=T.float64, requires_grad=True)
+        return T.autograd.grad(f(T, a, b).sum(), (a, b), allow_unused=True)
+
+    def tangents(T):
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            a = fa.make_dual(T.tensor(A2, dtype=T.float64),
+                             T.linspace(0.5, 1.5, 24, dtype=T.float64).view(6, 4))
+            b = fa.make_dual(T.tensor(B2, dtype=T.float64),
+                             T.linspace(-1.0, 1.0, 24, dtype=T.float64).view(6, 4))
+            t1 = fa.unpack_dual(f(T, a, b)).tangent
+            t2 = fa.unpack_dual(f(T, a, T.tensor(B2, dtype=T.float64))).tangent
+            t3 = fa.unpack_dual(f(T, T.tensor(A2, dtype=T.float64), b)).tangent
+        return t1, t2, t3
+    run_both(grads)
+    run_both(tangents)

@@ -184,17 +184,21 @@ def _pow_exponent_vjp(grad, self, exponent, result):
 def _pow_self_vjp(grad, self, exponent):
     # 0 where the exponent is 0, whatever the base (PyTorch's pow_backward_self): x**0 is
     # constant, though 0 * 0**-1 would be NaN
-    return F.where(exponent == 0, 0.0, grad * F.conj(exponent * self ** (exponent - 1)))
+    return F.where(exponent == 0, 0, grad * F.conj(exponent * self ** (exponent - 1)))
 
 
 def _pow_jvp(self_t, exponent_t, self, exponent, result):
     # PyTorch's: the two VJPs applied to the tangents; an input without a tangent adds
     # nothing (its zero tangent times log(x) or x**(y-1) could be NaN)
+    # nothing; each term is projected on its input's kind first, as PyTorch's VJPs are
+    # (handle_r_to_c): a real input's term is real even when the result is complex
     r = None
     if not F.absent(self_t):
-        r = F.conj(_pow_self_vjp(F.conj(self_t), self, exponent))
+        r = F.conj(F.real_if(_pow_self_vjp(F.conj(self_t), self, exponent),
+                             not F.is_complex(self)))
     if not F.absent(exponent_t):
-        e = F.conj(_pow_exponent_vjp(F.conj(exponent_t), self, exponent, result))
+        e = F.conj(F.real_if(_pow_exponent_vjp(F.conj(exponent_t), self, exponent, result),
+                             not F.is_complex(exponent)))
         r = e if r is None else r + e
     return r
 
@@ -236,7 +240,17 @@ def _pow_tensors(a, b):
             odd = (b % 2) != 0
             special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
             return np.where(neg, special, r).astype(r.dtype)
-    return np.power(a, b)
+    return _complex_zero_pow(a, b, np.power(a, b))
+
+
+def _complex_zero_pow(a, b, r):
+    """PyTorch's complex pow with a tensor exponent is exp(b log a): 0 ** 0 is NaN there
+    (NumPy gives 1)."""
+    if r.dtype.kind == "c":
+        z = (a == 0) & (b == 0)
+        if z.any():
+            r = np.where(z, r.dtype.type(complex(math.nan, math.nan)), r)
+    return r
 
 
 POW_T = defop("pow.Tensor_Tensor(self, exponent)", _pow_tensors, "PowBackward1", promote=True,
@@ -260,7 +274,8 @@ def _rpow_vjp(grad, exponent, self, result):
 
 
 POW_S = defop("pow.Scalar(exponent, *, self)",
-              half_in_float32(lambda e, s: np.power(s, e), round_scalars=True),
+              half_in_float32(lambda e, s: _complex_zero_pow(s, e, np.power(s, e)),
+                              round_scalars=True),
               "PowBackward2",
               exponent=_rpow_vjp, jvp=ELEMENTWISE)
 

@@ -366,3 +366,36 @@ def test_two_input_gradients_and_tangents_at_singular_points(name):
         return t1, t2, t3
     run_both(grads)
     run_both(tangents)
+
+
+@pytest.mark.parametrize("dtypes", [("complex128", "complex128"), ("float64", "complex128"),
+                                    ("complex128", "float64"), ("float32", "float64"),
+                                    ("float64", "int64")])
+def test_pow_of_tensors_mixed_kinds_values_gradients_and_tangents(dtypes):
+    """Complex 0 ** 0 is NaN in PyTorch (exp(0 * log 0)); a real input's JVP term is real
+    (PyTorch projects each input's term, handle_r_to_c, also in forward mode)."""
+    db, de = dtypes
+
+    def program(T):
+        complex_e = de.startswith("complex")
+        b = T.tensor([0.0, 2.0, -1.5, 3.0], dtype=getattr(T, db))
+        e = T.tensor([0.0, 1.0 + (1j if complex_e else 0), 2.0, -0.5] if de != "int64"
+                     else [0, 1, 2, 3], dtype=getattr(T, de))
+        ins = [t.requires_grad_() for t in (b, e) if t.is_floating_point() or t.is_complex()]
+        r = T.pow(b, e)
+        g = T.autograd.grad(r.abs().sum(), ins)
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            bd = fa.make_dual(b.detach(), T.ones_like(b))
+            ed = fa.make_dual(e.detach(), T.ones_like(e) * 0.5) if e.requires_grad else e
+            t = fa.unpack_dual(T.pow(bd, ed)).tangent
+            t_e = fa.unpack_dual(T.pow(b.detach(), ed)).tangent if e.requires_grad else None
+        return r.detach(), g, t, t_e
+    run_both(program)
+
+
+def test_number_base_complex_exponent_zero_to_the_zero():
+    def program(T):
+        e = T.tensor([0j, 1 + 0j, 1j, 2 + 0j], dtype=T.complex128)
+        return T.pow(0.0, e), T.pow(0j, e), T.pow(T.zeros(4, dtype=T.complex128), e)
+    run_both(program)

@@ -121,15 +121,15 @@ def _mul_jvp(self_t, other_t, self, other):
     # an operand without a tangent adds nothing: x * 0.5 at x = -inf has tangent 0.5 * x_t,
     # not NaN from -inf * 0 (PyTorch's zero tangent is a ZeroTensor)
     if F.absent(other_t):
-        return self_t * other
+        return F.plus(self_t * other, F.absent_term(self))
     if F.absent(self_t):
-        return self * other_t
+        return F.plus(self * other_t, F.absent_term(other))
     return self_t * other + self * other_t
 
 
 def _div_jvp(self_t, other_t, self, other, result):
     if F.absent(other_t):
-        return self_t / other
+        return F.plus(self_t / other, F.absent_term(result))
     if F.absent(self_t):
         return -other_t * result / other
     return (self_t - other_t * result) / other
@@ -192,15 +192,16 @@ def _pow_jvp(self_t, exponent_t, self, exponent, result):
     # nothing (its zero tangent times log(x) or x**(y-1) could be NaN)
     # nothing; each term is projected on its input's kind first, as PyTorch's VJPs are
     # (handle_r_to_c): a real input's term is real even when the result is complex
-    r = None
-    if not F.absent(self_t):
+    if F.absent(exponent_t):
         r = F.conj(F.real_if(_pow_self_vjp(F.conj(self_t), self, exponent),
                              not F.is_complex(self)))
-    if not F.absent(exponent_t):
-        e = F.conj(F.real_if(_pow_exponent_vjp(F.conj(exponent_t), self, exponent, result),
-                             not F.is_complex(exponent)))
-        r = e if r is None else r + e
-    return r
+        return F.plus(r, F.absent_term(self, exponent, result))
+    e = F.conj(F.real_if(_pow_exponent_vjp(F.conj(exponent_t), self, exponent, result),
+                         not F.is_complex(exponent)))
+    if F.absent(self_t):
+        return F.plus(e, F.absent_term(self, exponent))
+    return F.conj(F.real_if(_pow_self_vjp(F.conj(self_t), self, exponent),
+                            not F.is_complex(self))) + e
 
 
 @half_in_float32(round_scalars=True)

@@ -102,22 +102,40 @@ def _hypot_kernel(a, b):
 
 
 def _atan2_recip(self, other):
-    # 1 / (y^2 + x^2), taken as 0 at the origin (PyTorch's choice there)
+    # 1 / (y^2 + x^2), taken as 0 at the origin (PyTorch's choice there); the inf is
+    # selected away, not avoided, so the double backward there is NaN as in PyTorch
     d = self * self + other * other
-    return F.where(d == 0, 0.0, 1 / F.where(d == 0, 1.0, d))
+    return F.where(d == 0, 0.0, 1 / d)
+
+
+def _atan2_jvp(self_t, other_t, self, other):
+    # PyTorch's forward rule: no guard (0 / 0 at the origin); an input without a tangent
+    # adds nothing (its zero times an infinite other input is no NaN)
+    if F.absent(other_t):
+        n = F.plus(self_t * other, F.absent_term(self))
+    elif F.absent(self_t):
+        n = F.plus(-(other_t * self), F.absent_term(other))
+    else:
+        n = self_t * other - other_t * self
+    return n / (self * self + other * other)
+
+
+def _hypot_jvp(self_t, other_t, self, other, result):
+    if F.absent(other_t):
+        return self * self_t / result
+    if F.absent(self_t):
+        return other * other_t / result
+    return (self * self_t + other * other_t) / result
 
 
 ATAN2 = defop("atan2(self, other)", _atan2_kernel, "Atan2Backward0", promote="float",
               self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
               other=lambda grad, self, other: grad * -self * _atan2_recip(self, other),
-              jvp=lambda self_t, other_t, self, other:
-                  (self_t * other - other_t * self) * _atan2_recip(self, other),
-              batched_jvp=POINTWISE)
+              jvp=_atan2_jvp, batched_jvp=POINTWISE)
 HYPOT = defop("hypot(self, other)", _hypot_kernel, "HypotBackward0", promote=True,
               self=lambda grad, self, result: grad * self / result,
               other=lambda grad, other, result: grad * other / result,
-              jvp=lambda self_t, other_t, self, other, result:
-                  (self_t * self + other_t * other) / result, batched_jvp=POINTWISE)
+              jvp=_hypot_jvp, batched_jvp=POINTWISE)
 
 
 @half_in_float32

@@ -298,9 +298,19 @@ def _prod_others(self, result, dim, keepdim):
     if not isinstance(self, Tensor):
         return _prod_others_np(xd, dim)
     if dim is None:
-        return F.reshape(_others_matrix(F.reshape(self, (xd.size,)), False), sizes)
+        return F.reshape(_exclusive_products(F.reshape(self, (xd.size,))), sizes)
     d = dim - len(sizes)
-    return _to_last(_others_matrix(_to_last(self, d), False), d)
+    return _to_last(_exclusive_products(_to_last(self, d)), d)
+
+
+def _exclusive_products(xt):
+    """prod_{j != k} x_j along the last dim, as the product of the exclusive cumprods from
+    both ends (PyTorch's prod_safe_zeros_backward), from differentiable ops: so its own
+    derivative, under create_graph, has PyTorch's NaN pattern at zeros next to inf/NaN."""
+    fwd = F.cumprod(F.constant_pad_nd(xt[..., :-1], (1, 0), 1), -1, None)
+    rev = F.flip(xt[..., 1:], (-1,))
+    rev = F.flip(F.cumprod(F.constant_pad_nd(rev, (1, 0), 1), -1, None), (-1,))
+    return fwd * rev
 
 
 def _prod_backward(grad, self, result, dim, keepdim):

@@ -341,6 +341,8 @@ PAIRS = {
     "a * b": lambda T, a, b: a * b,
     "a / b": lambda T, a, b: a / b,
     "a ** b": lambda T, a, b: a ** b,
+    "atan2": lambda T, a, b: T.atan2(a, b),
+    "hypot": lambda T, a, b: T.hypot(a, b),
 }
 
 
@@ -351,7 +353,14 @@ def test_two_input_gradients_and_tangents_at_singular_points(name):
     def grads(T):
         a = T.tensor(A2, dtype=T.float64, requires_grad=True)
         b = T.tensor(B2, dtype=T.float64, requires_grad=True)
-        return T.autograd.grad(f(T, a, b).sum(), (a, b), allow_unused=True)
+        g = T.autograd.grad(f(T, a, b).sum(), (a, b), allow_unused=True)
+        g1 = T.autograd.grad(f(T, a, b).sum(), (a, b), allow_unused=True, create_graph=True)
+        w = T.arange(24, dtype=T.float64).view(6, 4)
+        terms = [(x * w).sum() for x in g1 if x is not None and x.requires_grad]
+        g2 = T.autograd.grad(sum(terms), (a, b), allow_unused=True) if terms else None
+        if g2 is not None:  # (PyTorch's ZeroTensor has no values to compare)
+            g2 = [None if x is None else x + T.zeros_like(x) for x in g2]
+        return g, g2
 
     def tangents(T):
         fa = T.autograd.forward_ad

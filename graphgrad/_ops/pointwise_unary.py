@@ -150,7 +150,8 @@ ASINH = defop("asinh(self)", np.arcsinh, "AsinhBackward0", promote="float",
 def _acosh_dx(self):
     if F.is_complex(self):
         # 1 / (sqrt(z - 1) sqrt(z + 1)), not 1 / sqrt(z^2 - 1): right on both sides of the
-        # branch cut for complex z
+        # branch cut for complex z (PyTorch's z^2 - 1 drops the sign of a zero imaginary
+        # part, which NumPy keeps; this form agrees with PyTorch off the cut)
         return F.conj(F.rsqrt(self - 1) * F.rsqrt(self + 1))
     # real x: PyTorch's 1 / sqrt(x^2 - 1), which is also what it gives outside the domain
     # (x <= -1: acosh is NaN there, its gradient finite; 0 at -inf)

@@ -291,4 +291,7 @@ OPERATORS = {
 
 
 def _cmp_ok(other):
-    return isinstance(other, (Tensor, int, float, bool, complex))
+    # (NumPy scalars come back through Tensor.__array_ufunc__ as Python numbers; np.float64
+    # is a float subclass, so it is refused here by class)
+    return isinstance(other, (Tensor, int, float, bool, complex)) and \
+        not isinstance(other, np.generic)

@@ -346,3 +346,27 @@ def is_complex(x):
     if isinstance(x, builtins.complex):
         return True
     return getattr(x, "dtype", None) is not None and x.dtype.kind == "c"
+
+
+def absent(t):
+    """Whether a JVP rule's tangent ``t`` stands in for an input that has none (PyTorch's
+    efficient ZeroTensor, which makes a product with it zero even against inf or NaN):
+    the Python 0.0 of a number operand or the zeros forward AD marks as such."""
+    return t.__class__ is float or getattr(t, "_absent_tangent", False)
+
+
+def absent_term(*factors):
+    """What a JVP term with an absent tangent adds: nothing (no 0 * inf), yet, like
+    PyTorch's product with a ZeroTensor, it is recorded: a zero that requires grad when a
+    factor does (gradient 0), or None when none does."""
+    z = None
+    for x in factors:
+        if isinstance(x, Tensor) and x._requires_grad:
+            t = where(np.ones((), np.bool_), 0.0, x)
+            z = t if z is None else z + t
+    return z
+
+
+def plus(r, z):
+    """``r + z`` for an ``absent_term`` z (None: r)."""
+    return r if z is None else r + z

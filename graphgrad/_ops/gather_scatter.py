@@ -284,7 +284,15 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     d = _wrap_dim(dim, nd)
     si, sx = list(input._data.shape), list(indices._data.shape)
     si[d] = sx[d] = 1
-    b = list(np.broadcast_shapes(tuple(si), tuple(sx)))
+    try:
+        b = list(np.broadcast_shapes(tuple(si), tuple(sx)))
+    except ValueError:
+        k = next(k for k in range(nd) if si[k] != sx[k] and si[k] != 1 and sx[k] != 1)
+        raise RuntimeError(
+            f"The size of tensor a ({si[k]}) must match the size of tensor b ({sx[k]}) at "
+            f"non-singleton dimension {k} (torch.take_along_dim(): input of shape "
+            f"{list(input._data.shape)} and indices of shape {list(indices._data.shape)} must "
+            f"broadcast in every dimension but dim={d})") from None
     bi, bx = list(b), list(b)
     bi[d], bx[d] = input._data.shape[d], indices._data.shape[d]
     if tuple(bi) != input._data.shape:

@@ -423,8 +423,15 @@ def _check_vector_index(fn, input, dim, index):
     if ix.size:
         bad = ix[(ix < 0) | (ix >= n)]
         if bad.size:
-            raise IndexError(f"{fn}(): index {int(bad.reshape(-1)[0])} is out of bounds for "
-                             f"dimension {d} with size {n}")
+            msg = (f"{fn}(): index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
+                   f"{d} with size {n}")
+            if fn == "index_select" and nd > 1 and (d != 0 or input._data.size == 0):
+                # PyTorch's CPU kernel checks these cases with RuntimeError (only its
+                # dim-0 loop and 1-D inputs raise IndexError)
+                if n == 0:
+                    msg += " (index_select(): self indexing axis dim should be positive)"
+                raise RuntimeError(msg)
+            raise IndexError(msg)
     return None if nd == 0 else _neg(d, nd)
 
 

@@ -5,6 +5,7 @@ Rules follow PyTorch's derivatives.yaml, including the complex convention
 """
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -116,16 +117,32 @@ def _div_self_vjp(grad, other):
     return grad / F.conj(other)
 
 
+def _mul_jvp(self_t, other_t, self, other):
+    # an operand without a tangent adds nothing: x * 0.5 at x = -inf has tangent 0.5 * x_t,
+    # not NaN from -inf * 0 (PyTorch's zero tangent is a ZeroTensor)
+    if F.absent(other_t):
+        return F.plus(self_t * other, F.absent_term(self))
+    if F.absent(self_t):
+        return F.plus(self * other_t, F.absent_term(other))
+    return self_t * other + self * other_t
+
+
+def _div_jvp(self_t, other_t, self, other, result):
+    if F.absent(other_t):
+        return F.plus(self_t / other, F.absent_term(result))
+    if F.absent(self_t):
+        return -other_t * result / other
+    return (self_t - other_t * result) / other
+
+
 MUL = defop("mul(self, other)", np.multiply, "MulBackward0", promote=True,
             self=_mul_self_vjp,
             other=lambda grad, self: grad * F.conj(self),
-            jvp=lambda self_t, other_t, self, other: self_t * other + self * other_t,
-            batched_jvp=POINTWISE)
+            jvp=_mul_jvp, batched_jvp=POINTWISE)
 DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             self=_div_self_vjp,
             other=lambda grad, self, other: -grad * F.conj(self / other / other),
-            jvp=lambda self_t, other_t, self, other, result:
-                (self_t - other_t * result) / other, batched_jvp=POINTWISE)
+            jvp=_div_jvp, batched_jvp=POINTWISE)
 MUL.half_scalar_kernel = _half_mul
 DIV.half_scalar_kernel = _half_div
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
@@ -137,13 +154,54 @@ RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", pro
 def _pow_scalar_vjp(grad, self, exponent):
     if exponent == 0:
         return F.zeros_like(grad * self)
+    if exponent == 0.5 and not F.is_complex(self):  # x ** -0.5 is rsqrt (see _pow_in_opmath)
+        return grad * (0.5 * F.pow(self, -0.5))
     return grad * F.conj(exponent * self ** (exponent - 1))
+
+
+def _exponent_nonneg(exponent):
+    """``exponent >= 0``; a complex exponent counts when it is real and >= 0 (PyTorch's
+    condition; NumPy would order complex numbers lexicographically, PyTorch refuses)."""
+    if F.is_complex(exponent):
+        return (F.imag(exponent) == 0) & (F.real(exponent) >= 0)
+    return exponent >= 0
+
+
+def _like_result(self, result):
+    """``self`` in the result's dtype: log of a negative real base under a complex exponent
+    is complex (PyTorch casts the base to the promoted dtype before its log)."""
+    rd = result._data.dtype if isinstance(result, Tensor) else result.dtype
+    sd = self._data.dtype if isinstance(self, Tensor) else self.dtype
+    return self if sd == rd else F.cast(self, rd)
 
 
 def _pow_exponent_vjp(grad, self, exponent, result):
     # d/dy x**y = x**y log x, defined as 0 where x == 0 and y >= 0 (PyTorch's choice)
-    cond = (self == 0) & (exponent >= 0) if not isinstance(exponent, complex) else (self == 0)
-    return grad * F.where(cond, 0.0, F.conj(result * F.log(self)))
+    cond = (self == 0) & _exponent_nonneg(exponent)
+    return grad * F.where(cond, 0.0, F.conj(result * F.log(_like_result(self, result))))
+
+
+def _pow_self_vjp(grad, self, exponent):
+    # 0 where the exponent is 0, whatever the base (PyTorch's pow_backward_self): x**0 is
+    # constant, though 0 * 0**-1 would be NaN
+    return F.where(exponent == 0, 0, grad * F.conj(exponent * self ** (exponent - 1)))
+
+
+def _pow_jvp(self_t, exponent_t, self, exponent, result):
+    # PyTorch's: the two VJPs applied to the tangents; an input without a tangent adds
+    # nothing (its zero tangent times log(x) or x**(y-1) could be NaN)
+    # nothing; each term is projected on its input's kind first, as PyTorch's VJPs are
+    # (handle_r_to_c): a real input's term is real even when the result is complex
+    if F.absent(exponent_t):
+        r = F.conj(F.real_if(_pow_self_vjp(F.conj(self_t), self, exponent),
+                             not F.is_complex(self)))
+        return F.plus(r, F.absent_term(self, exponent, result))
+    e = F.conj(F.real_if(_pow_exponent_vjp(F.conj(exponent_t), self, exponent, result),
+                         not F.is_complex(exponent)))
+    if F.absent(self_t):
+        return F.plus(e, F.absent_term(self, exponent))
+    return F.conj(F.real_if(_pow_self_vjp(F.conj(self_t), self, exponent),
+                            not F.is_complex(self))) + e
 
 
 @half_in_float32(round_scalars=True)
@@ -152,6 +210,9 @@ def _pow_in_opmath(a, b):
         return a.copy() if b else np.ones_like(a)
     if isinstance(b, (int, float)) and a.dtype.kind in "iu" and b < 0 and isinstance(b, int):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if b.__class__ is float and b == -0.5 and a.dtype.kind == "f":
+        # PyTorch computes x ** -0.5 as rsqrt(x): NaN at -inf, where C's pow gives 0
+        return np.reciprocal(np.sqrt(a))
     return np.power(a, b)
 
 
@@ -180,28 +241,42 @@ def _pow_tensors(a, b):
             odd = (b % 2) != 0
             special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
             return np.where(neg, special, r).astype(r.dtype)
-    return np.power(a, b)
+    return _complex_zero_pow(a, b, np.power(a, b))
+
+
+def _complex_zero_pow(a, b, r):
+    """PyTorch's complex pow with a tensor exponent is exp(b log a): 0 ** 0 is NaN there
+    (NumPy gives 1)."""
+    if r.dtype.kind == "c":
+        z = (a == 0) & (b == 0)
+        if z.any():
+            r = np.where(z, r.dtype.type(complex(math.nan, math.nan)), r)
+    return r
 
 
 POW_T = defop("pow.Tensor_Tensor(self, exponent)", _pow_tensors, "PowBackward1", promote=True,
-              self=lambda grad, self, exponent: grad * F.conj(exponent * self ** (exponent - 1)),
-              exponent=_pow_exponent_vjp,
-              jvp=lambda self_t, exponent_t, self, exponent, result:
-                  self_t * exponent * self ** (exponent - 1)
-                  + exponent_t * F.where((self == 0) & (exponent >= 0), 0.0,
-                                         result * F.log(self)),
+              self=_pow_self_vjp, exponent=_pow_exponent_vjp, jvp=_pow_jvp,
               batched_jvp=POINTWISE)
 
 
 def _rpow_vjp(grad, exponent, self, result):
-    if self == 0:
-        return grad * F.where(exponent >= 0, 0.0, F.conj(result * -math.inf))
-    return grad * F.conj(result * (math.log(self) if self > 0 or isinstance(self, complex)
-                                   else complex(math.log(-self), math.pi)))
+    # d/dy b**y = b**y log b for a number b; log is taken in the exponent's kind: a negative
+    # base gives NaN for a real exponent, log|b| + pi i for a complex one (as PyTorch)
+    base = self
+    if F.is_complex(exponent) and not isinstance(base, complex):
+        base = complex(base)
+    if base == 0:  # log 0 = -inf; 0 where the exponent is real and >= 0
+        return grad * F.where(_exponent_nonneg(exponent), 0.0, F.conj(result * -math.inf))
+    if isinstance(base, complex):
+        lg = cmath.log(base)
+    else:
+        lg = math.log(base) if base > 0 else math.nan
+    return grad * F.conj(result * lg)
 
 
 POW_S = defop("pow.Scalar(exponent, *, self)",
-              half_in_float32(lambda e, s: np.power(s, e), round_scalars=True),
+              half_in_float32(lambda e, s: _complex_zero_pow(s, e, np.power(s, e)),
+                              round_scalars=True),
               "PowBackward2",
               exponent=_rpow_vjp, jvp=ELEMENTWISE)
 
@@ -302,8 +377,23 @@ def _relu_kernel(a):
     return np.maximum(a, 0, dtype=a.dtype)
 
 
+def _threshold_backward_kernel(g, a, threshold):
+    # a select, not a product with a 0/1 mask: the gradient is 0 where a <= threshold even
+    # if g is inf or NaN (sqrt(relu(x)) at x = -1), and a NaN input passes g (PyTorch)
+    return np.where(a <= threshold, g.dtype.type(0), g)
+
+
+# PyTorch's threshold_backward, an op of its own so that relu's gradient under create_graph
+# depends on relu's result (and so requires grad; its derivative there is zero)
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward(grad_output, self, *, threshold)", _threshold_backward_kernel,
+    "ThresholdBackwardBackward0",
+    grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
+    self=lambda grad: F.zeros_like(grad),
+    jvp=lambda grad_output_t, self, threshold:
+        F.threshold_backward(grad_output_t, self, threshold), batched_jvp=POINTWISE)
 RELU = defop("relu(self)", _relu_kernel, "ReluBackward0",
-             self=lambda grad, result: grad * (result > 0), jvp=ELEMENTWISE)
+             self=lambda grad, result: F.threshold_backward(grad, result, 0), jvp=ELEMENTWISE)
 
 # ============================================================ complex parts, copies, casts
 CONJ_PHYSICAL = defop("conj_physical(self)", np.conj, "ConjPhysicalBackward0",
@@ -358,10 +448,13 @@ negative = export("negative")(globals()["neg"])
 
 
 def _as_operand(name, x):
-    if isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex)):
+    c = x.__class__
+    if c is float or c is int or c is bool or c is complex or isinstance(x, Tensor):
         return x
-    if isinstance(x, np.generic):
-        return x.item()
+    if isinstance(x, _NP_SCALARS):  # (np.float64 is a float subclass: test it first)
+        return x.item()  # a NumPy scalar is a number, as in PyTorch (no dtype of its own)
+    if isinstance(x, (int, float, bool, complex)):
+        return x
     raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
 
 
@@ -581,7 +674,48 @@ def _itruediv(self, other):
     return div_(self, other)
 
 
+_NP_SCALARS = (np.number, np.bool_)
+
+# ufunc -> (Tensor's operator, its reflected operator)
+_UFUNC_OPERATORS = {
+    np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
+    np.multiply: ("__mul__", "__rmul__"), np.true_divide: ("__truediv__", "__rtruediv__"),
+    np.power: ("__pow__", "__rpow__"), np.floor_divide: ("__floordiv__", "__rfloordiv__"),
+    np.remainder: ("__mod__", "__rmod__"),
+    np.less: ("__lt__", "__gt__"), np.less_equal: ("__le__", "__ge__"),
+    np.greater: ("__gt__", "__lt__"), np.greater_equal: ("__ge__", "__le__"),
+    np.equal: ("__eq__", "__eq__"), np.not_equal: ("__ne__", "__ne__"),
+    np.bitwise_and: ("__and__", "__rand__"), np.bitwise_or: ("__or__", "__ror__"),
+    np.bitwise_xor: ("__xor__", "__rxor__"),
+}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """A NumPy scalar and a Tensor: ``np.float64(1) - t`` is ``1.0 - t``, as in PyTorch.
+
+    Python hands ``t * np.float64(2)`` to NumPy once Tensor's operator declines the scalar,
+    and NumPy's scalar operators call this (comparisons pass the scalar as a 0-d array);
+    the scalar becomes a Python number (a wrapped number for type promotion: float32 stays
+    float32) and the Tensor's own operator runs.  Anything else is refused (TypeError)."""
+    names = _UFUNC_OPERATORS.get(ufunc)
+    if names is None or method != "__call__" or kwargs or len(inputs) != 2:
+        return NotImplemented
+    a, b = inputs
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        t, x, name = a, b, names[0]
+    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
+        t, x, name = b, a, names[1]
+    else:
+        return NotImplemented
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if not isinstance(x, _NP_SCALARS):
+        return NotImplemented
+    return getattr(t, name)(x.item())
+
+
 OPERATORS = {
+    "__array_ufunc__": _array_ufunc,
     "__add__": make_binary_operator(ADD, "__add__"),
     "__radd__": make_binary_operator(ADD, "__radd__"),
     "__sub__": make_binary_operator(SUB, "__sub__"),

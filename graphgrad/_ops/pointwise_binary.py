@@ -27,6 +27,13 @@ def _max_min_kernel(name, ufunc):
     return kernel
 
 
+def _max_min_jvp(self_t, other_t, self_wins, tie):
+    # PyTorch's: other_t + w (self_t - other_t), w = 1/2 at a tie, 1 where self is taken,
+    # else 0; a NaN on either side takes other's tangent
+    d = self_t - other_t
+    return other_t + F.where(tie, d / 2, F.where(self_wins, d, 0.0))
+
+
 # ties split the gradient evenly; a NaN sends it to both (it propagates from either)
 MAXIMUM = defop("maximum(self, other)", _max_min_kernel("maximum", np.maximum),
                 "MaximumBackward0", promote=True,
@@ -34,18 +41,18 @@ MAXIMUM = defop("maximum(self, other)", _max_min_kernel("maximum", np.maximum),
                     F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
                 other=lambda grad, self, other:
                     F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
-                jvp=lambda self_t, other_t, self, other:
-                    F.where(self == other, (self_t + other_t) / 2,
-                            F.where(self < other, other_t, self_t)), batched_jvp=POINTWISE)
+                jvp=lambda self_t, other_t, self, other: _max_min_jvp(self_t, other_t,
+                                                                      self > other, self == other),
+                batched_jvp=POINTWISE)
 MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
                 "MinimumBackward0", promote=True,
                 self=lambda grad, self, other:
                     F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
                 other=lambda grad, self, other:
                     F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
-                jvp=lambda self_t, other_t, self, other:
-                    F.where(self == other, (self_t + other_t) / 2,
-                            F.where(self > other, other_t, self_t)), batched_jvp=POINTWISE)
+                jvp=lambda self_t, other_t, self, other: _max_min_jvp(self_t, other_t,
+                                                                      self < other, self == other),
+                batched_jvp=POINTWISE)
 
 
 def _fmod_kernel(a, b):
@@ -95,22 +102,40 @@ def _hypot_kernel(a, b):
 
 
 def _atan2_recip(self, other):
-    # 1 / (y^2 + x^2), taken as 0 at the origin (PyTorch's choice there)
+    # 1 / (y^2 + x^2), taken as 0 at the origin (PyTorch's choice there); the inf is
+    # selected away, not avoided, so the double backward there is NaN as in PyTorch
     d = self * self + other * other
-    return F.where(d == 0, 0.0, 1 / F.where(d == 0, 1.0, d))
+    return F.where(d == 0, 0.0, 1 / d)
+
+
+def _atan2_jvp(self_t, other_t, self, other):
+    # PyTorch's forward rule: no guard (0 / 0 at the origin); an input without a tangent
+    # adds nothing (its zero times an infinite other input is no NaN)
+    if F.absent(other_t):
+        n = F.plus(self_t * other, F.absent_term(self))
+    elif F.absent(self_t):
+        n = F.plus(-(other_t * self), F.absent_term(other))
+    else:
+        n = self_t * other - other_t * self
+    return n / (self * self + other * other)
+
+
+def _hypot_jvp(self_t, other_t, self, other, result):
+    if F.absent(other_t):
+        return self * self_t / result
+    if F.absent(self_t):
+        return other * other_t / result
+    return (self * self_t + other * other_t) / result
 
 
 ATAN2 = defop("atan2(self, other)", _atan2_kernel, "Atan2Backward0", promote="float",
               self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
               other=lambda grad, self, other: grad * -self * _atan2_recip(self, other),
-              jvp=lambda self_t, other_t, self, other:
-                  (self_t * other - other_t * self) * _atan2_recip(self, other),
-              batched_jvp=POINTWISE)
+              jvp=_atan2_jvp, batched_jvp=POINTWISE)
 HYPOT = defop("hypot(self, other)", _hypot_kernel, "HypotBackward0", promote=True,
               self=lambda grad, self, result: grad * self / result,
               other=lambda grad, other, result: grad * other / result,
-              jvp=lambda self_t, other_t, self, other, result:
-                  (self_t * self + other_t * other) / result, batched_jvp=POINTWISE)
+              jvp=_hypot_jvp, batched_jvp=POINTWISE)
 
 
 @half_in_float32
@@ -214,7 +239,12 @@ def _clamp_max_vjp(grad, self, min, max):  # noqa: A002
 
 
 def _clamp_jvp(self_t, min_t, max_t, self, min, max):  # noqa: A002
-    # PyTorch's forward rule (it differs from the VJP only at ties)
+    # PyTorch's forward rule (it differs from the VJP at ties, and with one bound at NaN:
+    # the bound's tangent is taken unless self is strictly inside)
+    if max is None:
+        return F.where(self > min, self_t, min_t)
+    if min is None:
+        return F.where(self < max, self_t, max_t)
     r = self_t
     if max is not None:
         r = F.where(self > max, max_t, r)
@@ -242,7 +272,7 @@ CLAMP_MIN_T = defop("clamp_min.Tensor(self, min)", lambda a, min: _clamp_kernel(
                     "ClampMinBackward1", promote=True,
                     self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
                     min=lambda grad, self, min: F.where(self < min, grad, 0.0),
-                    jvp=lambda self_t, min_t, self, min: F.where(self < min, min_t, self_t),
+                    jvp=lambda self_t, min_t, self, min: F.where(self >= min, self_t, min_t),
                     batched_jvp=POINTWISE)
 CLAMP_MAX = defop("clamp_max(self, *, max)", lambda a, max: _clamp_kernel(a, None, max),
                   "ClampMaxBackward0",
@@ -252,7 +282,7 @@ CLAMP_MAX_T = defop("clamp_max.Tensor(self, max)", lambda a, max: _clamp_kernel(
                     "ClampMaxBackward1", promote=True,
                     self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
                     max=lambda grad, self, max: F.where(self > max, grad, 0.0),
-                    jvp=lambda self_t, max_t, self, max: F.where(self > max, max_t, self_t),
+                    jvp=lambda self_t, max_t, self, max: F.where(self <= max, self_t, max_t),
                     batched_jvp=POINTWISE)
 
 

@@ -147,11 +147,19 @@ COSH = defop("cosh(self)", np.cosh, "CoshBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.sinh(self)), jvp=ELEMENTWISE)
 ASINH = defop("asinh(self)", np.arcsinh, "AsinhBackward0", promote="float",
               self=lambda grad, self: grad * F.conj(F.rsqrt(self * self + 1)), jvp=ELEMENTWISE)
+def _acosh_dx(self):
+    if F.is_complex(self):
+        # 1 / (sqrt(z - 1) sqrt(z + 1)), not 1 / sqrt(z^2 - 1): right on both sides of the
+        # branch cut for complex z (PyTorch's z^2 - 1 drops the sign of a zero imaginary
+        # part, which NumPy keeps; this form agrees with PyTorch off the cut)
+        return F.conj(F.rsqrt(self - 1) * F.rsqrt(self + 1))
+    # real x: PyTorch's 1 / sqrt(x^2 - 1), which is also what it gives outside the domain
+    # (x <= -1: acosh is NaN there, its gradient finite; 0 at -inf)
+    return F.rsqrt(self * self - 1)
+
+
 ACOSH = defop("acosh(self)", np.arccosh, "AcoshBackward0", promote="float",
-              # 1 / (sqrt(z - 1) sqrt(z + 1)), not 1 / sqrt(z^2 - 1): right on both sides of
-              # the branch cut for complex z
-              self=lambda grad, self: grad * F.conj(F.rsqrt(self - 1) * F.rsqrt(self + 1)),
-              jvp=ELEMENTWISE)
+              self=lambda grad, self: grad * _acosh_dx(self), jvp=ELEMENTWISE)
 ATANH = defop("atanh(self)", np.arctanh, "AtanhBackward0", promote="float",
               self=lambda grad, self: grad / F.conj(1 - self * self), jvp=ELEMENTWISE)
 

@@ -141,7 +141,7 @@ def _sgn(x):
         if x.dtype.kind == "c":
             a = np.abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
-        return np.sign(x)
+        return F.sign(x)  # (0 at NaN, as PyTorch's; np.sign gives NaN)
     op = F._OP.get("sgn")
     if op is not None:
         return dispatch(op, x)
@@ -298,15 +298,30 @@ def _prod_others(self, result, dim, keepdim):
     if not isinstance(self, Tensor):
         return _prod_others_np(xd, dim)
     if dim is None:
-        return F.reshape(_others_matrix(F.reshape(self, (xd.size,)), False), sizes)
+        return F.reshape(_exclusive_products(F.reshape(self, (xd.size,))), sizes)
     d = dim - len(sizes)
-    return _to_last(_others_matrix(_to_last(self, d), False), d)
+    return _to_last(_exclusive_products(_to_last(self, d)), d)
+
+
+def _exclusive_products(xt):
+    """prod_{j != k} x_j along the last dim, as the product of the exclusive cumprods from
+    both ends (PyTorch's prod_safe_zeros_backward), from differentiable ops: so its own
+    derivative, under create_graph, has PyTorch's NaN pattern at zeros next to inf/NaN."""
+    fwd = F.cumprod(F.constant_pad_nd(xt[..., :-1], (1, 0), 1), -1, None)
+    rev = F.flip(xt[..., 1:], (-1,))
+    rev = F.flip(F.cumprod(F.constant_pad_nd(rev, (1, 0), 1), -1, None), (-1,))
+    return fwd * rev
 
 
 def _prod_backward(grad, self, result, dim, keepdim):
     sizes = F.shape(self)
     if len(sizes) == 0:
         return grad
+    if dim is None and not isinstance(self, Tensor) and np.count_nonzero(self == 0) > 1:
+        # two zeros make every partial product 0: PyTorch returns zeros here (outside
+        # create_graph), whatever inf or NaN the other entries hold
+        return np.zeros(F.shape(grad)[:F.ndim(grad) - F.ndim(result)] + sizes,
+                        np.result_type(grad, self))
     g = _restore(grad, sizes, None if dim is None else (dim,), keepdim)
     return g * F.conj(_prod_others(self, result, dim, keepdim))
 
@@ -404,8 +419,11 @@ def _select_jvp(self_t, indices, dim, keepdim, n):
 def _even_weights(self, result, dims, keepdim, nan_aware):
     """mask / count of the elements equal to the (restored) extreme value: ties share evenly."""
     x = _arr(self)
-    r = _arr(_restore(_arr(result), x.shape, dims, keepdim))
-    if nan_aware and r.ndim == 0 and np.isnan(r):
+    res = _arr(result)
+    r = _arr(_restore(res, x.shape, dims, keepdim))
+    if nan_aware and x.dtype.kind not in "biu" and np.isnan(res).any():
+        # a whole-tensor max/min that is NaN: the gradient goes to the NaNs (PyTorch's
+        # evenly_distribute_backward); NaN == NaN is False, so x == r would find none
         mask = np.isnan(x)
     else:
         mask = x == r
@@ -451,11 +469,11 @@ def _amax_kernel(fn):
 
 MAX = defop("max(self)", _extreme_kernel(np.max), "MaxBackward1",
             self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
-            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True),
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False),
             batched_jvp=True)
 MIN = defop("min(self)", _extreme_kernel(np.min), "MinBackward1",
             self=lambda grad, self, result: _even_backward(grad, self, result, None, False, True),
-            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False, True),
+            jvp=lambda self_t, self, result: _even_jvp(self_t, self, result, None, False),
             batched_jvp=True)
 MAX_DIM = defop("max.dim(self, *, dim, keepdim)", _extreme_dim_kernel(np.argmax), "MaxBackward0",
                 n_outputs=2, nondiff_outputs=(1,),
@@ -572,29 +590,33 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
         return self / r
     if ord in (_INF, -_INF):
         xa = np.abs(_arr(self))
-        mask = xa == rd
+        mask = (xa == rd) | np.isnan(xa)  # (PyTorch's: a NaN counts as the extreme)
         with np.errstate(all="ignore"):
             w = (mask / mask.sum(axis=dim, keepdims=True)).astype(xa.dtype, copy=False)
         return _sgn(self) * _const(w, self)
-    p = ord
-    xd = _arr(self)
+    return _norm_scaled(self, ord) * _norm_scale(r, ord)
+
+
+def _norm_scaled(self, p):
+    """The elementwise factor of a p-norm's derivative: x |x|^(p-2), 0 at x = 0."""
     ax = _abs(self)
     if p >= 2:
-        scaled = self * ax ** (p - 2)
-    else:
-        zero_x = xd == 0
-        if p < 1 and zero_x.any():
-            zc = _const(zero_x, self)
-            scaled = F.where(zc, 0.0, _sgn(self) * F.where(zc, 1.0, ax) ** (p - 1))
-        else:
-            scaled = _sgn(self) * ax ** (p - 1)
-    zero_r = rd == 0
+        return self * ax ** (p - 2)
+    zero_x = _arr(self) == 0
+    if p < 1 and zero_x.any():
+        # (|x|^(p-1) is inf at 0: selected away, so its derivative there is 0 * inf = NaN
+        # under create_graph, as PyTorch's masked_fill gives)
+        return F.where(_const(zero_x, self), 0.0, _sgn(self) * ax ** (p - 1))
+    return _sgn(self) * ax ** (p - 1)
+
+
+def _norm_scale(r, p):
+    """The norm's factor: r^(1-p), 0 where the norm is 0."""
+    zero_r = _arr(r) == 0
     if zero_r.any():
-        zc = _const(zero_r, self)
-        scale = F.where(zc, 0.0, F.where(zc, 1.0, r) ** (1 - p))
-    else:
-        scale = r ** (1 - p)
-    return scaled * scale
+        zc = _const(zero_r, r)
+        return F.where(zc, 0.0, F.where(zc, 1.0, r) ** (1 - p))
+    return r ** (1 - p)
 
 
 def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
@@ -607,6 +629,11 @@ def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
 def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
     if ord == 0:
         return F.zeros_like(result)
+    if ord not in (1, 2, _INF, -_INF):
+        # PyTorch's order: the sum first, then the norm's factor (an inf norm times a zero
+        # entry's 0 would be NaN)
+        s = _sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim, F.ndim(self))
+        return F.real_if(s * _norm_scale(result, ord), True)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
     return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim, F.ndim(self)), True)
 
@@ -694,19 +721,27 @@ def _cumsum_vjp(grad, self_sym_sizes, dim):
 
 
 def _cumprod_backward_np(g, x, y, d):
-    """O(n) exact gradient of cumprod along d (negative), with zeros in x."""
+    """O(n) exact gradient of cumprod along d (negative), with zeros in x.
+
+    As PyTorch's: before the first zero z1, reversed cumsum of g*y (over [0, z1) only) / x;
+    at z1, y[z1-1] * sum_{z1<=i<z2} g_i prod_{z1<j<=i} x_j (up to the second zero z2); 0
+    after it.  Limiting each sum to its segment keeps an inf or NaN after a zero out of
+    the entries it cannot reach."""
     xm, ym, gm = np.moveaxis(x, d, -1), np.moveaxis(y, d, -1), np.moveaxis(g, d, -1)
     n = xm.shape[-1]
     j = np.arange(n)
-    iszero = xm == 0
-    z = np.where(iszero.any(-1), iszero.argmax(-1), n)[..., None]   # first zero
-    before = j < z
-    x_safe = np.where(before, xm, 1)
-    part1 = np.flip(np.cumsum(np.flip(gm * np.conj(ym), -1), -1), -1) / np.conj(x_safe)
-    cp = np.cumprod(np.where(j > z, xm, 1), axis=-1)          # prod_{z<j<=i} x_j
-    excl = np.prod(x_safe, axis=-1, keepdims=True)           # prod_{j<z} x_j
-    s = np.sum(np.where(j >= z, gm * np.conj(cp), 0), axis=-1, keepdims=True)
-    part2 = np.where(j == z, np.conj(excl) * s, 0)
+    c = np.cumsum(xm == 0, axis=-1)
+    before = c == 0                                            # [0, z1)
+    w = np.where(before, gm * np.conj(ym), 0)
+    part1 = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / np.conj(np.where(before, xm, 1))
+    seg = c == 1                                               # [z1, z2)
+    first = seg & (j == np.argmax(seg, axis=-1)[..., None])    # z1
+    cp = np.cumprod(np.where(seg & ~first, xm, 1), axis=-1)    # prod_{z1<j<=i} x_j
+    # (the masked gradient times the running product everywhere: an inf carried past the
+    # second zero gives 0 * inf = NaN, as in PyTorch)
+    s = np.sum(np.where(seg, gm, 0) * np.conj(cp), axis=-1, keepdims=True)
+    prev = np.concatenate([np.ones_like(ym[..., :1]), ym[..., :-1]], axis=-1)  # y[k-1]
+    part2 = np.where(first, np.conj(prev) * s, 0)
     return np.asarray(np.moveaxis(np.where(before, part1, part2), -1, d), order="C")
 
 
@@ -735,13 +770,16 @@ def _cumprod_jvp(self_t, self, result, dim):
     if n == 0 or sizes[dim] <= 1:
         return self_t
     d = _neg(dim, n)
-    if not (_arr(self) == 0).any():
-        return result * _cumsum_poly(self_t / self, d)
-    M = _others_matrix(_to_last(self, d), True)
-    nn_ = sizes[dim]
-    tri = np.triu(np.ones((nn_, nn_), dtype=bool))
-    terms = F.where(tri, F.unsqueeze(_to_last(self_t, d), -1) * M, 0.0)
-    return _to_last(_rsum(terms, (-2,)), d)
+    general = result * _cumsum_poly(self_t / self, d)
+    zeros = _arr(self) == 0
+    if not zeros.any():
+        return general
+    # PyTorch's: from the first zero z on, the tangent is cumprod of x with x_z replaced by
+    # its tangent (so later zeros and non-finite values keep PyTorch's NaN pattern)
+    first = zeros & (np.cumsum(zeros, axis=d) == 1)
+    after = np.cumsum(first, axis=d) > 0
+    new = F.cumprod(F.where(_const(first, self), self_t, self), d, None)
+    return F.where(_const(after, self), new, general)
 
 
 CUMSUM = defop("cumsum(self, *, dim, dtype)", _scan_kernel(np.cumsum), "CumsumBackward0",

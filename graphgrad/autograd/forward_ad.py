@@ -260,7 +260,11 @@ def _call_rule(rule, params, op, args, outs, tangents):
         t = tangents[i]
         if t is None:
             a = args[i]
-            t = _zeros_like(a) if isinstance(a, Tensor) else 0.0
+            if isinstance(a, Tensor):
+                t = _zeros_like(a)
+                t._absent_tangent = True  # (formulas.absent: terms with it are skipped)
+            else:
+                t = 0.0
         env[p + "_t"] = t
     return rule(*[env[p] for p in params])
 

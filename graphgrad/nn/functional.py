@@ -113,8 +113,9 @@ def _pair_loss_batched(dloss, self_t, target_t, self, target, reduction):
     """The batched JVP of a loss of ``self - target`` with elementwise derivative ``dloss``
     (input and target broadcast against each other)."""
     nd = len(np.broadcast_shapes(F.shape(self), F.shape(target)))
-    diff_t = _bpad(self_t, self, nd) - _bpad(target_t, target, nd)
-    return _reduce_last(dloss * diff_t, reduction, nd)
+    # the two terms apart, as PyTorch's (see _mse_jvp)
+    t = dloss * _bpad(self_t, self, nd) - dloss * _bpad(target_t, target, nd)
+    return _reduce_last(t, reduction, nd)
 
 
 def _reduce(x, reduction):
@@ -167,10 +168,27 @@ def _leaky_relu_kernel(a, negative_slope):
     return np.where(a > 0, a, a * negative_slope)
 
 
+# the backward functions are ops of their own, as PyTorch's leaky_relu_backward and
+# elu_backward: under create_graph the gradient depends on the input (so it requires grad,
+# with the derivative PyTorch defines there), and it selects rather than multiplies, so a
+# NaN input passes the gradient of the branch PyTorch takes
+@half_in_float32
+def _leaky_relu_backward_kernel(g, a, negative_slope):
+    return np.where(a > 0, g, g * negative_slope)
+
+
+LEAKY_RELU_BACKWARD = defop(
+    "leaky_relu_backward(grad_output, self, *, negative_slope)", _leaky_relu_backward_kernel,
+    "LeakyReluBackwardBackward0",
+    grad_output=lambda grad, self, negative_slope:
+        F.leaky_relu_backward(grad, self, negative_slope),
+    self=lambda grad: F.zeros_like(grad),
+    jvp=lambda grad_output_t, self, negative_slope:
+        F.leaky_relu_backward(grad_output_t, self, negative_slope), batched_jvp=POINTWISE)
 LEAKY_RELU = defop("leaky_relu(self, *, negative_slope)", _leaky_relu_kernel,
                    "LeakyReluBackward0",
-                   self=half_in_float32(lambda grad, self, negative_slope:
-                                        F.where(self > 0, grad, grad * negative_slope)),
+                   self=lambda grad, self, negative_slope:
+                       F.leaky_relu_backward(grad, self, negative_slope),
                    jvp=ELEMENTWISE)
 
 
@@ -182,12 +200,11 @@ def _inplace_slope_check(name, slope):
             "slope, please call out-of-place version instead.")
 
 
-@half_in_float32
 def _leaky_relu_inplace_vjp(grad, result, negative_slope):
     # the in-place variant saves its result, not the overwritten input: the input's sign is
     # read off the result, which needs a positive slope
     _inplace_slope_check("leakyReLu", negative_slope)
-    return F.where(result > 0, grad, grad * negative_slope)
+    return F.leaky_relu_backward(grad, result, negative_slope)
 
 
 LEAKY_RELU_ = defop("leaky_relu_(self, *, negative_slope)", _leaky_relu_kernel,
@@ -199,16 +216,40 @@ def _elu_kernel(a, alpha):
     return np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0)))
 
 
+@half_in_float32
+def _elu_backward_kernel(g, x, alpha, is_result):
+    # x is the input, or the result (in-place elu_); NaN takes the linear branch (PyTorch)
+    if is_result:
+        return np.where(x <= 0, g * (x + alpha), g)
+    return np.where(x <= 0, g * (alpha * np.exp(np.minimum(x, 0))), g)
+
+
+def _elu_double_backward(grad, grad_output, self_or_result, alpha, is_result):
+    # PyTorch's elu_double_backward: 0 at x = 0 (the mask is x < 0)
+    if is_result:
+        return grad * grad_output * (self_or_result < 0)
+    return F.elu_backward(grad * grad_output, self_or_result, alpha, False) * \
+        (self_or_result < 0)
+
+
+ELU_BACKWARD = defop(
+    "elu_backward(grad_output, self_or_result, *, alpha, is_result)", _elu_backward_kernel,
+    "EluBackwardBackward0",
+    grad_output=lambda grad, self_or_result, alpha, is_result:
+        F.elu_backward(grad, self_or_result, alpha, is_result),
+    self_or_result=_elu_double_backward,
+    jvp=lambda grad_output_t, self_or_result_t, grad_output, self_or_result, alpha, is_result:
+        F.elu_backward(grad_output_t, self_or_result, alpha, is_result)
+        + _elu_double_backward(self_or_result_t, grad_output, self_or_result, alpha, is_result),
+    batched_jvp=POINTWISE)
 ELU = defop("elu(self, *, alpha)", _elu_kernel, "EluBackward0",
-            self=half_in_float32(lambda grad, self, alpha: F.where(
-                self > 0, grad, grad * (alpha * F.exp(_where0(self > 0, self))))),
+            self=lambda grad, self, alpha: F.elu_backward(grad, self, alpha, False),
             jvp=ELEMENTWISE)
 
 
-@half_in_float32
 def _elu_inplace_vjp(grad, result, alpha):
     _inplace_slope_check("elu", alpha)
-    return F.where(result > 0, grad, grad * (result + alpha))
+    return F.elu_backward(grad, result, alpha, True)
 
 
 ELU_ = defop("elu_(self, *, alpha)", _elu_kernel, "EluBackward1", self=_elu_inplace_vjp,
@@ -587,13 +628,19 @@ def _mse_vjp(grad, self, target, reduction):
     return (2 * _reduced_grad(grad, reduction, F.shape(d))) * d
 
 
+def _mse_jvp(self_t, target_t, self, target, reduction):
+    # PyTorch's: the two inputs' terms apart (inf - inf is NaN where a difference of
+    # tangents would not be; a missing tangent's zero counts too, inf * 0 is NaN)
+    d2 = 2 * (self - target)
+    return _reduce(d2 * self_t - d2 * target_t, reduction)
+
+
 MSE_LOSS = defop("mse_loss(self, target, *, reduction)", _mse_kernel, "MseLossBackward0",
                  promote=True,
                  self=_mse_vjp,
                  target=lambda grad, self, target, reduction: -_mse_vjp(grad, self, target,
                                                                         reduction),
-                 jvp=lambda self_t, target_t, self, target, reduction:
-                     _reduce(2 * (self - target) * (self_t - target_t), reduction),
+                 jvp=_mse_jvp,
                  batched_jvp=lambda self_t, target_t, self, target, reduction:
                      _pair_loss_batched(2 * (self - target), self_t, target_t, self, target,
                                         reduction))
@@ -608,7 +655,10 @@ def _smooth_l1_kernel(a, b, reduction, beta):
 def _smooth_l1_dx(self, target, beta):
     """d loss / d self elementwise: clamp((self - target) / beta, -1, 1)."""
     d = self - target
-    return F.where(d < -beta, -1.0, F.where(d > beta, 1.0, d / beta))
+    # beyond |d| < beta the derivative is the constant sign(d) (NaN stays NaN): so the
+    # second derivative is 0 at |d| == beta and at NaN, as PyTorch's double backward
+    s = F.sign(d)
+    return F.where(F.abs(d) < beta, d / beta, F.where(d != d, s * math.nan, s))
 
 
 def _smooth_l1_vjp(grad, self, target, reduction, beta):
@@ -956,7 +1006,7 @@ def _half_steps(dt):
 
 
 def _bce_kernel(x, t, w, reduction):
-    if x.size and ((x < 0) | (x > 1)).any():
+    if x.size and not ((x >= 0) & (x <= 1)).all():  # (NaN is not in [0, 1]: PyTorch raises)
         raise RuntimeError("all elements of input should be between 0 and 1")
     if x.dtype is FLOAT16 or x.dtype is BFLOAT16:
         dt, r = x.dtype, _half_steps(x.dtype)

@@ -112,6 +112,10 @@ def _call_tensor_pre_hooks(hooks, g, create_graph):
             if not isinstance(r, Tensor):
                 raise TypeError(f"expected Tensor, but hook {_hook_name(fn)!r} returned "
                                 f"{type(r).__name__!r}")
+            if g is None:
+                raise RuntimeError(f"can't replace a None gradient with a non-None value (hook "
+                                   f"{_hook_name(fn)!r} was given None, an undefined gradient, "
+                                   "and must return None for it)")
             g = _from_tensor(_check_hook_value(fn, r, g), create_graph)
     return g
 
@@ -152,7 +156,7 @@ def _run_tensor_hooks(node, grads, create_graph, journal):
     tph = node._tensor_pre_hooks
     if tph:
         for nr, hooks in tph.items():
-            if hooks and grads[nr] is not None:
+            if hooks:  # (an undefined gradient reaches the hooks as None, as in PyTorch)
                 grads[nr] = _call_tensor_pre_hooks(hooks, grads[nr], create_graph)
     rgh = node._retains_grad_hooks
     if rgh:
@@ -763,7 +767,7 @@ def _before_node(node, grads, needed, captures, captured, create_graph, journal)
                 captured[k] = grads[nr]
             cap = None
     if is_acc:
-        if node.variable._hooks and grads[0] is not None:
+        if node.variable._hooks:
             grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
     elif node._tensor_pre_hooks or node._retains_grad_hooks:
         _run_tensor_hooks(node, grads, create_graph, journal)

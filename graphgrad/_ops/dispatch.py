@@ -1129,12 +1129,12 @@ def dispatch_inplace(op, self, *args):
             for sv in node._saved:  # the saved result is self at its new version
                 if sv.__class__ is SavedVariable and sv.tensor is None:
                     sv.version = self._vc.value
-            if tls.extra and tls.saved_hooks:
-                _pack_saved(node, True)  # the result, at its new version
         _rebase_history(self, node)
     elif self._base is not None and not self._base._requires_grad:
         self._view_ver = self._vc.value
     if tls.extra:
+        if record and node is not None and tls.saved_hooks:
+            _pack_saved(node, True)  # the result, at its new version
         _extra_inplace(op, self, full, fw_old)
     return self
 

@@ -106,16 +106,18 @@ def _from_tensor(r, create_graph):
 
 
 def _call_tensor_pre_hooks(hooks, g, create_graph):
+    # (called for an undefined gradient too, with None, as PyTorch does)
     for fn in tuple(hooks.values()):
         r = fn(_to_tensor(g))
         if r is not None:
+            if g is None:
+                raise RuntimeError(
+                    f"can't replace a None gradient with a non-None value (hook "
+                    f"{_hook_name(fn)!r} was called with None, for an output whose gradient "
+                    "is undefined; return None for it)")
             if not isinstance(r, Tensor):
                 raise TypeError(f"expected Tensor, but hook {_hook_name(fn)!r} returned "
                                 f"{type(r).__name__!r}")
-            if g is None:
-                raise RuntimeError(f"can't replace a None gradient with a non-None value (hook "
-                                   f"{_hook_name(fn)!r} was given None, an undefined gradient, "
-                                   "and must return None for it)")
             g = _from_tensor(_check_hook_value(fn, r, g), create_graph)
     return g
 
@@ -156,7 +158,7 @@ def _run_tensor_hooks(node, grads, create_graph, journal):
     tph = node._tensor_pre_hooks
     if tph:
         for nr, hooks in tph.items():
-            if hooks:  # (an undefined gradient reaches the hooks as None, as in PyTorch)
+            if hooks:
                 grads[nr] = _call_tensor_pre_hooks(hooks, grads[nr], create_graph)
     rgh = node._retains_grad_hooks
     if rgh:

@@ -1139,15 +1139,6 @@ def dispatch_inplace(op, self, *args):
     return self
 
 
-def _pack_saved(node, outputs):
-    """saved_tensors_hooks for an in-place op's node: pack its saved inputs (``outputs``
-    False) or its saved result (True)."""
-    for s in node._saved:
-        if s.__class__ is SavedVariable and s.packed is None and s.data is not None and \
-                (s.tensor is None) is outputs:
-            s.pack_with_hooks()
-
-
 def _rebase_history(self, node):
     """Point ``self``'s history (and its base's, for a view) at the in-place op's node."""
     if node is None:
@@ -1180,6 +1171,15 @@ def _extra(op, args, outs):
     if tls.fw_level is not None:
         from ..autograd.forward_ad import push_tangents
         push_tangents(op, args, outs)
+
+
+def _pack_saved(node, outputs):
+    """saved_tensors_hooks for an in-place op's node: pack its saved inputs (``outputs``
+    False) or its saved result (True)."""
+    for s in node._saved:
+        if s.__class__ is SavedVariable and s.packed is None and s.data is not None and \
+                (s.tensor is None) is outputs:
+            s.pack_with_hooks()
 
 
 def _extra_inplace(op, self, full, fw_old=None):

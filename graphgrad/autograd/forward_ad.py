@@ -68,6 +68,15 @@ def exit_dual_level(*, level=None):
     tls.refresh()
 
 
+def __getattr__(name):
+    # PyTorch's module variable ``_current_level``: the active level's index, -1 outside
+    # any (code checks ``fwAD._current_level >= 0`` to know it runs under forward AD)
+    if name == "_current_level":
+        lvl = tls.fw_level
+        return -1 if lvl is None else lvl.idx
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class dual_level:
     """Context manager for a forward-AD level: tangents made inside vanish on exit."""
 
@@ -396,12 +405,3 @@ def push_tangents_inplace(op, self, full, old):
     if not new._data.flags.writeable:  # a broadcast view: own the memory
         new = Tensor._wrap(np.array(new._data)) if not new._requires_grad else new.clone()
     self._fw = (lvl, new)
-
-
-def __getattr__(name):
-    # PyTorch's module variable ``_current_level``: the active level's index, -1 outside
-    # any (code checks ``fwAD._current_level >= 0`` to know it runs under forward AD)
-    if name == "_current_level":
-        lvl = tls.fw_level
-        return -1 if lvl is None else lvl.idx
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

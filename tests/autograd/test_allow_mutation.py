@@ -506,3 +506,39 @@ def test_saved_tensor_hooks_inplace_on_view(inplace):
         (base * base).sum().backward()
         return packed, base, x.grad
     run_both(program)
+
+
+INPLACE_WRITES = {
+    "masked_fill_": lambda lib, b: b.masked_fill_(lib.tensor([True, False, True]), 2.0),
+    "index_put_": lambda lib, b: b.index_put_((lib.tensor([0, 2]),),
+                                              lib.tensor([5.0, 6.0], dtype=lib.float64)),
+    "scatter_": lambda lib, b: b.scatter_(0, lib.tensor([0, 1]),
+                                          lib.tensor([5.0, 6.0], dtype=lib.float64)),
+    "index_add_": lambda lib, b: b.index_add_(0, lib.tensor([0, 1]),
+                                              lib.tensor([5.0, 6.0], dtype=lib.float64)),
+    "setitem_index_tensor": lambda lib, b: b.__setitem__(lib.tensor([0, 2]), 7.0),
+    "zero_": lambda lib, b: b.zero_(),
+    "fill_": lambda lib, b: b.fill_(3.0),
+    "clamp_": lambda lib, b: b.clamp_(0.5, 1.5),
+    "t_": lambda lib, b: b.t_(),
+    "unsqueeze_transpose_": lambda lib, b: b.unsqueeze_(1).transpose_(0, 1),
+    "out=": lambda lib, b: lib.sub(lib.ones(3, dtype=lib.float64), 5, out=b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_WRITES))
+def test_every_kind_of_inplace_write_clones_the_saved_tensor(name):
+    def program(lib):
+        with amos(lib) as ctx:
+            x = leaf(lib, [1.0, 2.0, 3.0])
+            b = x.clone()
+            out = (b.exp() * b).sum()
+            if name == "out=":
+                with lib.no_grad():
+                    INPLACE_WRITES[name](lib, b)
+            else:
+                INPLACE_WRITES[name](lib, b)
+            n = n_cloned(ctx)
+            out.backward()
+        return n, x.grad
+    run_both(program)

@@ -118,13 +118,17 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 @export(method=False)
 def _write_out(result, out):
     """Implements ``out=``: copy the result into ``out`` (not recorded when it needs grad)."""
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, out._data.dtype)
-    if (result._requires_grad or out._requires_grad) and \
-            __import__("graphgrad")._state.tls.grad_enabled:
+    tls = __import__("graphgrad")._state.tls
+    if (result._requires_grad or out._requires_grad) and tls.grad_enabled:
         raise RuntimeError(
             f"functions with out=... arguments don't support automatic differentiation, but one "
             f"of the arguments requires grad.")
+    if tls.mutation_ctx is not None:
+        # allow_mutation_on_saved_tensors: clone a saved ``out`` before it is overwritten
+        from ..autograd._saved_hooks import before_inplace
+        before_inplace(out)
+    if out._data.shape != result._data.shape:
+        out._data = np.empty(result._data.shape, out._data.dtype)
     np.copyto(out._data, result._data, casting="unsafe")
     out._bump_version()
     return out

@@ -1121,9 +1121,12 @@ def dispatch_inplace(op, self, *args):
         tmp = _wrap(sd)
         tmp._vc = self._vc
         node = _record(op, src, (tmp,))
-    if tls.extra and tls.mutation_ctx is not None:
-        from ..autograd._saved_hooks import before_inplace
-        before_inplace(self)
+    if tls.extra:
+        if record and node is not None and tls.saved_hooks:
+            _pack_saved(node, False)  # inputs, at their versions before the write
+        if tls.mutation_ctx is not None:
+            from ..autograd._saved_hooks import before_inplace
+            before_inplace(self)
     # forward AD: the JVP rules need self's value from before the update
     fw_old = _wrap(sd.copy()) if tls.extra and tls.fw_level is not None else None
     np.copyto(sd, res, casting="unsafe")
@@ -1137,6 +1140,8 @@ def dispatch_inplace(op, self, *args):
     elif self._base is not None and not self._base._requires_grad:
         self._view_ver = self._vc.value
     if tls.extra:
+        if record and node is not None and tls.saved_hooks:
+            _pack_saved(node, True)  # the result, at its new version
         _extra_inplace(op, self, full, fw_old)
     return self
 
@@ -1163,11 +1168,6 @@ def _extra(op, args, outs):
                 o._vc = INFERENCE
     node = outs[0]._grad_fn if outs else None
     if node is not None and node.__class__ is not Node and isinstance(node, FormulaNode):
-        if tls.mutation_ctx is not None:
-            from ..autograd._saved_hooks import note_saved
-            for s in node._saved:
-                if s.__class__ is SavedVariable:
-                    note_saved(s)
         if tls.saved_hooks:
             for s in node._saved:
                 if s.__class__ is SavedVariable and s.packed is None:
@@ -1178,6 +1178,15 @@ def _extra(op, args, outs):
     if tls.fw_level is not None:
         from ..autograd.forward_ad import push_tangents
         push_tangents(op, args, outs)
+
+
+def _pack_saved(node, outputs):
+    """saved_tensors_hooks for an in-place op's node: pack its saved inputs (``outputs``
+    False) or its saved result (True)."""
+    for s in node._saved:
+        if s.__class__ is SavedVariable and s.packed is None and s.data is not None and \
+                (s.tensor is None) is outputs:
+            s.pack_with_hooks()
 
 
 def _extra_inplace(op, self, full, fw_old=None):

@@ -68,6 +68,15 @@ def exit_dual_level(*, level=None):
     tls.refresh()
 
 
+def __getattr__(name):
+    # PyTorch's module variable ``_current_level``: the active level's index, -1 outside
+    # any (code checks ``fwAD._current_level >= 0`` to know it runs under forward AD)
+    if name == "_current_level":
+        lvl = tls.fw_level
+        return -1 if lvl is None else lvl.idx
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class dual_level:
     """Context manager for a forward-AD level: tangents made inside vanish on exit."""
 

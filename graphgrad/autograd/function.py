@@ -445,9 +445,6 @@ def _save_variables(ctx, outs):
         is_output = id(t) in out_ids and t._grad_fn is ctx
         sv = SavedVariable(t, is_output)
         if tls.extra:
-            if tls.mutation_ctx is not None:
-                from ._saved_hooks import note_saved
-                note_saved(sv)
             if tls.saved_hooks:
                 sv.pack_with_hooks()
         saved.append(sv)

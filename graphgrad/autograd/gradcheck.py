@@ -10,8 +10,9 @@ the rows of the identity as cotangents) and, with ``check_forward_ad=True``,
 by forward-mode AD (one JVP per input element).  Both are laid out as
 ``(input.numel(), output.numel())``, PyTorch's layout.  ``fast_mode=True``
 compares a single number per (input, output) pair instead, ``v^T J u`` for
-random unit vectors ``u`` and ``v``, and recomputes the full Jacobians only to
-explain a failure.
+random unit vectors ``u`` and ``v`` (PyTorch's own: a default-seeded generator,
+two vectors for a complex input, atol scaled by their sums), and recomputes the
+full Jacobians only to explain a failure.
 
 Complex numbers follow PyTorch's convention (Wirtinger calculus): a complex
 output is checked as two real functions, its real part and its imaginary
@@ -212,12 +213,13 @@ def _jac_dtype(out_dtype, complex_input):
     return out_dtype if out_dtype.kind == "f" else np.dtype(np.float64)
 
 
-def _numerical_jacobian(fn, inputs, outputs, eps, is_forward_ad=False):
-    """Per input that requires grad: a list over ``outputs`` of (in_numel, out_numel)
+def _numerical_jacobian(fn, inputs, outputs, eps, is_forward_ad=False, targets=None):
+    """Per input that requires grad (or per tensor of ``targets``, perturbed in place while
+    ``fn(*inputs)`` is evaluated): a list over ``outputs`` of (in_numel, out_numel)
     finite-difference Jacobians."""
     outs0 = [np.asarray(o._data) for o in outputs]
     result = []
-    for inp in inputs:
+    for inp in (inputs if targets is None else targets):
         if not (_is_tensor(inp) and inp._requires_grad):
             continue
         data = inp._data
@@ -231,24 +233,45 @@ def _numerical_jacobian(fn, inputs, outputs, eps, is_forward_ad=False):
     return result
 
 
+def _deprecated(name):
+    warnings.warn(f"`{name}` was part of PyTorch's private API and not meant to be exposed; "
+                  "it is deprecated (in PyTorch and in graphgrad) and will be removed. Use "
+                  "gradcheck / gradgradcheck, or autograd.functional.jacobian.",
+                  FutureWarning, stacklevel=3)
+
+
 def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
-    """Deprecated PyTorch API: the numerical Jacobian of ``fn`` w.r.t. ``inputs``
-    (one (in_numel, out_numel) tensor per input, for a single output)."""
+    """Deprecated PyTorch API: the finite-difference Jacobians of the first output of
+    ``fn(inputs)`` (``fn`` takes the inputs as one tuple) with respect to each tensor of
+    ``target`` (default: the inputs) that requires grad."""
+    _deprecated("get_numerical_jacobian")
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
     tupled = _as_tuple(inputs)
-    outs = _as_tuple(fn(*tupled))
-    jac = _numerical_jacobian(fn, tupled, outs, eps)
+
+    def packed(*inps):
+        return fn(inps)
+
+    outs = _as_tuple(packed(*tupled))
+    if any(_is_tensor(o) and o._data.dtype.kind == "c" for o in outs):
+        raise ValueError("Expected output to be non-complex. get_numerical_jacobian no longer "
+                         "supports functions that return complex outputs.")
+    targets = None if target is None else list(_iter_tensors(target, True))
+    jac = _numerical_jacobian(packed, tupled, outs, eps, targets=targets)
     return tuple(_wrap(j[0]) for j in jac)
 
 
 def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     """Deprecated PyTorch API: ``(jacobians, reentrant, correct_grad_sizes,
     correct_grad_types)`` of ``output`` w.r.t. the inputs that require grad."""
+    _deprecated("get_analytical_jacobian")
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
+    if output._data.dtype.kind == "c":
+        raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer "
+                         "supports functions that return complex outputs.")
     diff = list(_iter_tensors(inputs, True))
     j1, types_ok, sizes_ok = _analytical_rows(output, diff)
     j2, _, _ = _analytical_rows(output, diff)
@@ -506,36 +529,95 @@ def _random_unit(rng, n, dtype=np.float64):
                     else dtype)
 
 
+class _TorchCPURandom:
+    """The random vectors of PyTorch's fast gradcheck, drawn the same way: a fresh
+    ``torch.Generator()`` (MT19937 seeded with PyTorch's default seed) and ``torch.rand``
+    in the default dtype, so fast mode passes and fails where PyTorch's does."""
+
+    SEED = 67280421310721  # PyTorch's default_rng_seed_val
+
+    def __init__(self):
+        # NumPy's legacy RandomState seeds MT19937 as PyTorch does (init_genrand with the
+        # low 32 bits) and, for the full uint32 range, hands out its raw 32-bit outputs
+        self._rs = np.random.RandomState(self.SEED & 0xFFFFFFFF)
+
+    def _raw(self, n):
+        return self._rs.randint(0, 2 ** 32, size=n, dtype=np.uint64)
+
+    def rand(self, n):
+        from .._dtype import get_default_dtype
+        if str(get_default_dtype()).endswith("float64"):
+            r = self._raw(2 * n)  # random64(): the first draw is the high word
+            r64 = (r[0::2] << np.uint64(32)) | r[1::2]
+            return (r64 & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+        r = self._raw(n)
+        return ((r & np.uint64((1 << 24) - 1)).astype(np.float64) * 2.0 ** -24).astype(
+            np.float32)
+
+    def unit(self, n, dtype):
+        """``rand(n)`` cast to ``dtype`` and divided by its norm."""
+        v = self.rand(n).astype(dtype)
+        if n:
+            v = v / np.sqrt(np.sum(v * v))
+        return v
+
+
+def _adjusted_atol(atol, u, v):
+    """The atol for ``v^T J u``: the elementwise atol times ``sum(v) * sum(u)`` (an all-atol
+    matrix seen through the same vectors).  A complex input has two vectors (real and
+    imaginary perturbations), so its factor is ``sum(u_re) + sum(u_im)``."""
+    sum_u = float(np.sum(u[0])) + float(np.sum(u[1])) if isinstance(u, tuple) \
+        else float(np.sum(u))
+    return atol * sum_u * (1.0 if v is None else float(np.sum(v)))
+
+
 def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
                 nondet_tol, use_forward_ad=False, complex_indices=None, test_imag=False):
     """Compare v^T J u (backward mode: one number per input/output pair) or J u (forward
-    mode) for random unit vectors u, v instead of full Jacobians."""
+    mode) for random unit vectors u, v instead of full Jacobians.  A complex input has a
+    vector for its real and one for its imaginary perturbation: v^T J u is then
+    ``Re(v^T J) . u_re + i Im(v^T J) . u_im`` on both sides."""
     func_out = _as_tuple(func_out)
-    rng = np.random.default_rng(42)
+    gen = _TorchCPURandom()
     diff_idx = [i for i, x in enumerate(inputs) if _is_tensor(x) and x._requires_grad]
-    us = [_random_unit(rng, inputs[i]._data.size) for i in diff_idx]
-    if not outputs:
-        for n, i in enumerate(diff_idx):
-            data = inputs[i]._data
-            cols = _directional(func, inputs, data, None, us[n].reshape(data.shape), eps,
-                                data.dtype.kind == "c" and not use_forward_ad)
-            for c in cols:
-                if np.any(c != 0):
-                    raise GradcheckError("Numerical gradient for function expected to be zero")
-        return True
+    us = []
+    for i in diff_idx:
+        d = inputs[i]._data
+        if d.dtype.kind == "c":
+            rd = _real_dtype(d.dtype)
+            ur = gen.unit(d.size, rd)
+            us.append((ur, gen.unit(d.size, rd)))
+        else:
+            us.append(gen.unit(d.size, d.dtype if d.dtype.kind == "f" else np.float64))
     diff_out = [k for k, o in enumerate(func_out) if o._requires_grad]
     # backward mode compares v^T J u (a number); forward mode J u (a vector per output)
-    vs = None if use_forward_ad else [_random_unit(rng, func_out[k]._data.size)
-                                      for k in diff_out]
+    vs = None if use_forward_ad else [gen.unit(o._data.size, o._data.dtype)
+                                      for o in outputs]
+
+    def numerical_ju(n):
+        data = inputs[diff_idx[n]]._data
+        u = us[n]
+        if isinstance(u, tuple):  # conjugate Wirtinger: ds/dx + i ds/dy
+            dx = _central_difference(func, inputs, data, None, eps * u[0].reshape(data.shape),
+                                     eps)
+            dy = _central_difference(func, inputs, data, None,
+                                     eps * 1j * u[1].reshape(data.shape), eps)
+            return [x + 1j * y for x, y in zip(dx, dy)]
+        return _central_difference(func, inputs, data, None, eps * u.reshape(data.shape), eps)
+
+    if not outputs:
+        for n in range(len(diff_idx)):
+            for c in numerical_ju(n):
+                if c.size and float(np.max(np.abs(c))) > nondet_tol:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
     numerical = []
-    for n, i in enumerate(diff_idx):
-        data = inputs[i]._data
-        cols = _directional(func, inputs, data, None, us[n].reshape(data.shape), eps,
-                            data.dtype.kind == "c" and not use_forward_ad)
+    for n in range(len(diff_idx)):
+        cols = numerical_ju(n)
         if use_forward_ad:
             numerical.append([cols[k] for k in diff_out])
         else:
-            numerical.append([np.sum(cols[k] * v) for k, v in zip(diff_out, vs)])
+            numerical.append([np.sum(v * cols[k]) for k, v in zip(diff_out, vs)])
     if use_forward_ad:
         analytical = _forward_ad_jacobian(func, inputs, diff_out, check_grad_dtypes,
                                           directions=us)
@@ -545,11 +627,14 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
         for m, o in enumerate(outputs):
             vjps = _checked_analytical(o, diff_inputs, nondet_tol, check_grad_dtypes, v=vs[m])
             for n, (g, u) in enumerate(zip(vjps, us)):
-                analytical[n][m] = np.sum(g * u)
+                if isinstance(u, tuple):
+                    analytical[n][m] = np.dot(g.real, u[0]) + 1j * np.dot(g.imag, u[1])
+                else:
+                    analytical[n][m] = np.dot(g, u)
     for n in range(len(diff_idx)):
         for m in range(len(diff_out)):
             a, num = analytical[n][m], numerical[n][m]
-            tol = atol * float(np.sum(us[n])) * (1.0 if vs is None else float(np.sum(vs[m])))
+            tol = _adjusted_atol(atol, us[n], None if vs is None else vs[m])
             if not _allclose(a, num, rtol, tol):
                 msg = _notallclose_msg(a, num, m, n, complex_indices, test_imag,
                                        is_forward_ad=use_forward_ad)
@@ -571,12 +656,17 @@ def _slow_mode_explanation(func, inputs, outputs, input_idx, output_idx, rtol, a
         diff_inputs = list(_iter_tensors(inputs, True))
         a = _analytical_rows(outputs[output_idx], diff_inputs)[0][input_idx]
     diff = float(np.max(np.abs(a - n))) if a.size and a.shape == n.shape else 0.0
-    return ("\nThe above quantities relating the numerical and analytical jacobians are "
-            "computed \nin fast mode (u^T J v for random unit vectors u and v). Below, we "
-            "recompute numerical and analytical jacobians in slow mode:\n\n"
-            f"Numerical:\n {_fmt(n)}\nAnalytical:\n{_fmt(a)}\n\n"
-            f"The max per-element difference (slow mode) is: {diff}.\n"
-            + _mismatch_details(a, n, rtol, atol))
+    msg = ("\nThe above quantities relating the numerical and analytical jacobians are "
+           "computed \nin fast mode (u^T J v for random unit vectors u and v). Below, we "
+           "recompute numerical and analytical jacobians in slow mode:\n\n"
+           f"Numerical:\n {_fmt(n)}\nAnalytical:\n{_fmt(a)}\n\n"
+           f"The max per-element difference (slow mode) is: {diff}.\n"
+           + _mismatch_details(a, n, rtol, atol))
+    if _allclose(a, n, rtol, atol):
+        msg += ("\nFast gradcheck failed but the element-wise differences are small: slow "
+                "mode would have passed. Call gradcheck/gradgradcheck with fast_mode=False "
+                "for this function.\n")
+    return msg
 
 
 # ====================================================================== other checks

@@ -134,7 +134,7 @@ class SavedVariable:
         if data is None:
             if self.packed is None:
                 raise RuntimeError(_FREED_MSG)
-            self._check(node, name)
+            # (with hooks there is no version check: PyTorch cannot track versions through them)
             return self._from_hook()._data
         if self.vc.value != self.version:
             self._check(node, name)
@@ -148,17 +148,17 @@ class SavedVariable:
         from .._tensor import Tensor
         if self.data is None and self.packed is None:
             raise RuntimeError(_FREED_MSG)
-        self._check(node, name)
-        if self.packed is not None:
+        if self.packed is not None:  # (no version check through hooks, as in PyTorch)
             t = self._from_hook()
             ref = self.tensor
             if ref is not None:  # an input: give back a tensor with the input's history
                 src = ref.tensor
                 if t._grad_fn is None and not t._requires_grad and src._requires_grad:
-                    t = _alias_with_history(t, src)
+                    t = _alias_with_history(t, src, ref.grad_fn, ref.output_nr)
             elif self.requires_grad and node is not None:
                 t = _alias_with_history(t, None, node, self.output_nr)
             return t
+        self._check(node, name)
         t = self.tensor
         if t is not None:
             return t
@@ -194,12 +194,16 @@ def call_pack_hook(pack, arg, vc):
 
 
 class _LeafRef:
-    """Keeps the input tensor (for its history) when hooks hold its data."""
+    """Keeps the input tensor (for its history) when hooks hold its data, with its grad_fn
+    as of saving: an in-place op may give it a new one before backward (no version check
+    through hooks), and the unpacked value must keep the history it was saved with."""
 
-    __slots__ = ("tensor",)
+    __slots__ = ("tensor", "grad_fn", "output_nr")
 
     def __init__(self, tensor):
         self.tensor = tensor
+        self.grad_fn = tensor._grad_fn
+        self.output_nr = tensor._output_nr
 
 
 def _alias_with_history(t, src, node=None, output_nr=0):
@@ -207,12 +211,9 @@ def _alias_with_history(t, src, node=None, output_nr=0):
     out = Tensor._wrap(t._data)
     out._vc = t._vc
     out._requires_grad = True
-    if src is not None:
-        if src._grad_fn is None:
-            return src if src._data is t._data else _leaf_alias(out, src)
-        out._grad_fn, out._output_nr = src._grad_fn, src._output_nr
-    else:
-        out._grad_fn, out._output_nr = node, output_nr
+    if src is not None and node is None:
+        return src if src._data is t._data else _leaf_alias(out, src)
+    out._grad_fn, out._output_nr = node, output_nr
     return out
 
 

@@ -5,7 +5,10 @@ are repeatable, so they are the check that a change leaves the per-op and
 per-node overhead alone.  Each workload is run in a fresh process under
 callgrind twice, once with ``R1`` and once with ``R2`` runs after one warm-up
 run; the difference divided by ``R2 - R1`` is the count of one run, free of
-interpreter start-up and imports.
+interpreter start-up and imports.  Objects made before the runs are frozen
+(``gc.freeze``), as in ``benchmarks/_timing.py``, so that the cost of the
+collections the runs trigger does not grow with the number of modules
+imported.
 
 Tiny-array W3 is W3's graph (100 RNN steps, matmul + add + tanh per step,
 backward) on batch 2, hidden 4, input 4: what is left is pure overhead.
@@ -41,6 +44,9 @@ else:
             "Wx": rng.standard_normal((4, 4)) * 0.5}
     state = w3.build(g, data)
     run = lambda: w3.run_graph(g, state)
+import gc
+gc.collect()
+gc.freeze()  # as benchmarks/_timing.py: collections scan only what the runs make
 for _ in range(1 + runs):
     run()
 """

@@ -22,6 +22,7 @@ from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _e
 from . import formulas as F
 from .registry import LINEAR, POINTWISE, defop, export
 
+
 def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
     lead = grad.shape[:grad.ndim - view_ndim]
     # the base's dtype: views such as real/imag/view_as_real change the dtype
@@ -42,6 +43,7 @@ def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
             region[...] = g
     return z
 
+
 def _overlaps(a):
     """Whether several elements of ``a`` are one memory location (a stride-0 dim)."""
     for n, s in zip(a.shape, a.strides):
@@ -49,10 +51,12 @@ def _overlaps(a):
             return True
     return False
 
+
 def _scatter_add(z, chain, grad):
     # the adjoint of an overlapping view sums: replay the chain on the element numbers
     idx = replay_view(chain, np.arange(z.size).reshape(z.shape))
     np.add.at(z.reshape(-1), np.broadcast_to(idx, grad.shape).reshape(-1), grad.reshape(-1))
+
 
 def _view_zero_kernel(grad, chain, base_ndim):
     """``grad`` with the view's region set to zero (a copy)."""
@@ -65,10 +69,12 @@ def _view_zero_kernel(grad, chain, base_ndim):
             replay_view(chain, r)[...] = 0
     return z
 
+
 VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim, base_dtype)",
                      _view_scatter_kernel, "AsStridedScatterBackward0",
                      grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR,
                      batched_jvp=True)
+
 
 # zeroing a region is a projection: its own adjoint (and linear, so its own JVP)
 VIEW_ZERO = defop("_view_zero(grad, *, chain, base_ndim)", _view_zero_kernel,
@@ -76,15 +82,18 @@ VIEW_ZERO = defop("_view_zero(grad, *, chain, base_ndim)", _view_zero_kernel,
                   grad=lambda grad, chain, base_ndim: view_zero(grad, chain, base_ndim),
                   jvp=LINEAR, batched_jvp=True)
 
+
 def view_zero(grad, chain, base_ndim):
     if isinstance(grad, Tensor):
         return dispatch(VIEW_ZERO, grad, chain, base_ndim)
     return _view_zero_kernel(grad, chain, base_ndim)
 
+
 def view_scatter(grad, chain, base_sizes, view_ndim, base_dtype=None):
     if isinstance(grad, Tensor):
         return dispatch(VIEW_SCATTER, grad, chain, base_sizes, view_ndim, base_dtype)
     return _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype)
+
 
 def _region(grad, chain, base_ndim):
     nb = (grad.ndim if not isinstance(grad, Tensor) else grad._data.ndim) - base_ndim
@@ -93,6 +102,7 @@ def _region(grad, chain, base_ndim):
         return np.stack([replay_view(chain, r) for r in rows]).reshape(
             grad.shape[:nb] + replay_view(chain, rows[0]).shape)
     return replay_view(chain, grad)
+
 
 class AsStridedBackward0(Node):
     """grad_fn of a view whose base was modified in place: scatter into the base's shape."""
@@ -105,6 +115,7 @@ class AsStridedBackward0(Node):
             return [None]
         return [view_scatter(g, self._chain, self._base_meta[0], len(self._out_meta[0][0]),
                              self._base_meta[1])]
+
 
 class CopySlices(Node):
     """The base's grad_fn after an in-place op on one of its views."""
@@ -146,10 +157,12 @@ class CopySlices(Node):
     def metadata(self):
         return self._fn.metadata
 
+
 def _cast_like(x, like):
     if isinstance(x, Tensor) or isinstance(like, Tensor):
         return x
     return x.astype(like.dtype, copy=False) if x.dtype != like.dtype else x
+
 
 def make_copy_slices(view, fn):
     """Rebase ``view``'s base onto CopySlices(fn); regenerate the view's grad_fn."""
@@ -166,6 +179,7 @@ def make_copy_slices(view, fn):
     from .dispatch import _regenerate_view_grad_fn
     _regenerate_view_grad_fn(view)
 
+
 # ================================================================ zero_, fill_, copy_
 ZERO = defop("zero(self)", np.zeros_like, "ZeroBackward0",
              self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t),
@@ -178,18 +192,22 @@ FILL_T = defop("fill.Tensor(self, value)", lambda a, v: np.broadcast_to(v, a.sha
                self=lambda grad: F.zeros_like(grad), value=lambda grad: F.sum_to(grad, ()),
                jvp=lambda value_t, self_t: F.zeros_like(self_t) + value_t, batched_jvp=POINTWISE)
 
+
 def _copy_kernel(a, src):
     return np.broadcast_to(src, a.shape).astype(a.dtype, copy=True) if isinstance(
         src, np.ndarray) else np.full_like(a, src)
+
 
 COPY = defop("copy(self, src)", _copy_kernel, "CopyBackwards",
              self=lambda grad: F.zeros_like(grad),
              src=lambda grad: grad,
              jvp=lambda self_t, src_t: F.zeros_like(self_t) + src_t, batched_jvp=POINTWISE)
 
+
 @export()
 def zero_(self):
     return dispatch_inplace(ZERO, self)
+
 
 @export()
 def fill_(self, value):
@@ -208,11 +226,13 @@ def fill_(self, value):
             value = value.real  # (NumPy would warn that it discards the zero imaginary part)
     return dispatch_inplace(FILL, self, value)
 
+
 # the C++ names PyTorch's conversion errors give its real dtypes
 _C_TYPE = {f"graphgrad.{k}": v for k, v in (
     ("float16", "c10::Half"), ("bfloat16", "c10::BFloat16"), ("float32", "float"),
     ("float64", "double"), ("int64", "int64_t"), ("int32", "int"), ("int16", "int16_t"),
     ("int8", "int8_t"), ("uint8", "uint8_t"))}
+
 
 @export()
 def copy_(self, src, non_blocking=False):

@@ -1100,7 +1100,7 @@ def dispatch_inplace(op, self, *args):
             old_self._grad_fn, old_self._output_nr = _edge(self)
             old_self._base = self._base
             old_self._vc = VersionCounter()  # the copy is never modified
-    if not sd.flags.writeable:
+    if not sd.flags.writeable or 0 in sd.strides and _overlaps(sd):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
@@ -1132,6 +1132,14 @@ def dispatch_inplace(op, self, *args):
     if tls.extra:
         _extra_inplace(op, self, full, fw_old)
     return self
+
+
+def _overlaps(a):
+    """Whether several elements of ``a`` are one memory location (an expanded dim)."""
+    for n, s in zip(a.shape, a.strides):
+        if s == 0 and n > 1:
+            return True
+    return False
 
 
 def _rebase_history(self, node):

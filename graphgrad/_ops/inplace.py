@@ -18,7 +18,8 @@ from .._state import tls
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
-from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _edge
+from ..autograd.saved import SavedVariable
+from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _edge, _overlaps
 from . import formulas as F
 from .registry import LINEAR, POINTWISE, defop, export
 
@@ -42,14 +43,6 @@ def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
         else:
             region[...] = g
     return z
-
-
-def _overlaps(a):
-    """Whether several elements of ``a`` are one memory location (a stride-0 dim)."""
-    for n, s in zip(a.shape, a.strides):
-        if s == 0 and n > 1:
-            return True
-    return False
 
 
 def _scatter_add(z, chain, grad):
@@ -178,6 +171,15 @@ def make_copy_slices(view, fn):
     base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
     from .dispatch import _regenerate_view_grad_fn
     _regenerate_view_grad_fn(view)
+    # fn's saved result is the view: unpacked (double backward) it must carry the view's
+    # new history, not fn, which only CopySlices runs (PyTorch's is_inplace_on_view)
+    for sv in getattr(fn, "_saved", None) or ():
+        if sv.__class__ is SavedVariable and sv.tensor is None and sv.data is view._data:
+            alias = Tensor._wrap(view._data)
+            alias._vc = view._vc
+            alias._requires_grad = True
+            alias._grad_fn = view._grad_fn
+            sv.tensor = alias
 
 
 # ================================================================ zero_, fill_, copy_

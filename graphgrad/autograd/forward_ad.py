@@ -368,6 +368,11 @@ def _share_with_saved_output(o):
             s.fw = o._fw
 
 
+def _overlaps(a):
+    from .._ops.dispatch import _overlaps
+    return _overlaps(a)
+
+
 def push_tangents_inplace(op, self, full, old):
     """Tangent of ``self`` after ``self.op_(*full[1:])`` (called by the dispatcher).
 
@@ -390,9 +395,10 @@ def push_tangents_inplace(op, self, full, old):
     if new is None:
         return
     if tangent is not None and not tangent._requires_grad and not new._requires_grad and \
-            tangent._data.flags.writeable and tangent._data.shape == new._data.shape:
+            tangent._data.flags.writeable and tangent._data.shape == new._data.shape and \
+            not _overlaps(tangent._data):
         np.copyto(tangent._data, new._data, casting="unsafe")
         return
-    if not new._data.flags.writeable:  # a broadcast view: own the memory
+    if not new._data.flags.writeable or _overlaps(new._data):  # a broadcast: own the memory
         new = Tensor._wrap(np.array(new._data)) if not new._requires_grad else new.clone()
     self._fw = (lvl, new)

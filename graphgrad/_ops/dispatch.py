@@ -1001,10 +1001,22 @@ def _regenerate_view_grad_fn(view):
     node._base_meta = (base._data.shape, base._data.dtype)
     node._chain = view._view_fn
     node._out_meta = ((view._data.shape, view._data.dtype),)
+    old_fn, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = node
     view._output_nr = 0
     view._requires_grad = True
     view._view_ver = view._vc.value
+    if view._retains_grad:
+        move_retains_grad(view, old_fn, old_nr)
+
+
+def move_retains_grad(t, old_fn, old_nr):
+    """``t``'s grad_fn changed (in-place op): its retain_grad hook moves to the new one, so
+    ``.grad`` is the gradient of the tensor's new value, as in PyTorch."""
+    hooks = old_fn._retains_grad_hooks if old_fn is not None else None
+    hook = hooks.pop(old_nr, None) if hooks else None
+    if hook is not None and t._grad_fn is not None:
+        t._grad_fn._set_retains_grad_hook(t._output_nr, hook)
 
 
 # ====================================================================== in-place
@@ -1147,7 +1159,10 @@ def _rebase_history(self, node):
     if node is None:
         return
     if self._base is None:
+        old_fn, old_nr = self._grad_fn, self._output_nr
         self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+        if self._retains_grad:
+            move_retains_grad(self, old_fn, old_nr)
         return
     from .inplace import make_copy_slices
     make_copy_slices(self, node)

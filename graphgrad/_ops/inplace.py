@@ -168,8 +168,11 @@ def make_copy_slices(view, fn):
     cs._chain = view._view_fn
     cs._view_ndim = view._data.ndim
     cs._out_meta = ((base._data.shape, base._data.dtype),)
+    old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
-    from .dispatch import _regenerate_view_grad_fn
+    from .dispatch import _regenerate_view_grad_fn, move_retains_grad
+    if base._retains_grad:
+        move_retains_grad(base, old_fn, old_nr)
     _regenerate_view_grad_fn(view)
     # fn's saved result is the view: unpacked (double backward) it must carry the view's
     # new history, not fn, which only CopySlices runs (PyTorch's is_inplace_on_view)

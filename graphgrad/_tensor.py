@@ -39,7 +39,8 @@ class Tensor:
     _fw = None               # (level, tangent) for forward-mode AD
     _is_param = False
     _view_ver = 0            # version at which a view's grad_fn was last set
-    _view_mode = None        # "no_grad" / "inference": the view was made with grad mode off
+    _view_mode = None        # "no_grad" / "inference": the view was made with grad mode off;
+    #                          "multi": an output of unbind/split/chunk (PyTorch's creation_meta)
 
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected op
 

@@ -959,12 +959,14 @@ def _set_view(op, args, out):
     out._view_fn = (x._view_fn, op, args[1:])
     out._view_ver = vc.value
     if x._view_mode is not None:
-        out._view_mode = x._view_mode
-    if x._requires_grad and not tls.grad_enabled:
-        # a view made under no_grad / inference_mode still requires grad (as a leaf); an
-        # in-place change of it in grad mode is refused (check_inplace), as in PyTorch
-        out._requires_grad = True
+        out._view_mode = x._view_mode  # (a view of such a view is one too)
+    if not HOT.fast and not tls.grad_enabled:
+        # a view made under no_grad / inference_mode: an in-place change of it in grad mode
+        # is refused (check_inplace), as in PyTorch; of a tensor that requires grad, it
+        # still requires grad (as a leaf)
         out._view_mode = "inference" if tls.inference else "no_grad"
+        if x._requires_grad:
+            out._requires_grad = True
 
 
 def replay_view(chain, base):
@@ -994,6 +996,8 @@ def _view_edge(a):
 
 def _regenerate_view_grad_fn(view):
     from .inplace import AsStridedBackward0
+    if view._view_mode is not None and tls.grad_enabled:
+        raise RuntimeError(view_rebase_message(view, True))
     base = view._base
     node = AsStridedBackward0()
     node._seq = next(_seq)
@@ -1020,38 +1024,64 @@ def move_retains_grad(t, old_fn, old_nr):
 
 
 # ====================================================================== in-place
-def check_inplace(self, op_name):
-    """PyTorch's checks before an in-place op mutates ``self``."""
-    if tls.grad_enabled and self._requires_grad:
-        if self._grad_fn is None and self._base is None:
+def check_inplace(self, op_name, any_req=None):
+    """PyTorch's checks before an in-place op mutates ``self`` (``any_req``: whether any
+    input of the op requires grad; by default, whether ``self`` does)."""
+    if any_req is None:
+        any_req = self._requires_grad
+    base = self._base
+    if tls.grad_enabled and (any_req or base is not None and base._requires_grad):
+        if base is not None:
+            if self._view_mode is not None:
+                raise RuntimeError(view_rebase_message(self, False, op_name))
+            if base._grad_fn is None and (base._requires_grad or self._requires_grad):
+                raise RuntimeError(
+                    f"a view of a leaf Variable that requires grad is being used in an in-place "
+                    f"operation ({op_name}). Modify a clone of the leaf instead, or wrap the "
+                    "update in `with graphgrad.no_grad():`.")
+        elif self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 f"a leaf Variable that requires grad is being used in an in-place operation "
                 f"({op_name}). Wrap the update in `with graphgrad.no_grad():` (as an optimizer "
                 "step does) or operate on a clone.")
-        base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            raise RuntimeError(
-                f"a view of a leaf Variable that requires grad is being used in an in-place "
-                f"operation ({op_name}). Modify a clone of the leaf instead, or wrap the update "
-                "in `with graphgrad.no_grad():`.")
-    if self._view_mode is not None and tls.grad_enabled and self._requires_grad:
-        if self._view_mode == "inference":
-            raise RuntimeError(
-                f"A view was created in inference mode and is being modified inplace ({op_name}) "
-                "in normal mode. Given that this use case is ambiguous and error-prone, it is "
-                "forbidden. You can clarify your code by moving both the view and the inplace "
-                "either both inside the inference_mode block (if you don't want the inplace to "
-                "be tracked) or both outside (if you want the inplace to be tracked).")
-        raise RuntimeError(
-            f"A view was created in no_grad mode and is being modified inplace ({op_name}) with "
-            "grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
-            "forbidden. You can clarify your code by moving both the view and the inplace "
-            "either both inside the no_grad block (if you don't want the inplace to be tracked) "
-            "or both outside (if you want the inplace to be tracked).")
     if self._vc is INFERENCE and not tls.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
             "make a clone to get a normal tensor before doing inplace update.")
+
+
+def view_rebase_message(view, indirect, op_name=None):
+    """PyTorch's error for a view made in no_grad/inference mode or by a multi-output op
+    (unbind, split, chunk) that is modified in place (``indirect``: its base or another view
+    of it was) with grad mode on."""
+    mode = view._view_mode
+    fn = view._grad_fn
+    if fn is not None:
+        name = fn.name()
+        if name.rstrip("0123456789").endswith("Backward"):
+            name = name.rstrip("0123456789")[:-len("Backward")]
+        out = f"Output {view._output_nr} of {name}"
+    how = "its base or another view of its base has been" if indirect else "is being"
+    if mode != "multi" or fn is None:
+        prefix = f"{out} is a view of a view which was created in" if fn is not None else \
+            "A view was created in"
+        if mode == "inference":
+            msg = f"{prefix} inference mode and {how} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {how} modified inplace with grad mode enabled."
+    else:
+        msg = f"{out} is a view and {how} modified inplace."
+    if mode == "multi":
+        msg += (" This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    else:
+        where = "inference_mode" if mode == "inference" else "no_grad"
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                "can clarify your code by moving both the view and the inplace either both "
+                f"inside the {where} block (if you don't want the inplace to be tracked) or "
+                "both outside (if you want the inplace to be tracked).")
+    return msg + (f" (The in-place operation: {op_name}.)" if op_name else "")
 
 
 def check_inplace_numbers(op_name, self, *numbers):
@@ -1073,7 +1103,6 @@ def _inplace_cast_error(rt, self, op_name):
 
 def dispatch_inplace(op, self, *args):
     """``self.op_(*args)``: compute ``op(self, *args)`` and write it into self."""
-    check_inplace(self, op.name + "_")
     full = (self,) + args
     nt = len(op.tensor_params)
     datas = list(full)
@@ -1083,6 +1112,7 @@ def dispatch_inplace(op, self, *args):
         if isinstance(a, Tensor):
             datas[i] = a._data
             any_req = any_req or a._requires_grad
+    check_inplace(self, op.name + "_", any_req)
     sd = self._data
     if op.promote:
         rt = _promote(op, full, datas, nt)

@@ -53,7 +53,7 @@ def _scatter_add(z, chain, grad):
 
 def _view_zero_kernel(grad, chain, base_ndim):
     """``grad`` with the view's region set to zero (a copy)."""
-    z = np.array(grad)
+    z = np.array(grad, order="C")  # (row-major: the replayed views must alias z)
     nb = z.ndim - base_ndim
     if not nb:
         replay_view(chain, z)[...] = 0

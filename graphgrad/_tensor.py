@@ -39,6 +39,7 @@ class Tensor:
     _fw = None               # (level, tangent) for forward-mode AD
     _is_param = False
     _view_ver = 0            # version at which a view's grad_fn was last set
+    _views = None            # weakrefs to views made while this base did not require grad
     _view_mode = None        # "no_grad" / "inference": the view was made with grad mode off;
     #                          "multi": an output of unbind/split/chunk (PyTorch's creation_meta)
 

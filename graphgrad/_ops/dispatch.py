@@ -11,6 +11,8 @@ rebasing history (and the base's, through CopySlices, for views).
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import _dtype
@@ -21,6 +23,8 @@ from ..autograd.graph import Node, gradient_edge
 from ..autograd.saved import INFERENCE, SavedVariable, VersionCounter
 from .opmath import BFLOAT16, FLOAT16
 from .registry import ELEMENTWISE, LINEAR
+
+_weakref = weakref.ref
 
 _seq = _graph._sequence_nr
 _wrap = Tensor._wrap
@@ -960,6 +964,19 @@ def _set_view(op, args, out):
     out._view_ver = vc.value
     if x._view_mode is not None:
         out._view_mode = x._view_mode  # (a view of such a view is one too)
+    if not x._requires_grad:
+        # the base may get history later (an in-place op with an operand that requires
+        # grad): it then marks its views as requiring grad (mark_views), as PyTorch's views
+        # read their base's state; the list holds weak references, pruned as it grows
+        root = out._base
+        vs = root._views
+        if vs is None:
+            root._views = [_weakref(out)]
+        else:
+            vs.append(_weakref(out))
+            n = len(vs)
+            if n >= 64 and not n & (n - 1):
+                vs[:] = [r for r in vs if r() is not None]
     if not HOT.fast and not tls.grad_enabled:
         # a view made under no_grad / inference_mode: an in-place change of it in grad mode
         # is refused (check_inplace), as in PyTorch; of a tensor that requires grad, it
@@ -967,6 +984,19 @@ def _set_view(op, args, out):
         out._view_mode = "inference" if tls.inference else "no_grad"
         if x._requires_grad:
             out._requires_grad = True
+
+
+def mark_views(base):
+    """``base`` got history: its views made before (when it did not require grad) require
+    grad now; their grad_fn is regenerated from the base's new history when next used."""
+    vs = base._views
+    if vs is None:
+        return
+    base._views = None
+    for r in vs:
+        v = r()
+        if v is not None and v._base is base:
+            v._requires_grad = True
 
 
 def replay_view(chain, base):
@@ -1190,6 +1220,8 @@ def _rebase_history(self, node):
         return
     if self._base is None:
         old_fn, old_nr = self._grad_fn, self._output_nr
+        if self._views is not None:
+            mark_views(self)
         self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
         if self._retains_grad:
             move_retains_grad(self, old_fn, old_nr)

@@ -169,8 +169,10 @@ def make_copy_slices(view, fn):
     cs._view_ndim = view._data.ndim
     cs._out_meta = ((base._data.shape, base._data.dtype),)
     old_fn, old_nr = base._grad_fn, base._output_nr
+    from .dispatch import _regenerate_view_grad_fn, mark_views, move_retains_grad
+    if base._views is not None:
+        mark_views(base)
     base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
-    from .dispatch import _regenerate_view_grad_fn, move_retains_grad
     if base._retains_grad:
         move_retains_grad(base, old_fn, old_nr)
     _regenerate_view_grad_fn(view)

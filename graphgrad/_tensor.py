@@ -345,8 +345,9 @@ class Tensor:
         suffixes = []
         if self._vc is INFERENCE and False:
             pass
-        if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{type(self._grad_fn).__name__}>")
+        fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's: regenerated)
+        if fn is not None:
+            suffixes.append(f"grad_fn=<{type(fn).__name__}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         fw = self._fw

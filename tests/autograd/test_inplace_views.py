@@ -463,3 +463,18 @@ def test_inplace_on_a_view_made_under_no_grad_raises(case):
             v[:1].mul_(2)
     ours, _ = run_both(program)
     assert "no_grad mode" in str(ours.exc)
+
+
+@pytest.mark.parametrize("case", ["multi", "no_grad"])
+def test_using_such_a_view_after_its_base_changed_in_place_raises(case):
+    def program(lib):
+        a = lib.ones(2, 2, dtype=lib.float64, requires_grad=True).clone()
+        if case == "multi":
+            v = a.unbind(0)[0]
+        else:
+            with lib.no_grad():
+                v = a[0]
+        a.mul_(2)
+        return v * 2
+    ours, _ = run_both(program)
+    assert "its base or another view of its base has been modified" in str(ours.exc)

@@ -974,8 +974,7 @@ def _set_view(op, args, out):
             root._views = [_weakref(out)]
         else:
             vs.append(_weakref(out))
-            n = len(vs)
-            if n >= 64 and not n & (n - 1):
+            if not len(vs) & 63:  # (every 64 views: drop the dead ones)
                 vs[:] = [r for r in vs if r() is not None]
     if not HOT.fast and not tls.grad_enabled:
         # a view made under no_grad / inference_mode: an in-place change of it in grad mode
@@ -984,6 +983,37 @@ def _set_view(op, args, out):
         out._view_mode = "inference" if tls.inference else "no_grad"
         if x._requires_grad:
             out._requires_grad = True
+
+
+def select_view(x, d, key, select):
+    """``x[key]`` (an int, in range) of a tensor that does not require grad, with nothing
+    to record (``HOT.fast``): ``_wrap`` and ``_set_view`` in one frame (t[i] of a constant
+    input in a loop is common: an RNN's x[t])."""
+    o = _new(Tensor)
+    o._data = d[key, ...]  # (with ..., a 0-d view even of a 1-d tensor)
+    o._requires_grad = False
+    o._grad_fn = None
+    o._output_nr = 0
+    vc = x._vc
+    if vc is None:
+        vc = x._vc = VersionCounter()
+    o._vc = vc
+    root = x._base
+    if root is None:
+        root = x
+    o._base = root
+    o._view_fn = (x._view_fn, select, (-d.ndim, key))
+    o._view_ver = vc.value
+    if x._view_mode is not None:
+        o._view_mode = x._view_mode
+    vs = root._views  # (see _set_view)
+    if vs is None:
+        root._views = [_weakref(o)]
+    else:
+        vs.append(_weakref(o))
+        if not len(vs) & 63:
+            vs[:] = [r for r in vs if r() is not None]
+    return o
 
 
 def mark_views(base):

@@ -39,7 +39,9 @@ class Tensor:
     _fw = None               # (level, tangent) for forward-mode AD
     _is_param = False
     _view_ver = 0            # version at which a view's grad_fn was last set
-    _view_mode = None        # "no_grad" / "inference": the view was made with grad mode off
+    _views = None            # weakrefs to views made while this base did not require grad
+    _view_mode = None        # "no_grad" / "inference": the view was made with grad mode off;
+    #                          "multi": an output of unbind/split/chunk (PyTorch's creation_meta)
 
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected op
 
@@ -402,8 +404,9 @@ class Tensor:
         suffixes = []
         if self._vc is INFERENCE and False:
             pass
-        if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{type(self._grad_fn).__name__}>")
+        fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's: regenerated)
+        if fn is not None:
+            suffixes.append(f"grad_fn=<{type(fn).__name__}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         fw = self._fw

@@ -7,7 +7,7 @@ from .. import _dtype
 from .._dtype import to_dtype
 from .._tensor import Tensor, _check_device
 from .._state import HOT
-from .dispatch import _set_view, dispatch, unary
+from .dispatch import dispatch, select_view, unary
 from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from .registry import PUBLIC, export
 from .shape import SELECT, getitem
@@ -146,9 +146,7 @@ def __getitem__(self, key):
                 if self._requires_grad or not HOT.fast:
                     return dispatch(SELECT, self, -d.ndim, key)
                 # nothing to record (e.g. x[t] of a constant input): the view alone
-                o = Tensor._wrap(d[key, ...])  # (with ..., a 0-d view even of a 1-d tensor)
-                _set_view(SELECT, (self, -d.ndim, key), o)
-                return o
+                return select_view(self, d, key, SELECT)
     return getitem(self, key)
 
 

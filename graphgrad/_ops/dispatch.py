@@ -11,6 +11,8 @@ rebasing history (and the base's, through CopySlices, for views).
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import _dtype
@@ -21,6 +23,8 @@ from ..autograd.graph import Node, gradient_edge
 from ..autograd.saved import INFERENCE, SavedVariable, VersionCounter
 from .opmath import BFLOAT16, FLOAT16
 from .registry import ELEMENTWISE, LINEAR
+
+_weakref = weakref.ref
 
 _seq = _graph._sequence_nr
 _wrap = Tensor._wrap
@@ -966,12 +970,70 @@ def _set_view(op, args, out):
     out._view_fn = (x._view_fn, op, args[1:])
     out._view_ver = vc.value
     if x._view_mode is not None:
-        out._view_mode = x._view_mode
-    if x._requires_grad and not tls.grad_enabled:
-        # a view made under no_grad / inference_mode still requires grad (as a leaf); an
-        # in-place change of it in grad mode is refused (check_inplace), as in PyTorch
-        out._requires_grad = True
+        out._view_mode = x._view_mode  # (a view of such a view is one too)
+    if not x._requires_grad:
+        # the base may get history later (an in-place op with an operand that requires
+        # grad): it then marks its views as requiring grad (mark_views), as PyTorch's views
+        # read their base's state; the list holds weak references, pruned as it grows
+        root = out._base
+        vs = root._views
+        if vs is None:
+            root._views = [_weakref(out)]
+        else:
+            vs.append(_weakref(out))
+            if not len(vs) & 63:  # (every 64 views: drop the dead ones)
+                vs[:] = [r for r in vs if r() is not None]
+    if not HOT.fast and not tls.grad_enabled:
+        # a view made under no_grad / inference_mode: an in-place change of it in grad mode
+        # is refused (check_inplace), as in PyTorch; of a tensor that requires grad, it
+        # still requires grad (as a leaf)
         out._view_mode = "inference" if tls.inference else "no_grad"
+        if x._requires_grad:
+            out._requires_grad = True
+
+
+def select_view(x, d, key, select):
+    """``x[key]`` (an int, in range) of a tensor that does not require grad, with nothing
+    to record (``HOT.fast``): ``_wrap`` and ``_set_view`` in one frame (t[i] of a constant
+    input in a loop is common: an RNN's x[t])."""
+    o = _new(Tensor)
+    o._data = d[key, ...]  # (with ..., a 0-d view even of a 1-d tensor)
+    o._requires_grad = False
+    o._grad_fn = None
+    o._output_nr = 0
+    vc = x._vc
+    if vc is None:
+        vc = x._vc = VersionCounter()
+    o._vc = vc
+    root = x._base
+    if root is None:
+        root = x
+    o._base = root
+    o._view_fn = (x._view_fn, select, (-d.ndim, key))
+    o._view_ver = vc.value
+    if x._view_mode is not None:
+        o._view_mode = x._view_mode
+    vs = root._views  # (see _set_view)
+    if vs is None:
+        root._views = [_weakref(o)]
+    else:
+        vs.append(_weakref(o))
+        if not len(vs) & 63:
+            vs[:] = [r for r in vs if r() is not None]
+    return o
+
+
+def mark_views(base):
+    """``base`` got history: its views made before (when it did not require grad) require
+    grad now; their grad_fn is regenerated from the base's new history when next used."""
+    vs = base._views
+    if vs is None:
+        return
+    base._views = None
+    for r in vs:
+        v = r()
+        if v is not None and v._base is base:
+            v._requires_grad = True
 
 
 def replay_view(chain, base):
@@ -1001,6 +1063,8 @@ def _view_edge(a):
 
 def _regenerate_view_grad_fn(view):
     from .inplace import AsStridedBackward0
+    if view._view_mode is not None and tls.grad_enabled:
+        raise RuntimeError(view_rebase_message(view, True))
     base = view._base
     node = AsStridedBackward0()
     node._seq = next(_seq)
@@ -1008,45 +1072,83 @@ def _regenerate_view_grad_fn(view):
     node._base_meta = (base._data.shape, base._data.dtype)
     node._chain = view._view_fn
     node._out_meta = ((view._data.shape, view._data.dtype),)
+    old_fn, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = node
     view._output_nr = 0
     view._requires_grad = True
     view._view_ver = view._vc.value
+    if view._retains_grad:
+        move_retains_grad(view, old_fn, old_nr)
+
+
+def move_retains_grad(t, old_fn, old_nr):
+    """``t``'s grad_fn changed (in-place op): its retain_grad hook moves to the new one, so
+    ``.grad`` is the gradient of the tensor's new value, as in PyTorch."""
+    hooks = old_fn._retains_grad_hooks if old_fn is not None else None
+    hook = hooks.pop(old_nr, None) if hooks else None
+    if hook is not None and t._grad_fn is not None:
+        t._grad_fn._set_retains_grad_hook(t._output_nr, hook)
 
 
 # ====================================================================== in-place
-def check_inplace(self, op_name):
-    """PyTorch's checks before an in-place op mutates ``self``."""
-    if tls.grad_enabled and self._requires_grad:
-        if self._grad_fn is None and self._base is None:
+def check_inplace(self, op_name, any_req=None):
+    """PyTorch's checks before an in-place op mutates ``self`` (``any_req``: whether any
+    input of the op requires grad; by default, whether ``self`` does)."""
+    if any_req is None:
+        any_req = self._requires_grad
+    base = self._base
+    if tls.grad_enabled and (any_req or base is not None and base._requires_grad):
+        if base is not None:
+            if self._view_mode is not None:
+                raise RuntimeError(view_rebase_message(self, False, op_name))
+            if base._grad_fn is None and (base._requires_grad or self._requires_grad):
+                raise RuntimeError(
+                    f"a view of a leaf Variable that requires grad is being used in an in-place "
+                    f"operation ({op_name}). Modify a clone of the leaf instead, or wrap the "
+                    "update in `with graphgrad.no_grad():`.")
+        elif self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 f"a leaf Variable that requires grad is being used in an in-place operation "
                 f"({op_name}). Wrap the update in `with graphgrad.no_grad():` (as an optimizer "
                 "step does) or operate on a clone.")
-        base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            raise RuntimeError(
-                f"a view of a leaf Variable that requires grad is being used in an in-place "
-                f"operation ({op_name}). Modify a clone of the leaf instead, or wrap the update "
-                "in `with graphgrad.no_grad():`.")
-    if self._view_mode is not None and tls.grad_enabled and self._requires_grad:
-        if self._view_mode == "inference":
-            raise RuntimeError(
-                f"A view was created in inference mode and is being modified inplace ({op_name}) "
-                "in normal mode. Given that this use case is ambiguous and error-prone, it is "
-                "forbidden. You can clarify your code by moving both the view and the inplace "
-                "either both inside the inference_mode block (if you don't want the inplace to "
-                "be tracked) or both outside (if you want the inplace to be tracked).")
-        raise RuntimeError(
-            f"A view was created in no_grad mode and is being modified inplace ({op_name}) with "
-            "grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
-            "forbidden. You can clarify your code by moving both the view and the inplace "
-            "either both inside the no_grad block (if you don't want the inplace to be tracked) "
-            "or both outside (if you want the inplace to be tracked).")
     if self._vc is INFERENCE and not tls.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
             "make a clone to get a normal tensor before doing inplace update.")
+
+
+def view_rebase_message(view, indirect, op_name=None):
+    """PyTorch's error for a view made in no_grad/inference mode or by a multi-output op
+    (unbind, split, chunk) that is modified in place (``indirect``: its base or another view
+    of it was) with grad mode on."""
+    mode = view._view_mode
+    fn = view._grad_fn
+    if fn is not None:
+        name = fn.name()
+        if name.rstrip("0123456789").endswith("Backward"):
+            name = name.rstrip("0123456789")[:-len("Backward")]
+        out = f"Output {view._output_nr} of {name}"
+    how = "its base or another view of its base has been" if indirect else "is being"
+    if mode != "multi" or fn is None:
+        prefix = f"{out} is a view of a view which was created in" if fn is not None else \
+            "A view was created in"
+        if mode == "inference":
+            msg = f"{prefix} inference mode and {how} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {how} modified inplace with grad mode enabled."
+    else:
+        msg = f"{out} is a view and {how} modified inplace."
+    if mode == "multi":
+        msg += (" This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    else:
+        where = "inference_mode" if mode == "inference" else "no_grad"
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                "can clarify your code by moving both the view and the inplace either both "
+                f"inside the {where} block (if you don't want the inplace to be tracked) or "
+                "both outside (if you want the inplace to be tracked).")
+    return msg + (f" (The in-place operation: {op_name}.)" if op_name else "")
 
 
 def check_inplace_numbers(op_name, self, *numbers):
@@ -1068,7 +1170,6 @@ def _inplace_cast_error(rt, self, op_name):
 
 def dispatch_inplace(op, self, *args):
     """``self.op_(*args)``: compute ``op(self, *args)`` and write it into self."""
-    check_inplace(self, op.name + "_")
     full = (self,) + args
     nt = len(op.tensor_params)
     datas = list(full)
@@ -1078,6 +1179,7 @@ def dispatch_inplace(op, self, *args):
         if isinstance(a, Tensor):
             datas[i] = a._data
             any_req = any_req or a._requires_grad
+    check_inplace(self, op.name + "_", any_req)
     sd = self._data
     if op.promote:
         rt = _promote(op, full, datas, nt)
@@ -1107,7 +1209,7 @@ def dispatch_inplace(op, self, *args):
             old_self._grad_fn, old_self._output_nr = _edge(self)
             old_self._base = self._base
             old_self._vc = VersionCounter()  # the copy is never modified
-    if not sd.flags.writeable:
+    if not sd.flags.writeable or 0 in sd.strides and _overlaps(sd):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
@@ -1146,12 +1248,25 @@ def dispatch_inplace(op, self, *args):
     return self
 
 
+def _overlaps(a):
+    """Whether several elements of ``a`` are one memory location (an expanded dim)."""
+    for n, s in zip(a.shape, a.strides):
+        if s == 0 and n > 1:
+            return True
+    return False
+
+
 def _rebase_history(self, node):
     """Point ``self``'s history (and its base's, for a view) at the in-place op's node."""
     if node is None:
         return
     if self._base is None:
+        old_fn, old_nr = self._grad_fn, self._output_nr
+        if self._views is not None:
+            mark_views(self)
         self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+        if self._retains_grad:
+            move_retains_grad(self, old_fn, old_nr)
         return
     from .inplace import make_copy_slices
     make_copy_slices(self, node)

@@ -18,7 +18,8 @@ from .._state import tls
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
-from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _edge
+from ..autograd.saved import SavedVariable
+from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _edge, _overlaps
 from . import formulas as F
 from .registry import LINEAR, POINTWISE, defop, export
 
@@ -27,32 +28,58 @@ def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
     lead = grad.shape[:grad.ndim - view_ndim]
     # the base's dtype: views such as real/imag/view_as_real change the dtype
     z = np.zeros(lead + tuple(base_sizes), grad.dtype if base_dtype is None else base_dtype)
-    region = replay_view(chain, z) if not lead else _replay_batched(chain, z, len(lead))
-    region[...] = grad
+    if not lead:
+        region = replay_view(chain, z)
+        if _overlaps(region):  # (an expand in the chain) several elements share one place
+            _scatter_add(z, chain, grad)
+        else:
+            region[...] = grad
+        return z
+    rows = z.reshape((-1,) + z.shape[len(lead):])
+    for r, g in zip(rows, grad.reshape((-1,) + grad.shape[len(lead):])):
+        region = replay_view(chain, r)
+        if _overlaps(region):
+            _scatter_add(r, chain, g)
+        else:
+            region[...] = g
     return z
 
 
-def _replay_batched(chain, z, nb):
-    # views record negative dims where it matters; replay on each batch row otherwise
-    rows = z.reshape((-1,) + z.shape[nb:])
-    outs = [replay_view(chain, r) for r in rows]
-    return _Stack(outs)
+def _scatter_add(z, chain, grad):
+    # the adjoint of an overlapping view sums: replay the chain on the element numbers
+    idx = replay_view(chain, np.arange(z.size).reshape(z.shape))
+    np.add.at(z.reshape(-1), np.broadcast_to(idx, grad.shape).reshape(-1), grad.reshape(-1))
 
 
-class _Stack:
-    def __init__(self, views):
-        self.views = views
-
-    def __setitem__(self, key, value):
-        value = value.reshape((len(self.views),) + self.views[0].shape)
-        for v, g in zip(self.views, value):
-            v[...] = g
+def _view_zero_kernel(grad, chain, base_ndim):
+    """``grad`` with the view's region set to zero (a copy)."""
+    z = np.array(grad, order="C")  # (row-major: the replayed views must alias z)
+    nb = z.ndim - base_ndim
+    if not nb:
+        replay_view(chain, z)[...] = 0
+    else:
+        for r in z.reshape((-1,) + z.shape[nb:]):
+            replay_view(chain, r)[...] = 0
+    return z
 
 
 VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim, base_dtype)",
                      _view_scatter_kernel, "AsStridedScatterBackward0",
                      grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR,
                      batched_jvp=True)
+
+
+# zeroing a region is a projection: its own adjoint (and linear, so its own JVP)
+VIEW_ZERO = defop("_view_zero(grad, *, chain, base_ndim)", _view_zero_kernel,
+                  "ViewZeroBackward0",
+                  grad=lambda grad, chain, base_ndim: view_zero(grad, chain, base_ndim),
+                  jvp=LINEAR, batched_jvp=True)
+
+
+def view_zero(grad, chain, base_ndim):
+    if isinstance(grad, Tensor):
+        return dispatch(VIEW_ZERO, grad, chain, base_ndim)
+    return _view_zero_kernel(grad, chain, base_ndim)
 
 
 def view_scatter(grad, chain, base_sizes, view_ndim, base_dtype=None):
@@ -100,11 +127,15 @@ class CopySlices(Node):
         if not isinstance(g_view, Tensor):
             g_view = np.array(g_view)  # a copy: fn may not alias the base gradient
         fn = self._fn
-        fn_mask = (True,) + tuple(self.needs_mask(mask)[1:])
+        # fn's gradient for the view's old value exists only if the view required grad then
+        fn_mask = (fn._next_edges[0][0] is not None,) + tuple(self.needs_mask(mask)[1:])
         res = fn._apply([g_view], fn_mask, create_graph)
-        # zero the view's region of the base gradient, then put fn's gradient for it there
+        # overwrite the view's region of the base gradient (zero, then fn's gradient for it;
+        # subtracting the region would turn an infinite gradient into NaN)
         base_dtype = self._out_meta[0][1]
-        base_grad = g - view_scatter(g_view, self._chain, base_sizes, self._view_ndim, base_dtype)
+        if self._next_edges[0][0] is None:
+            return [None] + list(res[1:])
+        base_grad = view_zero(g, self._chain, len(base_sizes))
         r0 = res[0]
         if r0 is not None:
             meta = fn._next_edges[0][0]
@@ -137,9 +168,23 @@ def make_copy_slices(view, fn):
     cs._chain = view._view_fn
     cs._view_ndim = view._data.ndim
     cs._out_meta = ((base._data.shape, base._data.dtype),)
+    old_fn, old_nr = base._grad_fn, base._output_nr
+    from .dispatch import _regenerate_view_grad_fn, mark_views, move_retains_grad
+    if base._views is not None:
+        mark_views(base)
     base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
-    from .dispatch import _regenerate_view_grad_fn
+    if base._retains_grad:
+        move_retains_grad(base, old_fn, old_nr)
     _regenerate_view_grad_fn(view)
+    # fn's saved result is the view: unpacked (double backward) it must carry the view's
+    # new history, not fn, which only CopySlices runs (PyTorch's is_inplace_on_view)
+    for sv in getattr(fn, "_saved", None) or ():
+        if sv.__class__ is SavedVariable and sv.tensor is None and sv.data is view._data:
+            alias = Tensor._wrap(view._data)
+            alias._vc = view._vc
+            alias._requires_grad = True
+            alias._grad_fn = view._grad_fn
+            sv.tensor = alias
 
 
 # ================================================================ zero_, fill_, copy_

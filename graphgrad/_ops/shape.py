@@ -87,7 +87,18 @@ T = defop("t(self)", lambda a: a.T, "TBackward0", is_view=True,
           jvp=LINEAR,
           batched_jvp=lambda self_t, self_sym_sizes:
               F.mT(self_t) if len(self_sym_sizes) == 2 else F.alias(self_t))
-EXPAND = defop("expand(self, *, size)", np.broadcast_to, "ExpandBackward0", is_view=True,
+def _expand_kernel(a, size):
+    # PyTorch's strides: 0 only on the dims it expands (new ones and size 1 -> n); a size-1
+    # dim kept at size 1 keeps its stride, so writing through such a view is allowed
+    lead = len(size) - a.ndim
+    if lead < 0:
+        return np.broadcast_to(a, size)  # (raises NumPy's error; callers check first)
+    st = (0,) * lead + tuple(s if n == m else 0
+                             for n, m, s in zip(a.shape, size[lead:], a.strides))
+    return np.lib.stride_tricks.as_strided(a, tuple(size), st)
+
+
+EXPAND = defop("expand(self, *, size)", _expand_kernel, "ExpandBackward0", is_view=True,
                self=lambda grad, self_sym_sizes, size: F.sum_to(grad, self_sym_sizes, len(size)),
                jvp=LINEAR, batched_jvp=_expand_batched)
 UNSQUEEZE = defop("unsqueeze(self, *, dim)", np.expand_dims, "UnsqueezeBackward0", is_view=True,

@@ -303,6 +303,9 @@ def _set_output_views(x, outs, specs):
     from .dispatch import _set_view
     for o, (op, attrs) in zip(outs, specs):
         _set_view(op, (x,) + attrs, o)
+        if o._view_mode is None:
+            # PyTorch refuses in-place changes of these views when grad is involved
+            o._view_mode = "multi"
     return outs
 
 

@@ -230,8 +230,23 @@ def push_tangents(op, args, outs):
     for o, r in zip(outs, results):
         if r is None or o._data.dtype.kind not in "fcV":
             continue
-        o._fw = (lvl, _fit(r, o, lvl.batch, op))
+        r = _fit(r, o, lvl.batch, op)
+        if not op.is_view:
+            r = _unaliased(r, o, args, tangents)
+        o._fw = (lvl, r)
         _share_with_saved_output(o)
+
+
+def _unaliased(r, o, args, tangents):
+    """A JVP may hand back (a view of) an input's tangent, e.g. cumprod over a size-1 dim;
+    unless the output aliases that input too, the tangent is copied, so that an in-place
+    change of the output's tangent does not change the input's."""
+    rd = r._data
+    for a, t in zip(args, tangents):
+        if t is not None and np.may_share_memory(rd, t._data) and not (
+                a is not None and np.may_share_memory(o._data, a._data)):
+            return r.clone() if r._requires_grad else r.__class__._wrap(rd.copy())
+    return r
 
 
 def _jvp(op, args, outs, tangents):
@@ -381,6 +396,11 @@ def _share_with_saved_output(o):
             s.fw = o._fw
 
 
+def _overlaps(a):
+    from .._ops.dispatch import _overlaps
+    return _overlaps(a)
+
+
 def push_tangents_inplace(op, self, full, old):
     """Tangent of ``self`` after ``self.op_(*full[1:])`` (called by the dispatcher).
 
@@ -402,10 +422,39 @@ def push_tangents_inplace(op, self, full, old):
     new = tangent_of(out, lvl)
     if new is None:
         return
+    if tangent is None and self._base is not None and _into_base_tangent(self, new, lvl):
+        return
     if tangent is not None and not tangent._requires_grad and not new._requires_grad and \
-            tangent._data.flags.writeable and tangent._data.shape == new._data.shape:
+            tangent._data.flags.writeable and tangent._data.shape == new._data.shape and \
+            not _overlaps(tangent._data):
         np.copyto(tangent._data, new._data, casting="unsafe")
         return
-    if not new._data.flags.writeable:  # a broadcast view: own the memory
+    if not new._data.flags.writeable or _overlaps(new._data):  # a broadcast: own the memory
         new = Tensor._wrap(np.array(new._data)) if not new._requires_grad else new.clone()
     self._fw = (lvl, new)
+
+
+def _into_base_tangent(view, new, lvl):
+    """A view without a tangent got one from an in-place op: as in PyTorch, its base gets a
+    tangent (zeros outside the view) and the view's tangent is the matching view of it.
+    False when that cannot be done here (the caller then gives the view its own tangent)."""
+    from .._tensor import Tensor
+    from .._ops.dispatch import replay_view
+    base = view._base
+    if new._requires_grad or lvl.batch is not None:
+        return False
+    bt = tangent_of(base, lvl)
+    if bt is None:
+        if base._data.dtype.kind not in "fcV":
+            return False
+        bt = Tensor._wrap(np.zeros_like(base._data))
+    elif bt._requires_grad or not bt._data.flags.writeable or _overlaps(bt._data):
+        return False
+    region = replay_view(view._view_fn, bt._data)
+    if region.shape != new._data.shape or not np.may_share_memory(region, bt._data):
+        return False
+    np.copyto(region, new._data, casting="unsafe")
+    base._fw = (lvl, bt)
+    t = Tensor._wrap(region)
+    view._fw = (lvl, t)
+    return True

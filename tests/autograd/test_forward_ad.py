@@ -480,3 +480,33 @@ def test_batched_tangents_through_internal_backward_ops():
                                    np.array([[0.3, -0.8, 1.1], [0.9, 0.2, -1.4]]),
                                    np.arange(9.0).reshape(1, 1, 3, 3) - 4])
     assert not used
+
+
+# ------------------------------------------------------------------ issue 16: views and aliasing
+def test_copy_of_a_dual_into_a_view_gives_the_base_a_tangent():
+    def prog(lib):
+        fw = _fw(lib)
+        f64 = lib.float64
+        with fw.dual_level():
+            d = fw.make_dual(lib.ones(2, dtype=f64), lib.ones(2, dtype=f64) * 3)
+            baz = lib.zeros(2, dtype=f64)
+            baz[0] = d[0]
+            c = lib.zeros(3, dtype=f64)
+            c[:2] = fw.make_dual(lib.ones(2, dtype=f64), lib.ones(2, dtype=f64) * 2)
+            dual = fw.make_dual(lib.ones(2, 2, dtype=f64), lib.ones(2, 2, dtype=f64))
+            base = lib.zeros(2, 2, dtype=f64)
+            base.transpose(0, 1).copy_(dual)
+            return (fw.unpack_dual(baz).tangent, fw.unpack_dual(c).tangent,
+                    fw.unpack_dual(base).tangent, fw.unpack_dual(c[:2]).tangent)
+    run_both(prog)
+
+
+def test_jvp_of_a_non_view_op_does_not_alias_the_input_tangent():
+    def prog(lib):
+        fw = _fw(lib)
+        with fw.dual_level():
+            x = fw.make_dual(lib.ones(1, 3, dtype=lib.float64), lib.ones(1, 3, dtype=lib.float64))
+            y = lib.cumprod(x, 0)
+            y.mul_(2)
+            return fw.unpack_dual(x).tangent, fw.unpack_dual(y).tangent
+    run_both(prog)

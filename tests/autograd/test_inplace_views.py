@@ -255,3 +255,226 @@ def test_inplace_view_op_carries_the_tangent():
 def test_true_divide_():
     run_both(lambda lib: (lambda t: (t.true_divide_(2), t._version))(lib.ones(3)))
     run_both(lambda lib: lib.ones(3, dtype=lib.int64).true_divide_(2))
+
+
+# ---------------------------------------------------------------- issue 16 regressions
+def test_copy_slices_overwrites_the_view_region_of_an_infinite_gradient():
+    # c[:] = 0 then c / c: the gradient in the view region is inf/NaN; CopySlices must
+    # replace that region (by fn's gradient), not subtract it (inf - inf = NaN)
+    def program(lib):
+        x = leaf(lib, [1.0, 1.0])
+        c = x.clone()
+        c[:] = 0.0
+        (c / c).sum().backward()
+        y = leaf(lib, [[1.0, 1.0], [1.0, 1.0]])
+        d = y.clone()
+        d.t().zero_()
+        (d / d).sum().backward()
+        return x.grad, y.grad
+    run_both(program)
+
+
+def test_copy_slices_overwrite_works_with_create_graph_and_batched_grads():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        c = x * x
+        c[1:].mul_(2)
+        g, = lib.autograd.grad(c.sum(), x, create_graph=True)
+        g.sum().backward()
+        jac = lib.autograd.functional.jacobian(
+            lambda t: (lambda u: (u[:2].mul_(3), u)[1])(t.clone()), x.detach())
+        return g, x.grad, jac
+    run_both(program)
+
+
+def test_view_taken_before_its_base_got_history_sees_the_new_history():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        buf = lib.zeros(2, 3, dtype=lib.float64)
+        row0 = buf[0]
+        buf[0] = x * 2
+        ((row0 ** 2).sum() + (buf ** 2).sum()).backward()
+        return row0.requires_grad, x.grad
+    run_both(program)
+
+
+def test_view_of_a_view_sees_the_base_history():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        c = lib.zeros(2, 3, dtype=lib.float64)
+        r = c[0]
+        r[:2] = x
+        (r * r).sum().backward()
+        return r.requires_grad, c.requires_grad, type(r.grad_fn).__name__, x.grad
+    run_both(program)
+
+
+def test_view_sees_base_history_after_inplace_on_the_base():
+    def program(lib):
+        r = leaf(lib, [1.0])
+        x = lib.ones(5, dtype=lib.float64)
+        v = x.select(0, 1)
+        x.add_(r)
+        (v * 2 + r).sum().backward()
+        return v.requires_grad, r.grad
+    run_both(program)
+
+
+def test_retain_grad_moves_to_the_new_grad_fn_after_inplace():
+    def program(lib):
+        a = lib.tensor([1.0], requires_grad=True).clone()
+        a.retain_grad()
+        a.mul_(2)
+        a.sum().backward()
+        base = lib.tensor([1.0], requires_grad=True).clone()
+        v, v2 = base[:], base[:]
+        v.retain_grad()
+        v2.retain_grad()
+        v.mul_(2)
+        (v + v2).sum().backward()
+        b = lib.tensor([1.0, 2.0], requires_grad=True).clone()
+        b.retain_grad()
+        b[:1].mul_(2)
+        (b * 3).sum().backward()
+        return a.grad, v.grad, v2.grad, b.grad
+    run_both(program)
+
+
+def test_double_backward_through_inplace_on_an_unsqueezed_clone():
+    def program(lib):
+        x = leaf(lib, [0.5, 1.0])
+        v = x.clone().unsqueeze(0)
+        v.exp_()
+        g, = lib.autograd.grad(v.sigmoid().sum(), x, create_graph=True)
+        return lib.autograd.grad(g.sum(), x)
+    run_both(program)
+
+
+def test_expand_keeps_the_strides_of_dims_it_does_not_expand():
+    def program(lib):
+        z = lib.zeros(2, 1, dtype=lib.float64)
+        a = z.expand(2, 1)
+        strides = (a.stride(), lib.zeros(3, 1).expand(-1, 1).stride(),
+                   lib.zeros(1, 3).expand(2, 1, 3).stride())
+        a.add_(1)
+        g = leaf(lib, [2.0])
+        gi = g.clone().expand(3)
+        gi[0] = 0
+        f = lib.zeros(1, dtype=lib.float64).expand(1, 1)
+        f[0] = 3.0
+        return strides, z, gi, f
+    run_both(program)
+
+
+def test_inplace_on_an_expanded_tensor_still_raises():
+    def program(lib):
+        lib.zeros(1, dtype=lib.float64).expand(3).add_(1)
+    run_both(program)
+
+
+def test_inplace_on_a_view_of_a_plain_tensor_with_a_grad_requiring_operand():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        c = lib.tensor([1.0, 2.0], dtype=lib.float64)
+        c[:].mul_(x)
+        c.sum().backward()
+        b = leaf(lib, [3.0])
+        a = lib.ones(3, dtype=lib.float64)
+        a.narrow(0, 1, 1).mul_(b)
+        a.sum().backward()
+        return c, x.grad, a, b.grad
+    run_both(program)
+
+
+def test_backward_through_an_expand_view_after_its_base_changed():
+    def program(lib):
+        x = leaf(lib, [1.0, 2.0])
+        b = x.clone()[:1]
+        e = b.expand(3)
+        b.mul_(2)
+        w = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+        (e * w).sum().backward()
+        return e, x.grad
+    run_both(program)
+
+
+@pytest.mark.parametrize("case", [
+    "unbind", "split", "chunk", "split_sizes", "unbind_view", "unbind_setitem",
+    "plain_unbind_grad_operand"])
+def test_inplace_on_a_multi_output_view_raises(case):
+    def program(lib):
+        a = lib.ones(2, 2, dtype=lib.float64, requires_grad=True).clone()
+        if case == "unbind":
+            a.unbind(0)[0].mul_(2)
+        elif case == "split":
+            a.split(1)[0].mul_(2)
+        elif case == "chunk":
+            a.chunk(2)[1].mul_(2)
+        elif case == "split_sizes":
+            a.split([1, 1])[0].mul_(2)
+        elif case == "unbind_view":
+            a.unbind(0)[0][:1].mul_(2)
+        elif case == "unbind_setitem":
+            a.unbind(0)[0][0] = 5
+        else:
+            u = lib.ones(2, 2, dtype=lib.float64).unbind(0)
+            u[0].mul_(leaf(lib, [1.0, 2.0]))
+    ours, theirs = run_both(program)
+    assert "multiple views" in str(ours.exc)
+
+
+def test_inplace_on_a_multi_output_view_is_allowed_without_grad():
+    def program(lib):
+        a = lib.ones(2, 2, dtype=lib.float64)
+        u = a.unbind(0)
+        u[0].mul_(2)
+        b = lib.ones(2, 2, dtype=lib.float64, requires_grad=True).clone()
+        with lib.no_grad():
+            b.unbind(0)[1].mul_(3)
+        w = b.unbind(0)
+        with lib.no_grad():
+            w[0].mul_(5)
+        return a, b
+    run_both(program)
+
+
+def test_inplace_through_a_view_taken_before_requires_grad_was_set():
+    def program(lib):
+        x = lib.zeros(3, dtype=lib.float64)
+        v = x[0]
+        x.requires_grad_()
+        v.mul_(2)
+    ours, _ = run_both(program)
+    assert "view of a leaf" in str(ours.exc)
+
+
+@pytest.mark.parametrize("case", ["plain_base", "view_of_view"])
+def test_inplace_on_a_view_made_under_no_grad_raises(case):
+    def program(lib):
+        if case == "plain_base":
+            x = lib.zeros(3, dtype=lib.float64)
+            with lib.no_grad():
+                v = x[:2]
+            v.mul_(leaf(lib, [1.0, 2.0]))
+        else:
+            b = leaf(lib, [1.0, 1.0, 1.0]).clone()
+            with lib.no_grad():
+                v = b[:2]
+            v[:1].mul_(2)
+    ours, _ = run_both(program)
+    assert "no_grad mode" in str(ours.exc)
+
+
+@pytest.mark.parametrize("case", ["multi", "no_grad"])
+def test_using_such_a_view_after_its_base_changed_in_place_raises(case):
+    def program(lib):
+        a = lib.ones(2, 2, dtype=lib.float64, requires_grad=True).clone()
+        if case == "multi":
+            v = a.unbind(0)[0]
+        else:
+            with lib.no_grad():
+                v = a[0]
+        a.mul_(2)
+        return v * 2
+    ours, _ = run_both(program)
+    assert "its base or another view of its base has been modified" in str(ours.exc)

@@ -16,6 +16,7 @@ from . import formulas as F
 from .dispatch import (binary, check_inplace_numbers, dispatch, dispatch_inplace,
                        make_binary_operator, make_unary_function, unary)
 from .opmath import BFLOAT16, half_in_float32, half_with_number
+from .opmath import float16_via_float64 as _f16
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 # ============================================================ binary arithmetic
@@ -262,15 +263,15 @@ DIV_MODE = defop("div.Tensor_mode(self, other, *, rounding_mode)", _div_mode_ker
 
 
 # ============================================================ unary
-EXP = defop("exp(self)", np.exp, "ExpBackward0", promote="float",
+EXP = defop("exp(self)", _f16(np.exp), "ExpBackward0", promote="float",
             self=lambda grad, result: grad * F.conj(result), jvp=ELEMENTWISE)
-LOG = defop("log(self)", np.log, "LogBackward0", promote="float",
+LOG = defop("log(self)", _f16(np.log), "LogBackward0", promote="float",
             self=lambda grad, self: grad / F.conj(self), jvp=ELEMENTWISE)
-SIN = defop("sin(self)", np.sin, "SinBackward0", promote="float",
+SIN = defop("sin(self)", _f16(np.sin), "SinBackward0", promote="float",
             self=lambda grad, self: grad * F.conj(F.cos(self)), jvp=ELEMENTWISE)
-COS = defop("cos(self)", np.cos, "CosBackward0", promote="float",
+COS = defop("cos(self)", _f16(np.cos), "CosBackward0", promote="float",
             self=lambda grad, self: grad * -F.conj(F.sin(self)), jvp=ELEMENTWISE)
-TANH = defop("tanh(self)", np.tanh, "TanhBackward0", promote="float",
+TANH = defop("tanh(self)", _f16(np.tanh), "TanhBackward0", promote="float",
              self=F.tanh_vjp, jvp=ELEMENTWISE)
 
 

@@ -18,6 +18,7 @@ from . import formulas as F
 from . import special_kernels as _sk
 from .dispatch import dispatch, dispatch_inplace, unary
 from .opmath import half_in_float32, number_like
+from .opmath import float16_via_float64 as _f16
 from .pointwise import POW, _check_tensor, _make_unary, _need_tensor, _out, _tname
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
@@ -96,13 +97,13 @@ ABS = defop("abs(self)", _abs_kernel, "AbsBackward0",
             batched_jvp=POINTWISE)
 
 # ============================================================ exp / log family
-EXP2 = defop("exp2(self)", np.exp2, "Exp2Backward0", promote="float",
+EXP2 = defop("exp2(self)", _f16(np.exp2), "Exp2Backward0", promote="float",
              self=lambda grad, result: grad * F.conj(result * _LN2), jvp=ELEMENTWISE)
-EXPM1 = defop("expm1(self)", np.expm1, "Expm1Backward0", promote="float",
+EXPM1 = defop("expm1(self)", _f16(np.expm1), "Expm1Backward0", promote="float",
               self=lambda grad, result: grad * F.conj(result + 1), jvp=ELEMENTWISE)
-LOG2 = defop("log2(self)", np.log2, "Log2Backward0", promote="float",
+LOG2 = defop("log2(self)", _f16(np.log2), "Log2Backward0", promote="float",
              self=lambda grad, self: grad / F.conj(self * _LN2), jvp=ELEMENTWISE)
-LOG10 = defop("log10(self)", np.log10, "Log10Backward0", promote="float",
+LOG10 = defop("log10(self)", _f16(np.log10), "Log10Backward0", promote="float",
               self=lambda grad, self: grad / F.conj(self * _LN10), jvp=ELEMENTWISE)
 
 
@@ -133,26 +134,26 @@ RSQRT = defop("rsqrt(self)", _rsqrt_kernel, "RsqrtBackward0", promote="float",
               jvp=ELEMENTWISE)
 
 # ============================================================ trigonometric and hyperbolic
-TAN = defop("tan(self)", np.tan, "TanBackward0", promote="float",
+TAN = defop("tan(self)", _f16(np.tan), "TanBackward0", promote="float",
             self=lambda grad, result: grad * F.conj(1 + result * result), jvp=ELEMENTWISE)
-ASIN = defop("asin(self)", np.arcsin, "AsinBackward0", promote="float",
+ASIN = defop("asin(self)", _f16(np.arcsin), "AsinBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.rsqrt(1 - self * self)), jvp=ELEMENTWISE)
-ACOS = defop("acos(self)", np.arccos, "AcosBackward0", promote="float",
+ACOS = defop("acos(self)", _f16(np.arccos), "AcosBackward0", promote="float",
              self=lambda grad, self: -grad * F.conj(F.rsqrt(1 - self * self)), jvp=ELEMENTWISE)
-ATAN = defop("atan(self)", np.arctan, "AtanBackward0", promote="float",
+ATAN = defop("atan(self)", _f16(np.arctan), "AtanBackward0", promote="float",
              self=lambda grad, self: grad / F.conj(1 + self * self), jvp=ELEMENTWISE)
-SINH = defop("sinh(self)", np.sinh, "SinhBackward0", promote="float",
+SINH = defop("sinh(self)", _f16(np.sinh), "SinhBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.cosh(self)), jvp=ELEMENTWISE)
-COSH = defop("cosh(self)", np.cosh, "CoshBackward0", promote="float",
+COSH = defop("cosh(self)", _f16(np.cosh), "CoshBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.sinh(self)), jvp=ELEMENTWISE)
-ASINH = defop("asinh(self)", np.arcsinh, "AsinhBackward0", promote="float",
+ASINH = defop("asinh(self)", _f16(np.arcsinh), "AsinhBackward0", promote="float",
               self=lambda grad, self: grad * F.conj(F.rsqrt(self * self + 1)), jvp=ELEMENTWISE)
-ACOSH = defop("acosh(self)", np.arccosh, "AcoshBackward0", promote="float",
+ACOSH = defop("acosh(self)", _f16(np.arccosh), "AcoshBackward0", promote="float",
               # 1 / (sqrt(z - 1) sqrt(z + 1)), not 1 / sqrt(z^2 - 1): right on both sides of
               # the branch cut for complex z
               self=lambda grad, self: grad * F.conj(F.rsqrt(self - 1) * F.rsqrt(self + 1)),
               jvp=ELEMENTWISE)
-ATANH = defop("atanh(self)", np.arctanh, "AtanhBackward0", promote="float",
+ATANH = defop("atanh(self)", _f16(np.arctanh), "AtanhBackward0", promote="float",
               self=lambda grad, self: grad / F.conj(1 - self * self), jvp=ELEMENTWISE)
 
 

@@ -358,6 +358,23 @@ for _n, _op in _UNARY.items():
 negative = export("negative")(globals()["neg"])
 
 
+def _number_first(name, input, other):
+    """``input`` of ``graphgrad.add/sub/mul/div(input, other)`` when it is not a Tensor:
+    PyTorch takes a Number there when ``other`` is a Tensor (``torch.sub(2.0, t)`` is
+    ``2.0 - t``), as a 0-d tensor of the result's dtype, so ``t``'s dtype is kept."""
+    if isinstance(input, Tensor):
+        return input
+    if isinstance(input, (int, float, bool, complex, np.generic)) and \
+            isinstance(other, (Tensor, int, float, bool, complex, np.generic)):
+        v = input.item() if isinstance(input, np.generic) else input
+        if isinstance(v, bool):  # (a bool stays bool: sub(True, t) raises as PyTorch's)
+            return Tensor._wrap(np.asarray(v))
+        if not isinstance(other, Tensor):  # (two numbers: a 0-d tensor of their type)
+            other = other.item() if isinstance(other, np.generic) else other
+        return Tensor._wrap(np.asarray(v, _dtype.result_type(v, other).np))
+    _check_tensor(name, input)
+
+
 def _as_operand(name, x):
     if isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex)):
         return x
@@ -390,7 +407,8 @@ def _plain_alpha(name, input, other, alpha):
 
 @export()
 def add(input, other, *, alpha=1, out=None):
-    _check_tensor("add", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("add", input, other)
     other = _as_operand("add", other)
     r = binary(ADD, input, other) if _plain_alpha("add", input, other, alpha) else \
         dispatch(ADD_ALPHA, input, other, alpha)
@@ -399,7 +417,8 @@ def add(input, other, *, alpha=1, out=None):
 
 @export()
 def sub(input, other, *, alpha=1, out=None):
-    _check_tensor("sub", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("sub", input, other)
     other = _as_operand("sub", other)
     r = binary(SUB, input, other) if _plain_alpha("sub", input, other, alpha) else \
         dispatch(SUB_ALPHA, input, other, alpha)
@@ -411,7 +430,8 @@ subtract = export("subtract")(sub)
 
 @export()
 def mul(input, other, *, out=None):
-    _check_tensor("mul", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("mul", input, other)
     return _out(binary(MUL, input, _as_operand("mul", other)), out)
 
 
@@ -420,7 +440,8 @@ multiply = export("multiply")(mul)
 
 @export()
 def div(input, other, *, rounding_mode=None, out=None):
-    _check_tensor("div", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("div", input, other)
     other = _as_operand("div", other)
     if rounding_mode is None:
         return _out(binary(DIV, input, other), out)
@@ -428,7 +449,9 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 divide = export("divide")(div)
-true_divide = export("true_divide")(lambda input, other: binary(DIV, input, other))
+@export()
+def true_divide(input, other, *, out=None):
+    return div(input, other, out=out)
 
 
 @export()

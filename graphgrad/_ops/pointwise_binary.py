@@ -27,6 +27,14 @@ def _max_min_kernel(name, ufunc):
     return kernel
 
 
+def _max_min_jvp(self_t, other_t, tie, self_wins):
+    """PyTorch's ``other_t + c * (self_t - other_t)``, c = 1/2 at a tie, 1 where self is the
+    result, else 0: at a NaN the tangent is other_t's (plus 0 * a non-finite difference:
+    NaN), as PyTorch's, although the backward sends the gradient to both."""
+    d = self_t - other_t
+    return other_t + F.where(tie, d / 2, F.where(self_wins, d, d * 0))
+
+
 # ties split the gradient evenly; a NaN sends it to both (it propagates from either)
 MAXIMUM = defop("maximum(self, other)", _max_min_kernel("maximum", np.maximum),
                 "MaximumBackward0", promote=True,
@@ -34,18 +42,16 @@ MAXIMUM = defop("maximum(self, other)", _max_min_kernel("maximum", np.maximum),
                     F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
                 other=lambda grad, self, other:
                     F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
-                jvp=lambda self_t, other_t, self, other:
-                    F.where(self == other, (self_t + other_t) / 2,
-                            F.where(self < other, other_t, self_t)), batched_jvp=POINTWISE)
+                jvp=lambda self_t, other_t, self, other: _max_min_jvp(
+                    self_t, other_t, self == other, self > other), batched_jvp=POINTWISE)
 MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
                 "MinimumBackward0", promote=True,
                 self=lambda grad, self, other:
                     F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
                 other=lambda grad, self, other:
                     F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
-                jvp=lambda self_t, other_t, self, other:
-                    F.where(self == other, (self_t + other_t) / 2,
-                            F.where(self > other, other_t, self_t)), batched_jvp=POINTWISE)
+                jvp=lambda self_t, other_t, self, other: _max_min_jvp(
+                    self_t, other_t, self == other, self < other), batched_jvp=POINTWISE)
 
 
 def _fmod_kernel(a, b):

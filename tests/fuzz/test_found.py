@@ -35,3 +35,25 @@ def test_two_numbers(name, a, b):
     """torch.add(2, 3) is tensor(5): numbers become a 0-d tensor of their PyTorch type."""
     run_both(lambda T: getattr(T, name)(a, b))
 
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_tangent_at_nan_and_infinity(name):
+    """PyTorch's tangent is other_t + c * (self_t - other_t) with c = 1 where self is the
+    result, 1/2 at a tie, else 0: at a NaN in self it is other_t's, and a non-finite tangent
+    difference gives NaN. graphgrad returned self_t at a NaN and finite values where
+    PyTorch's were NaN (fuzz seeds 65, 128, 1319)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        nan, inf = float("nan"), float("inf")
+        a = T.tensor([nan, 1.0, 2.0, inf, -1.0, 3.0, nan], dtype=T.float64)
+        b = T.tensor([0.5, nan, 2.0, 1.0, inf, -inf, nan], dtype=T.float64)
+        ta = T.tensor([1.0, 2.0, 3.0, inf, 5.0, 6.0, 7.0], dtype=T.float64)
+        tb = T.tensor([-1.0, -2.0, -3.0, -4.0, nan, -inf, -7.0], dtype=T.float64)
+        out = []
+        with fwd.dual_level():
+            for x, y in ((fwd.make_dual(a, ta), fwd.make_dual(b, tb)),
+                         (fwd.make_dual(b, tb), fwd.make_dual(a, ta))):
+                out.append(fwd.unpack_dual(getattr(T, name)(x, y)).tangent)
+        return out
+    run_both(prog)
+

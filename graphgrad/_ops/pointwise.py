@@ -300,7 +300,8 @@ def _relu_kernel(a):
         raise RuntimeError("Boolean inputs not supported for relu")
     if a.dtype.kind == "c":  # (NumPy would order complex numbers lexicographically)
         raise NotImplementedError("clamp is not supported for complex types")
-    return np.maximum(a, 0, dtype=a.dtype)
+    return np.maximum(0, a, dtype=a.dtype)  # (NumPy returns its second operand at a tie:
+    # relu(-0.0) is -0.0, as PyTorch's)
 
 
 RELU = defop("relu(self)", _relu_kernel, "ReluBackward0",

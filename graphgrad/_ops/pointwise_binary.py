@@ -23,7 +23,8 @@ def _max_min_kernel(name, ufunc):
     def kernel(a, b):
         if a.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return ufunc(a, b)
+        return ufunc(b, a)  # (between 0.0 and -0.0 NumPy returns its second operand,
+        # PyTorch self: maximum(-0.0, 0.0) is -0.0)
     return kernel
 
 
@@ -191,11 +192,13 @@ def _clamp_kernel(a, min, max):  # noqa: A002
         raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, np.ndarray) and isinstance(max, np.ndarray):
         no_bool("clamp_cpu", a)
+    # (operands swapped: at a tie of 0.0 and -0.0 NumPy returns the second, PyTorch keeps
+    # the input: relu(-0.0) and clamp(-0.0, min=0) are -0.0)
     if min is None:
-        return np.minimum(a, max)
+        return np.minimum(max, a)
     if max is None:
-        return np.maximum(a, min)
-    return np.minimum(np.maximum(a, min), max)
+        return np.maximum(min, a)
+    return np.minimum(max, np.maximum(min, a))
 
 
 def _clamp_self_mask(self, min, max):  # noqa: A002

@@ -57,3 +57,18 @@ def test_maximum_minimum_tangent_at_nan_and_infinity(name):
         return out
     run_both(prog)
 
+
+def test_signed_zero_ties_keep_the_input():
+    """PyTorch's relu, clamp and maximum/minimum return their input (self) at a tie of 0.0
+    and -0.0: relu(-0.0) is -0.0, so 1 / relu(x) is -inf there; NumPy's maximum returns its
+    second operand, so graphgrad gave 0.0 (fuzz seed 144: floor_divide(y, relu(x)) gave
+    inf where PyTorch gives -inf)."""
+    def prog(T):
+        x = T.tensor([-0.0, 0.0, -1.0, 2.0, float("nan")], dtype=T.float64)
+        z = T.tensor([0.0, -0.0, 0.0, -0.0, 0.0], dtype=T.float64)
+        outs = [T.relu(x), T.nn.functional.relu(x), x.clone().relu_(), T.clamp(x, min=0.0),
+                T.clamp(x, max=-0.0), T.clamp(x, 0.0, 0.0), x.clamp_min(0.0), x.clamp_max(-0.0),
+                T.clamp(x, min=z), T.clamp(x, max=z), T.clamp(x, z, z), T.maximum(x, z),
+                T.minimum(x, z), T.maximum(z, x), T.minimum(z, x), T.relu(x.float())]
+        return [1 / o for o in outs]
+    run_both(prog)

@@ -38,10 +38,11 @@ def _real_only(name, fn, label=None):
     return kernel
 
 
-def _safe_denominator(r):
-    # where r == 0 the rule's value is replaced by 0; dividing by 1 there keeps the untaken
-    # branch finite, so its gradient (0 * finite) stays 0 under double backward
-    return F.where(r == 0, 1.0, r)
+def _zero_denominator(r):
+    # where r == 0 the rule's value is replaced by 0 (a where, as in PyTorch's rules); the
+    # untaken branch divides by 0 there, so under double backward its gradient is
+    # 0 / 0 = NaN, as PyTorch's (angle and sgn's second derivatives at complex 0)
+    return r
 
 
 # ============================================================ |z|, sign, sgn
@@ -67,7 +68,7 @@ def _sgn_vjp(grad, self, result):
     if not F.is_complex(self):
         return F.zeros_like(grad)
     r = F.abs(self)
-    g = (grad - result * F.real_if(F.conj(result) * grad, True)) / _safe_denominator(r)
+    g = (grad - result * F.real_if(F.conj(result) * grad, True)) / _zero_denominator(r)
     return F.where(r == 0, 0.0, g)
 
 
@@ -284,7 +285,7 @@ def _angle_kernel(a):
 def _angle_grad(self):
     """d angle / d(x + iy) as PyTorch's gradient vector: i z / |z|^2 (0 at z == 0)."""
     r2 = F.real_if(self * F.conj(self), True)
-    return F.where(r2 == 0, 0.0, (self * 1j) / _safe_denominator(r2))
+    return F.where(r2 == 0, 0.0, (self * 1j) / _zero_denominator(r2))
 
 
 def _angle_vjp(grad, self):

@@ -72,3 +72,21 @@ def test_signed_zero_ties_keep_the_input():
                 T.minimum(x, z), T.maximum(z, x), T.minimum(z, x), T.relu(x.float())]
         return [1 / o for o in outs]
     run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["angle", "sgn"])
+def test_second_derivative_at_complex_zero_is_nan(name):
+    """PyTorch's angle and sgn rules divide by |z| (or |z|^2) in the branch a where (or
+    masked_fill) discards at z == 0: the first derivative there is 0, the second NaN
+    (0 / 0 in the untaken branch). graphgrad divided by 1 there and gave 0 (fuzz seed
+    4843: angle(asin(z)))."""
+    def prog(T):
+        z = T.tensor([0j, 1 + 1j, -2 + 0.5j], dtype=T.complex128, requires_grad=True)
+        y = getattr(T, name)(z)
+        w = T.tensor([1 + 0.5j, -1j, 2], dtype=T.complex128) if y.is_complex() else \
+            T.tensor([1.0, -1.0, 2.0], dtype=T.float64)
+        L = (y * w).sum()
+        g, = T.autograd.grad(L.real if L.is_complex() else L, z, create_graph=True)
+        gg, = T.autograd.grad((g * T.tensor([1 + 1j, 1, -1j])).sum().real, z)
+        return g.detach(), gg  # (the rules' own node names differ)
+    run_both(prog)

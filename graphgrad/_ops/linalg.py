@@ -231,7 +231,7 @@ def _matmul_general(input, other):
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(sa[:-1]))}x{sa[-1]} "
                 f"and {b._data.shape[0]}x{b._data.shape[-1] if nb == 2 else 1})")
-        folded = reshape(a, (-1, sa[-1]))
+        folded = reshape(a, (int(np.prod(sa[:-1])), sa[-1]))  # (-1 is ambiguous when K is 0)
         if nb == 1:
             return dispatch(_unsafe_view(), mv(folded, b), sa[:-1])
         out = mm(folded, b)

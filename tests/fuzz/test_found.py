@@ -90,3 +90,17 @@ def test_second_derivative_at_complex_zero_is_nan(name):
         gg, = T.autograd.grad((g * T.tensor([1 + 1j, 1, -1j])).sum().real, z)
         return g.detach(), gg  # (the rules' own node names differ)
     run_both(prog)
+
+
+@pytest.mark.parametrize("a, b", [((2, 3, 0), (0, 4)), ((2, 1, 0), (0, 5)), ((2, 3, 0), (0,)),
+                                  ((1, 2, 0), (0, 0))])
+def test_matmul_of_a_batch_with_empty_inner_dim(a, b):
+    """A batch times a matrix with K == 0 gives zeros; graphgrad's fold into one mm reshaped
+    to (-1, 0) and raised "shape '[-1, 0]' is invalid" (fuzz seed 4183)."""
+    def prog(T):
+        x = T.ones(*a, dtype=T.float64, requires_grad=True)
+        y = T.ones(*b, dtype=T.float64, requires_grad=True)
+        r = T.matmul(x, y)
+        r.sum().backward()
+        return r, x.grad, y.grad
+    run_both(prog)

@@ -1,0 +1,170 @@
+"""Known differences the fuzzer finds, each with its reason (mirrored in
+docs/differences.md, "Differential fuzzer"). ``classify(prog, mismatch)`` names the
+entry that explains a mismatch, or returns None for a new one: the test fails on those.
+
+An entry is (id, status, reason, predicate(prog, mismatch)). Status BEING_FIXED: other
+work of issue 16 fixes it (then its entry goes); DELIBERATE: a difference we keep.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+BEING_FIXED = "being fixed in issue 16"
+DELIBERATE = "deliberate"
+OPEN = "open: found by the fuzzer, not fixed yet (reported with a reproducer)"
+
+
+def _uses(prog, *labels):
+    return any(lab in op for op in prog.ops for lab in labels)
+
+
+def _torch_msg(m, pattern):
+    return m.theirs is not None and isinstance(m.theirs, BaseException) and \
+        re.search(pattern, str(m.theirs)) is not None
+
+
+def _our_msg(m, pattern):
+    return isinstance(m.ours, BaseException) and re.search(pattern, str(m.ours)) is not None
+
+
+def _arrays(m):
+    return isinstance(m.ours, np.ndarray) and isinstance(m.theirs, np.ndarray) \
+        and m.ours.shape == m.theirs.shape
+
+
+def _ours_nan_where_torch_not(m):
+    return _arrays(m) and bool((np.isnan(m.ours) & ~np.isnan(m.theirs)).any())
+
+
+def _ours_zero_where_torch_not(m):
+    return _arrays(m) and bool(((m.ours == 0) & (m.theirs != 0)).any())
+
+
+def _has_nan(m):
+    return _arrays(m) and bool(np.isnan(m.ours).any() or np.isnan(m.theirs).any())
+
+
+_POW = ("pow", "operator**")
+
+KNOWN = [
+    ("complex-pow-nonfinite", OPEN,
+     "complex pow at a zero or NaN base: 0 ** z with Re z < 0 is nan+nanj (PyTorch inf+nanj), "
+     "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's std::pow "
+     "differ there",
+     lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and p.dtype == "complex128"
+     and _uses(p, *_POW)),
+    ("saves-less-than-pytorch", OPEN,
+     "some rules save less than PyTorch's (pow(Tensor, Tensor) recomputes its result, gather "
+     "keeps only self's shape), so modifying that tensor in place before backward is not "
+     "an error here (PyTorch: 'modified by an inplace operation')",
+     lambda p, m: m.kind == "error-type" and m.phase in ("grad", "gradgrad")
+     and m.ours is None and _torch_msg(m, r"modified by an inplace operation")),
+    ("cumprod-nonfinite", OPEN,
+     "cumprod's gradient and tangent with an infinite element (and a zero) in the row: NaN "
+     "where PyTorch's are finite",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
+     and _has_nan(m)),
+    ("normalize-zero-gradgrad", OPEN,
+     "second derivative of normalize (and norm) at a zero vector: 0 where PyTorch's is NaN",
+     lambda p, m: m.phase in ("gradgrad", "jvp") and _uses(p, "normalize", "norm")
+     and _arrays(m) and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
+    ("complex-add-inf", DELIBERATE,
+     "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
+     "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
+     lambda p, m: p.dtype == "complex128" and p.special and m.kind in ("nan-pattern", "value")
+     and m.phase == "forward" and _uses(p, "add", "sub", "operator+", "operator-")),
+    ("complex-matmul-nonfinite", DELIBERATE,
+     "complex matmul with infinite or NaN elements: BLAS products of inf (PyTorch's and "
+     "NumPy's) disagree on which parts become NaN; nothing to follow",
+     lambda p, m: p.dtype == "complex128" and p.special and _uses(p, "matmul")
+     and m.kind in ("value", "nan-pattern", "grad", "gradgrad", "jvp")),
+    ("conj-view-writes", DELIBERATE,
+     "conj returns a copy (docs/differences.md): writing through a view of conj(x) does not "
+     "change x as PyTorch's lazy conjugate view does",
+     lambda p, m: any(op == "conj" for op in p.ops) and _uses(p, "setitem", "inplace")),
+    ("two-input-singular", BEING_FIXED,
+     "atan2/hypot/fmod/remainder gradients at their singular points (0, 0), inf, NaN "
+     "(issue 16: two-input rules at singular points)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp")
+     and _uses(p, "atan2", "hypot", "fmod", "remainder") and _has_nan(m)),
+    ("floor-divide-differentiable", DELIBERATE,
+     "floor_divide, // and Number % Tensor are differentiable, as are the in-place "
+     "asinh_/acosh_/atanh_; PyTorch raises in backward (docs/differences.md, Op library)",
+     lambda p, m: m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
+         m, r"derivative for aten::(floor_divide|remainder)|inplace version of (asinh|acosh|atanh)")),
+    ("multi-output-view-inplace", BEING_FIXED,
+     "in-place on an output of unbind/split/chunk: PyTorch raises (issue 16, section 3)",
+     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"returns multiple views")),
+    ("expand-stride-0", BEING_FIXED,
+     "expand puts stride 0 on size-1 dims it does not expand, so writing through such a "
+     "view raises a false overlap error (issue 16, section 2)",
+     lambda p, m: m.kind == "false-error" and _uses(p, "expand")
+     and _our_msg(m, r"more than one element of the written-to tensor")),
+    ("pow-real-complex", BEING_FIXED,
+     "pow(real, complex) under create_graph or forward AD raises NotImplementedError "
+     "'ge_cpu' (issue 16, section 2)",
+     lambda p, m: m.kind == "false-error" and _our_msg(m, r"ge_cpu")),
+    ("pow-singular", BEING_FIXED,
+     "pow's gradients at base 0 / exponent 0 (x**0, 0**e, b**e at 0): NaN where PyTorch's "
+     "are 0, and PyTorch's masked terms at exponent 0 in double backward (issue 16, "
+     "section 1.1)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, *_POW)
+     and (_ours_nan_where_torch_not(m) or p.special)),
+    ("relu-singular", BEING_FIXED,
+     "relu's gradient masks (sqrt(relu(x)) at x<0) and relu/max at NaN "
+     "(issue 16, sections 1.2 and 1.11)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "relu", "max")
+     and (_ours_nan_where_torch_not(m) or _has_nan(m))),
+    ("view-new-history", BEING_FIXED,
+     "a view does not see its base's new history after an in-place op on the base "
+     "(requires_grad, grad_fn; issue 16, section 1.4)",
+     lambda p, m: m.kind == "meta" and m.phase == "forward" and "requires_grad" in m.detail
+     and _uses(p, "setitem", "inplace")),
+    ("inplace-view-vjp-typeerror", BEING_FIXED,
+     "an in-place op with a grad-requiring operand on a view of a tensor that does not "
+     "require grad raises TypeError inside a VJP (issue 16, section 2)",
+     lambda p, m: m.kind == "false-error" and m.phase in ("grad", "gradgrad")
+     and _uses(p, "@view:") and _our_msg(m, r"NoneType")),
+    ("inplace-view-double-backward", BEING_FIXED,
+     "double backward through an in-place op on a view raises 'backward through the graph a "
+     "second time' (issue 16, section 2)",
+     lambda p, m: m.kind == "false-error" and m.phase == "gradgrad" and _uses(p, "@view:")
+     and _our_msg(m, r"backward through the graph a second time")),
+    ("conj-is-a-copy", DELIBERATE,
+     "conj returns a copy, not a lazy conjugate view, so in-place on conj(leaf) is allowed "
+     "(docs/differences.md, Op library)",
+     lambda p, m: m.kind == "error-type" and any(op == "conj" for op in p.ops)
+     and _torch_msg(m, r"view of a leaf Variable")),
+    ("real-input-complex-grad", DELIBERATE,
+     "a real input that receives a complex gradient through a promoting op (where(real, "
+     "complex), view_as_real) gets its real part; PyTorch fails an internal check "
+     "('input_is_complex == grad_is_complex')",
+     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"input_is_complex == grad_is_complex")),
+    ("forward-ad-zero-tangent", BEING_FIXED,
+     "forward AD multiplies an operand's absent (zero) tangent by an infinite or NaN "
+     "primal: NaN tangents where PyTorch's are finite (issue 16, section 1.7)",
+     lambda p, m: m.phase == "jvp" and _ours_nan_where_torch_not(m)),
+    ("forward-ad-inplace-view", BEING_FIXED,
+     "forward AD: writing a dual into a view (or a slice) of a tensor without a tangent "
+     "leaves the base without one (issue 16, section 1.6)",
+     lambda p, m: m.phase == "jvp" and m.kind == "jvp" and _uses(p, "@view:", "setitem")
+     and _ours_zero_where_torch_not(m)),
+    ("copyslices-nan", BEING_FIXED,
+     "the gradient through a slice assignment or in-place op on a view whose values were "
+     "overwritten multiplies by them: NaN (c[:]=0; c/c) where PyTorch's is 0 (issue 16, "
+     "section 1.3)",
+     lambda p, m: m.phase in ("grad", "gradgrad") and _uses(p, "setitem", "@view:", "@clone")
+     and _ours_nan_where_torch_not(m)),
+]
+
+
+def classify(prog, mismatch):
+    for ident, _status, _reason, pred in KNOWN:
+        try:
+            if pred(prog, mismatch):
+                return ident
+        except Exception:  # a predicate must never hide a mismatch by crashing
+            continue
+    return None

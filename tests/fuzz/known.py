@@ -61,15 +61,21 @@ KNOWN = [
      "an error here (PyTorch: 'modified by an inplace operation')",
      lambda p, m: m.kind == "error-type" and m.phase in ("grad", "gradgrad")
      and m.ours is None and _torch_msg(m, r"modified by an inplace operation")),
-    ("cumprod-nonfinite", OPEN,
+    ("cumprod-nonfinite", BEING_FIXED,
      "cumprod's gradient and tangent with an infinite element (and a zero) in the row: NaN "
-     "where PyTorch's are finite",
+     "where PyTorch's are finite (issue 16: singular points of one-input rules)",
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
      and _has_nan(m)),
-    ("normalize-zero-gradgrad", OPEN,
-     "second derivative of normalize (and norm) at a zero vector: 0 where PyTorch's is NaN",
+    ("normalize-zero-gradgrad", BEING_FIXED,
+     "second derivative of normalize (and norm) at a zero vector: 0 where PyTorch's is NaN "
+     "(issue 16: singular points of one-input rules)",
      lambda p, m: m.phase in ("gradgrad", "jvp") and _uses(p, "normalize", "norm")
      and _arrays(m) and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
+    ("activation-kinks", BEING_FIXED,
+     "elu/leaky_relu at 0 and NaN: second derivative at 0 (PyTorch 0) and the gradient at "
+     "NaN (issue 16: singular points of one-input rules)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and p.special
+     and _uses(p, "nn.functional.elu", "nn.functional.leaky_relu")),
     ("complex-add-inf", DELIBERATE,
      "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
      "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
@@ -126,7 +132,7 @@ KNOWN = [
      "an in-place op with a grad-requiring operand on a view of a tensor that does not "
      "require grad raises TypeError inside a VJP (issue 16, section 2)",
      lambda p, m: m.kind == "false-error" and m.phase in ("grad", "gradgrad")
-     and _uses(p, "@view:") and _our_msg(m, r"NoneType")),
+     and _uses(p, "inplace", "setitem") and _our_msg(m, r"NoneType")),
     ("inplace-view-double-backward", BEING_FIXED,
      "double backward through an in-place op on a view raises 'backward through the graph a "
      "second time' (issue 16, section 2)",

@@ -34,31 +34,26 @@ def main(argv=None):
         return 0
     counts, known, seeds = collections.Counter(), collections.Counter(), collections.defaultdict(list)
     log = open(a.log, "w") if a.log else None
-    crashed = 0
+    crashed = done = 0
     t0 = time.time()
-    for seed in range(a.start, a.start + a.programs):
-        try:
-            prog = generate(seed)
-            found = check(prog, jvp=not a.no_jvp)
-        except Exception as e:  # the fuzzer itself failed: report, go on
-            crashed += 1
-            print(f"seed {seed}: fuzzer error {type(e).__name__}: {e}", file=sys.stderr)
-            continue
-        for m in found:
-            k = classify(prog, m)
-            key = f"{m.kind}/{m.phase}"
-            if k:
-                known[f"{key} [{k}]"] += 1
-            else:
-                counts[key] += 1
-                if len(seeds[key]) < a.examples:
-                    seeds[key].append(seed)
-            if log:
-                log.write(json.dumps({"seed": seed, "kind": m.kind, "phase": m.phase,
-                                      "known": k, "ops": prog.ops, "detail": m.detail[:400]})
-                          + "\n")
-                log.flush()
-    print(f"{a.programs} programs (seeds {a.start}..{a.start + a.programs - 1}) in "
+    try:
+        for seed in range(a.start, a.start + a.programs):
+            try:
+                prog = generate(seed)
+                found = check(prog, jvp=not a.no_jvp)
+            except Exception as e:  # the fuzzer itself failed: report, go on
+                crashed += 1
+                print(f"seed {seed}: fuzzer error {type(e).__name__}: {e}", file=sys.stderr)
+                continue
+            finally:
+                done += 1
+                if done % 500 == 0:
+                    print(f"... {done} programs, {sum(counts.values())} new mismatches",
+                          file=sys.stderr, flush=True)
+            _tally(prog, found, counts, known, seeds, log, a.examples)
+    except KeyboardInterrupt:  # Ctrl-C (or kill -INT): report what ran
+        print("interrupted", file=sys.stderr)
+    print(f"{done} programs (seeds {a.start}..{a.start + done - 1}) in "
           f"{time.time() - t0:.0f} s; fuzzer errors: {crashed}")
     print("new mismatches by kind:" if counts else "no new mismatches")
     for key, n in counts.most_common():
@@ -68,6 +63,23 @@ def main(argv=None):
         for key, n in known.most_common():
             print(f"  {key:60s} {n:6d}")
     return 1 if counts else 0
+
+
+def _tally(prog, found, counts, known, seeds, log, examples):
+    for m in found:
+        k = classify(prog, m)
+        key = f"{m.kind}/{m.phase}"
+        if k:
+            known[f"{key} [{k}]"] += 1
+        else:
+            counts[key] += 1
+            if len(seeds[key]) < examples:
+                seeds[key].append(prog.seed)
+        if log:
+            log.write(json.dumps({"seed": prog.seed, "kind": m.kind, "phase": m.phase,
+                                  "known": k, "ops": prog.ops, "detail": m.detail[:400]})
+                      + "\n")
+            log.flush()
 
 
 if __name__ == "__main__":

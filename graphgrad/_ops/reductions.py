@@ -567,8 +567,9 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
     if ord == 2:
         zero = rd == 0
         if zero.any():
-            zc = _const(zero, self)
-            return F.where(zc, 0.0, self / F.where(zc, 1.0, r))
+            # (the untaken branch divides by 0: under double backward its gradient there is
+            # 0 / 0 = NaN, as PyTorch's (self / norm).masked_fill_(norm == 0, 0) gives)
+            return F.where(_const(zero, self), 0.0, self / r)
         return self / r
     if ord in (_INF, -_INF):
         xa = np.abs(_arr(self))

@@ -104,3 +104,23 @@ def test_matmul_of_a_batch_with_empty_inner_dim(a, b):
         r.sum().backward()
         return r, x.grad, y.grad
     run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("fn", ["norm", "vector_norm", "normalize"])
+def test_two_norm_second_derivative_at_zero_is_nan(dtype, fn):
+    """PyTorch's 2-norm gradient is (x / norm).masked_fill_(norm == 0, 0): 0 at a zero
+    vector, but its derivative there is 0 / 0 = NaN; graphgrad divided by 1 there and
+    gave 0 (fuzz seed 3875: normalize of a zero vector)."""
+    def prog(T):
+        x = T.tensor([[0.0, 0.0], [1.0, -2.0]], dtype=getattr(T, dtype), requires_grad=True)
+        y = {"norm": lambda: x.norm(dim=1), "vector_norm": lambda: T.linalg.vector_norm(x, 2, 1),
+             "normalize": lambda: T.nn.functional.normalize(x, dim=1)}[fn]()
+        w = T.ones(y.shape, dtype=y.dtype) * 0.7
+        g, = T.autograd.grad((y * w).sum().real if y.is_complex() else (y * w).sum(), x,
+                             create_graph=True)
+        gg, = T.autograd.grad((g * T.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=g.dtype)).sum().real
+                              if g.is_complex() else
+                              (g * T.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=g.dtype)).sum(), x)
+        return g.detach(), gg
+    run_both(prog)

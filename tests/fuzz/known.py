@@ -61,16 +61,11 @@ KNOWN = [
      "an error here (PyTorch: 'modified by an inplace operation')",
      lambda p, m: m.kind == "error-type" and m.phase in ("grad", "gradgrad")
      and m.ours is None and _torch_msg(m, r"modified by an inplace operation")),
-    ("cumprod-nonfinite", BEING_FIXED,
-     "cumprod's gradient and tangent with an infinite element (and a zero) in the row: NaN "
-     "where PyTorch's are finite (issue 16: singular points of one-input rules)",
+    ("cumprod-nonfinite", OPEN,
+     "cumprod's double backward and tangent with an infinite element and a zero in the "
+     "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN",
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
      and _has_nan(m)),
-    ("normalize-zero-gradgrad", BEING_FIXED,
-     "second derivative of normalize (and norm) at a zero vector: 0 where PyTorch's is NaN "
-     "(issue 16: singular points of one-input rules)",
-     lambda p, m: m.phase in ("gradgrad", "jvp") and _uses(p, "normalize", "norm")
-     and _arrays(m) and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
     ("activation-kinks", BEING_FIXED,
      "elu/leaky_relu at 0 and NaN: second derivative at 0 (PyTorch 0) and the gradient at "
      "NaN (issue 16: singular points of one-input rules)",
@@ -155,8 +150,8 @@ KNOWN = [
     ("forward-ad-inplace-view", BEING_FIXED,
      "forward AD: writing a dual into a view (or a slice) of a tensor without a tangent "
      "leaves the base without one (issue 16, section 1.6)",
-     lambda p, m: m.phase == "jvp" and m.kind == "jvp" and _uses(p, "@view:", "setitem")
-     and _ours_zero_where_torch_not(m)),
+     lambda p, m: m.phase == "jvp" and m.kind == "jvp" and _uses(p, "@view:", "setitem", "@clone")
+     and (_ours_zero_where_torch_not(m) or any(not lf.requires_grad for lf in p.leaves))),
     ("copyslices-nan", BEING_FIXED,
      "the gradient through a slice assignment or in-place op on a view whose values were "
      "overwritten multiplies by them: NaN (c[:]=0; c/c) where PyTorch's is 0 (issue 16, "

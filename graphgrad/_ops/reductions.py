@@ -868,7 +868,8 @@ def _dims(dim, nd, empty_means_all=True, name="dim"):
                 raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
             out.append(w)
         return tuple(sorted(out)) if nd else ()
-    return (_wrap_dim(_as_int(dim, name), nd),) if nd else ()
+    w = _wrap_dim(_as_int(dim, name), nd)  # (a 0-d tensor takes dim 0 and -1 only)
+    return (w,) if nd else ()
 
 
 def _as_int(d, name="dim"):

@@ -124,3 +124,16 @@ def test_two_norm_second_derivative_at_zero_is_nan(dtype, fn):
                               (g * T.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=g.dtype)).sum(), x)
         return g.detach(), gg
     run_both(prog)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: x.sum(1), lambda T, x: x.mean(-2), lambda T, x: x.norm(2, 1),
+    lambda T, x: T.linalg.vector_norm(x, 2, 1), lambda T, x: x.amax(1), lambda T, x: x.var(1),
+    lambda T, x: T.logsumexp(x, 1), lambda T, x: x.prod(-2),
+    lambda T, x: T.nn.functional.normalize(x), lambda T, x: x.narrow(0, 0, 1),
+    lambda T, x: x.sum(0), lambda T, x: x.norm(2, -1), lambda T, x: x.sum((0,))])
+def test_zero_dim_tensor_takes_dim_0_and_minus_1_only(call):
+    """A 0-d tensor's dims are 0 and -1: PyTorch raises IndexError for dim=1 or -2 in a
+    reduction; graphgrad ignored the dim (fuzz seed 101163: normalize of a 0-d tensor,
+    whose default dim is 1). narrow of a 0-d tensor raises RuntimeError, as PyTorch's."""
+    run_both(lambda T: call(T, T.tensor(2.0, requires_grad=True)))

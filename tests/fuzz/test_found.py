@@ -137,3 +137,19 @@ def test_zero_dim_tensor_takes_dim_0_and_minus_1_only(call):
     reduction; graphgrad ignored the dim (fuzz seed 101163: normalize of a 0-d tensor,
     whose default dim is 1). narrow of a 0-d tensor raises RuntimeError, as PyTorch's."""
     run_both(lambda T: call(T, T.tensor(2.0, requires_grad=True)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x, y: T.cat([x, y], 0), lambda T, x, y: T.cat([x, x], 0),
+    lambda T, x, y: T.cat([x, x], 1), lambda T, x, y: T.stack([x, x]),
+    lambda T, x, y: T.stack([x, x], 2), lambda T, x, y: T.hstack([x, x]),
+    lambda T, x, y: T.vstack([x, y])])
+def test_cat_and_stack_of_transposed_inputs_are_contiguous(call):
+    """PyTorch's cat/stack results are contiguous whatever the inputs' layout; NumPy's
+    followed transposed inputs, so .view(-1) of the result raised (fuzz seed 104187)."""
+    def prog(T):
+        x = T.arange(6.0).reshape(3, 2).mT.requires_grad_()
+        y = T.ones(1, 3)
+        r = call(T, x, y)
+        return r.is_contiguous(), r.stride(), r.view(-1)
+    run_both(prog)

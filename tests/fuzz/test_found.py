@@ -153,3 +153,19 @@ def test_cat_and_stack_of_transposed_inputs_are_contiguous(call):
         r = call(T, x, y)
         return r.is_contiguous(), r.stride(), r.view(-1)
     run_both(prog)
+
+
+def test_view_as_real_double_backward_with_a_transposed_gradient():
+    """view_as_real's backward makes its gradient contiguous before view_as_complex; under
+    create_graph a transposed gradient (from v.t()) stayed transposed (clone keeps the
+    layout) and view_as_complex raised (fuzz seed 102628)."""
+    def prog(T):
+        x = T.tensor([1 + 2j, 3 - 1j, 0.5j, 2 + 0j], requires_grad=True)
+        c = x.clone()
+        c.view(-1).mul_(-1.0)
+        v = T.view_as_real(x)
+        L = (v.t() * T.arange(8.0).reshape(2, 4)).sum() + \
+            (c * T.tensor([1j, 2, 3, 4])).sum().real
+        g, = T.autograd.grad(L, x, create_graph=True)
+        return g
+    run_both(prog)

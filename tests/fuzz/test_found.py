@@ -169,3 +169,11 @@ def test_view_as_real_double_backward_with_a_transposed_gradient():
         g, = T.autograd.grad(L, x, create_graph=True)
         return g
     run_both(prog)
+
+
+@pytest.mark.parametrize("a, b", [((3, 2, 4), (2, 4, 1)), ((2, 3, 1, 2), (4, 2, 5)),
+                                  ((5, 2, 3), (4, 3))])
+def test_matmul_batch_dims_that_do_not_broadcast(a, b):
+    """PyTorch raises RuntimeError ('The size of tensor a (3) must match ...'); graphgrad
+    raised NumPy's ValueError (fuzz seed 115871)."""
+    run_both(lambda T: T.matmul(T.ones(*a), T.ones(*b)))

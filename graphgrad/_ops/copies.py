@@ -257,7 +257,7 @@ FLIP = defop("flip(self, *, dims)", lambda a, dims: np.flip(a, dims).copy(), "Fl
 def _roll_kernel(a, shifts, dims):
     if dims is None:
         return np.roll(a, shifts[0])  # over the flattened tensor
-    return np.roll(a, shifts, dims)
+    return _contiguous(np.roll(a, shifts, dims))
 
 
 def _roll_backward(grad, self_sym_sizes, shifts, dims):

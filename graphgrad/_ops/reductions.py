@@ -682,7 +682,10 @@ def _scan_kernel(fn):
         a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
         if a.ndim == 0:
             return a.copy()
-        return scan(a, dim)
+        # (NumPy's scan follows a transposed input's layout; PyTorch's result is contiguous,
+        # so a later reshape is a view, as there)
+        r = scan(a, dim)
+        return r if r.flags.c_contiguous else np.ascontiguousarray(r)
     return kernel
 
 
@@ -767,7 +770,7 @@ def _cumext_kernel(acc):
         shape[dim] = a.shape[dim]
         pos = np.arange(a.shape[dim], dtype=np.int64).reshape(shape)
         idx = np.maximum.accumulate(np.where(eq, pos, -1), axis=dim)   # last tie wins
-        return v, idx
+        return np.ascontiguousarray(v), np.ascontiguousarray(idx)  # (as PyTorch's layout)
     return kernel
 
 

@@ -177,3 +177,22 @@ def test_matmul_batch_dims_that_do_not_broadcast(a, b):
     """PyTorch raises RuntimeError ('The size of tensor a (3) must match ...'); graphgrad
     raised NumPy's ValueError (fuzz seed 115871)."""
     run_both(lambda T: T.matmul(T.ones(*a), T.ones(*b)))
+
+
+@pytest.mark.parametrize("name, call", [
+    ("cumsum", lambda T, x: x.cumsum(1)), ("cumprod", lambda T, x: x.cumprod(0)),
+    ("cummax", lambda T, x: x.cummax(1).values), ("cummin", lambda T, x: x.cummin(0).indices),
+    ("softmax", lambda T, x: x.softmax(1)), ("log_softmax", lambda T, x: x.log_softmax(0)),
+    ("roll", lambda T, x: x.roll(1, 0)), ("masked_fill", lambda T, x: x.masked_fill(x > 2, 0.0))])
+def test_results_of_transposed_inputs_are_contiguous(name, call):
+    """These ops return a contiguous result for a transposed input in PyTorch, so a
+    reshape of it is a view and writing into that view changes it; graphgrad's followed
+    the input's layout, reshape copied, and the write was lost (fuzz seed 108954:
+    cumsum(x.mT, 1).reshape(-1)[4] = y)."""
+    def prog(T):
+        x = T.arange(6.0).reshape(3, 2).mT
+        r = call(T, x)
+        w = r.reshape(-1)
+        w[1] = 7
+        return r.is_contiguous(), r.stride(), r
+    run_both(prog)

@@ -116,8 +116,33 @@ KNOWN = [
      "their branch points, 4e-9 apart (114720); PyTorch's 'Tensor must have a last "
      "dimension with stride 1' for view_as_real in backward, accepted here (117439); an "
      "ill-conditioned var of reciprocals, 11 % apart (119184); an infinity's sign after "
-     "matmul, division and angle of complex values (116310)",
-     lambda p, m: p.seed in (113389, 109854, 114720, 117439, 119184, 116310)),
+     "matmul, division and angle of complex values (116310); atan2's double backward over "
+     "atanh values (201546); var's gradient NaN where PyTorch's is -inf (203075); norm of "
+     "log10's double backward inf vs NaN (205484); a NaN in exp2's gradient after "
+     "nan_to_num (212777); a mask over pow results selecting 3 elements, 4 in PyTorch "
+     "(212991); pow's gradient NaN pattern after nan_to_num (216713)",
+     lambda p, m: p.seed in (113389, 109854, 114720, 117439, 119184, 116310, 201546, 203075,
+                             205484, 212777, 212991, 216713)),
+    ("zerotensor-immutable", DELIBERATE,
+     "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
+     "immutable'); graphgrad's are ordinary zeros",
+     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"ZeroTensors are immutable")),
+    ("partial-overlap", OPEN,
+     "an in-place op whose operand partly overlaps the written tensor (x.view(...).fmod_(x)) "
+     "is accepted; PyTorch raises 'some elements of the input tensor and the written-to "
+     "tensor refer to a single memory location' (seed 205024)",
+     lambda p, m: m.kind == "error-type"
+     and _torch_msg(m, r"some elements of the input tensor and the written-to tensor")),
+    ("elementwise-layout", OPEN,
+     "an elementwise result of a transposed operand is contiguous here, transposed in "
+     "PyTorch (TensorIterator keeps the input's layout), so reshape(-1) of it is a view here "
+     "and a copy there: a write through it changes the result only here (seed 204206)",
+     lambda p, m: m.kind == "value" and m.phase == "forward"
+     and _uses(p, "@view:reshape", "@view:view")),
+    ("complex-branch-points", OPEN,
+     "complex asin/acosh/atanh near their branch points and cuts: values a few 1e-9 apart "
+     "and NaN patterns of their gradients (seeds 210755, 211346)",
+     lambda p, m: p.dtype == "complex128" and _uses(p, "asin", "acos", "atanh", "acosh")),
     ("complex-add-inf", DELIBERATE,
      "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
      "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
@@ -159,8 +184,14 @@ KNOWN = [
      "pow's gradients at base 0 / exponent 0 (x**0, 0**e, b**e at 0): NaN where PyTorch's "
      "are 0, and PyTorch's masked terms at exponent 0 in double backward (issue 16, "
      "section 1.1)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, *_POW)
-     and (_ours_nan_where_torch_not(m) or p.special)),
+     lambda p, m: (m.phase in ("grad", "gradgrad", "jvp") and _uses(p, *_POW)
+                   and (_ours_nan_where_torch_not(m) or p.special))
+     or (m.phase == "forward" and m.kind == "nan-pattern" and _uses(p, *_POW))),
+    ("pnorm-singular", BEING_FIXED,
+     "p-norms' double backward at zero entries and zero vectors (issue 16: singular points; "
+     "checked fixed on that work's branch)",
+     lambda p, m: m.phase == "gradgrad" and m.kind == "nan-pattern"
+     and _uses(p, "norm", "vector_norm")),
     ("relu-singular", BEING_FIXED,
      "relu's gradient masks (sqrt(relu(x)) at x<0) and relu/max at NaN "
      "(issue 16, sections 1.2 and 1.11)",
@@ -203,7 +234,8 @@ KNOWN = [
     ("forward-ad-inplace-view", BEING_FIXED,
      "forward AD: writing a dual into a view (or a slice) of a tensor without a tangent "
      "leaves the base without one (issue 16, section 1.6)",
-     lambda p, m: m.phase == "jvp" and m.kind == "jvp" and _uses(p, "inplace", "setitem")),
+     lambda p, m: m.phase == "jvp" and m.kind in ("jvp", "nan-pattern")
+     and _uses(p, "inplace", "setitem")),
     ("copyslices-nan", BEING_FIXED,
      "the gradient through a slice assignment or in-place op on a view whose values were "
      "overwritten multiplies by them: NaN (c[:]=0; c/c) where PyTorch's is 0 (issue 16, "

@@ -47,6 +47,7 @@ def _has_nan(m):
 
 
 _POW = ("pow", "operator**")
+_NUMERIC = ("value", "nan-pattern", "grad", "gradgrad", "jvp")  # kinds that compare numbers
 
 KNOWN = [
     ("complex-pow-nonfinite", OPEN,
@@ -70,7 +71,7 @@ KNOWN = [
      "rules at their singular points: elu/leaky_relu at 0 and NaN, relu's and clamp's "
      "signed zeros and ties, real acosh for x <= -1, logit at 0 and 1 (issue 16: singular "
      "points of one-input rules; each case checked fixed on that work's branch)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp")
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and m.kind in _NUMERIC
      and _uses(p, "nn.functional.elu", "nn.functional.leaky_relu", "relu", "clamp", "acosh",
                "logit")),
     ("max-min-nan", BEING_FIXED,
@@ -87,7 +88,8 @@ KNOWN = [
     ("rounding-threshold", DELIBERATE,
      "a mask taken from values within rounding of its threshold (|sgn z| > 1, the "
      "imaginary part of z / z > 0): the last bit of each library decides it; nothing to fix",
-     lambda p, m: _uses(p, "where", "masked_fill", "getitem-mask", "setitem")
+     lambda p, m: m.kind in _NUMERIC + ("meta",)
+     and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")
      and _uses(p, "sgn", "div", "true_divide", "operator/") and p.dtype == "complex128"),
     ("complex-nonfinite-functions", OPEN,
      "complex functions of infinite or NaN arguments (acosh, atanh, cosh, exp, reciprocal, "
@@ -142,7 +144,8 @@ KNOWN = [
     ("complex-branch-points", OPEN,
      "complex asin/acosh/atanh near their branch points and cuts: values a few 1e-9 apart "
      "and NaN patterns of their gradients (seeds 210755, 211346)",
-     lambda p, m: p.dtype == "complex128" and _uses(p, "asin", "acos", "atanh", "acosh")),
+     lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC
+     and _uses(p, "asin", "acos", "atanh", "acosh")),
     ("complex-add-inf", DELIBERATE,
      "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
      "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
@@ -156,7 +159,8 @@ KNOWN = [
     ("conj-view-writes", DELIBERATE,
      "conj returns a copy (docs/differences.md): writing through a view of conj(x) does not "
      "change x as PyTorch's lazy conjugate view does",
-     lambda p, m: any(op == "conj" for op in p.ops) and _uses(p, "setitem", "inplace")),
+     lambda p, m: m.kind != "false-error" and any(op == "conj" for op in p.ops)
+     and _uses(p, "setitem", "inplace")),
     ("two-input-singular", BEING_FIXED,
      "atan2/hypot/fmod/remainder gradients at their singular points (0, 0), inf, NaN "
      "(issue 16: two-input rules at singular points)",
@@ -185,7 +189,7 @@ KNOWN = [
      "are 0, and PyTorch's masked terms at exponent 0 in double backward (issue 16, "
      "section 1.1)",
      lambda p, m: (m.phase in ("grad", "gradgrad", "jvp") and _uses(p, *_POW)
-                   and (_ours_nan_where_torch_not(m) or p.special))
+                   and (_ours_nan_where_torch_not(m) or (p.special and m.kind in _NUMERIC)))
      or (m.phase == "forward" and m.kind == "nan-pattern" and _uses(p, *_POW))),
     ("pnorm-singular", BEING_FIXED,
      "p-norms' double backward at zero entries and zero vectors (issue 16: singular points; "

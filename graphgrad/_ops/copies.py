@@ -28,8 +28,14 @@ from .indexing import _finish, _neg, _sum_dims
 _CAT_OPS, _STACK_OPS = {}, {}
 
 
+def _contiguous(r):
+    # NumPy's concatenate/stack follow their inputs' layout (transposed inputs give a
+    # transposed result); PyTorch's cat and stack results are contiguous
+    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
+
+
 def _cat_kernel(*args):
-    return np.concatenate(args[:-2], axis=args[-2])
+    return _contiguous(np.concatenate(args[:-2], axis=args[-2]))
 
 
 def _cat_vjp(k):
@@ -75,7 +81,7 @@ def _cat_op(n):
 
 
 def _stack_kernel(*args):
-    return np.stack(args[:-1], axis=args[-1])
+    return _contiguous(np.stack(args[:-1], axis=args[-1]))
 
 
 def _stack_vjp(k):
@@ -359,7 +365,7 @@ FLIP = defop("flip(self, *, dims)", lambda a, dims: np.flip(a, dims).copy(), "Fl
 def _roll_kernel(a, shifts, dims):
     if dims is None:
         return np.roll(a, shifts[0])  # over the flattened tensor
-    return np.roll(a, shifts, dims)
+    return _contiguous(np.roll(a, shifts, dims))
 
 
 def _roll_backward(grad, self_sym_sizes, shifts, dims):

@@ -866,16 +866,25 @@ def make_unary_function(op, name, check, finish_out):
              "        check(input)",
              "    x0 = input",
              "    d = x0._data"]
-    if op.promote:
+    f16 = getattr(op.kernel, "raw", None) is not None  # opmath.float16_via_float64
+    if f16:  # (same tests as below for float64/float32/complex/bfloat16)
+        lines += ["    kern = raw",
+                  "    if d.dtype.char not in 'dfFDgGE':",
+                  "        if d.dtype is FLOAT16:",
+                  "            kern = kernel",
+                  "        else:",
+                  "            d = d.astype(_dtype.get_default_dtype().np)"]
+    elif op.promote:
         lines += ["    if d.dtype.kind not in 'fcV':",
                   "        d = d.astype(_dtype.get_default_dtype().np)"]
     lines += ["    try:",
-              "        res = kernel(d)",
+              "        res = kern(d)" if f16 else "        res = kernel(d)",
               "    except Exception as exc:",
               "        raise _kernel_error(op, [d], exc) from None"]
     return _compile_entry(op, name, f"<graphgrad.{name}>", lines, "(x0,)", "x0._requires_grad",
                           "o if out is None else finish_out(o, out)",
-                          check=check, finish_out=finish_out)
+                          check=check, finish_out=finish_out,
+                          raw=getattr(op.kernel, "raw", None), FLOAT16=FLOAT16)
 
 
 def make_binary_operator(op, name):

@@ -30,7 +30,15 @@ def make_poly(op):
     kernel = op.kernel
     nt = len(op.tensor_params)
 
-    if nt == 1 and len(op.params) == 1:
+    raw = getattr(kernel, "raw", None)  # opmath.float16_via_float64
+    if raw is not None:
+        def poly(x):
+            if x.__class__ is not _ndarray and isinstance(x, Tensor):
+                return dispatch(op, x)
+            if x.dtype is FLOAT16:
+                return kernel(x)
+            return raw(x)
+    elif nt == 1 and len(op.params) == 1:
         def poly(x):
             if x.__class__ is not _ndarray and isinstance(x, Tensor):
                 return dispatch(op, x)

@@ -474,7 +474,9 @@ def index_add_(input, dim, index, source, *, alpha=1):
 
 # ============================================================ masked ops
 def _masked_fill_kernel(a, mask, value):
-    return np.where(mask, np.asarray(value).astype(a.dtype), a)
+    # (np.where follows a transposed input's layout; PyTorch's result is contiguous)
+    r = np.where(mask, np.asarray(value).astype(a.dtype), a)
+    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
 
 
 MASKED_FILL = defop("masked_fill.Scalar(self, mask, *, value)", _masked_fill_kernel,

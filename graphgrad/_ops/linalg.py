@@ -231,7 +231,7 @@ def _matmul_general(input, other):
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(sa[:-1]))}x{sa[-1]} "
                 f"and {b._data.shape[0]}x{b._data.shape[-1] if nb == 2 else 1})")
-        folded = reshape(a, (-1, sa[-1]))
+        folded = reshape(a, (int(np.prod(sa[:-1])), sa[-1]))  # (-1 is ambiguous when K is 0)
         if nb == 1:
             return dispatch(_unsafe_view(), mv(folded, b), sa[:-1])
         out = mm(folded, b)
@@ -254,7 +254,16 @@ def _matmul_general(input, other):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sb[0] if len(sb) > 2 else 1}, {sa[-1]}] but got: "
                            f"[{sb[0] if len(sb) > 2 else 1}, {sb[-2]}].")
-    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    try:
+        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:  # (PyTorch's message and type, not NumPy's ValueError)
+        ba, bb = sa[:-2], sb[:-2]
+        n = max(len(ba), len(bb))
+        ba, bb = (1,) * (n - len(ba)) + ba, (1,) * (n - len(bb)) + bb
+        i = next(i for i in range(n) if ba[i] != bb[i] and 1 not in (ba[i], bb[i]))
+        raise RuntimeError(f"The size of tensor a ({ba[i]}) must match the size of tensor b "
+                           f"({bb[i]}) at non-singleton dimension {i} [matmul: batch dims "
+                           f"{list(sa[:-2])} and {list(sb[:-2])} do not broadcast]") from None
     n_b = int(np.prod(batch)) if batch else 1
     ea = reshape(expand(a2, batch + sa[-2:]), (n_b,) + sa[-2:])
     eb = reshape(expand(b2, batch + sb[-2:]), (n_b,) + sb[-2:])

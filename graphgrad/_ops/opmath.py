@@ -25,7 +25,8 @@ import functools
 import ml_dtypes
 import numpy as np
 
-__all__ = ["BFLOAT16", "FLOAT16", "half_in_float32", "half_with_number", "number_like"]
+__all__ = ["BFLOAT16", "FLOAT16", "float16_via_float64", "half_in_float32", "half_with_number",
+           "number_like"]
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # (every bfloat16 array's dtype is this object)
 FLOAT16 = np.dtype(np.float16)
@@ -38,6 +39,27 @@ def _to_float32(x):
     if x.__class__ is _ndarray and (x.dtype is BFLOAT16 or x.dtype is FLOAT16):
         return x.astype(_FLOAT32)
     return x
+
+
+_FLOAT64 = np.dtype(np.float64)
+
+
+def float16_via_float64(ufunc):
+    """The kernel of a one-input transcendental ufunc (sin, exp, log10, ...) whose float16
+    results do not depend on the CPU: NumPy computes float16 sin, cos, exp, ... with
+    AVX-512 (SVML) loops where the CPU has them and with other code elsewhere, and the two
+    round a few of the 65,536 float16 inputs to neighbouring values (float16 sin's
+    gradient was one step from PyTorch's on an AVX-512 machine only).  Computed in
+    float64 (correct to far below a float16 step on every path) and rounded through
+    float32, as PyTorch rounds its float32 result.  Other dtypes go straight to the
+    ufunc; the generated fast paths call ``.raw`` and test for float16 themselves."""
+    def kernel(a):
+        if a.__class__ is _ndarray and a.dtype is FLOAT16:
+            return ufunc(a.astype(_FLOAT64)).astype(_FLOAT32).astype(FLOAT16)
+        return ufunc(a)
+    kernel.raw = ufunc
+    kernel.__name__ = kernel.__qualname__ = getattr(ufunc, "__name__", "kernel")
+    return kernel
 
 
 def _float16_via_float32(x):

@@ -17,6 +17,7 @@ from . import formulas as F
 from .dispatch import (binary, check_inplace_numbers, dispatch, dispatch_inplace,
                        make_binary_operator, make_unary_function, unary)
 from .opmath import BFLOAT16, half_in_float32, half_with_number
+from .opmath import float16_via_float64 as _f16
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
 # ============================================================ binary arithmetic
@@ -337,15 +338,15 @@ DIV_MODE = defop("div.Tensor_mode(self, other, *, rounding_mode)", _div_mode_ker
 
 
 # ============================================================ unary
-EXP = defop("exp(self)", np.exp, "ExpBackward0", promote="float",
+EXP = defop("exp(self)", _f16(np.exp), "ExpBackward0", promote="float",
             self=lambda grad, result: grad * F.conj(result), jvp=ELEMENTWISE)
-LOG = defop("log(self)", np.log, "LogBackward0", promote="float",
+LOG = defop("log(self)", _f16(np.log), "LogBackward0", promote="float",
             self=lambda grad, self: grad / F.conj(self), jvp=ELEMENTWISE)
-SIN = defop("sin(self)", np.sin, "SinBackward0", promote="float",
+SIN = defop("sin(self)", _f16(np.sin), "SinBackward0", promote="float",
             self=lambda grad, self: grad * F.conj(F.cos(self)), jvp=ELEMENTWISE)
-COS = defop("cos(self)", np.cos, "CosBackward0", promote="float",
+COS = defop("cos(self)", _f16(np.cos), "CosBackward0", promote="float",
             self=lambda grad, self: grad * -F.conj(F.sin(self)), jvp=ELEMENTWISE)
-TANH = defop("tanh(self)", np.tanh, "TanhBackward0", promote="float",
+TANH = defop("tanh(self)", _f16(np.tanh), "TanhBackward0", promote="float",
              self=F.tanh_vjp, jvp=ELEMENTWISE)
 
 
@@ -374,7 +375,8 @@ def _relu_kernel(a):
         raise RuntimeError("Boolean inputs not supported for relu")
     if a.dtype.kind == "c":  # (NumPy would order complex numbers lexicographically)
         raise NotImplementedError("clamp is not supported for complex types")
-    return np.maximum(a, 0, dtype=a.dtype)
+    return np.maximum(0, a, dtype=a.dtype)  # (NumPy returns its second operand at a tie:
+    # relu(-0.0) is -0.0, as PyTorch's)
 
 
 def _threshold_backward_kernel(g, a, threshold):
@@ -447,6 +449,23 @@ for _n, _op in _UNARY.items():
 negative = export("negative")(globals()["neg"])
 
 
+def _number_first(name, input, other):
+    """``input`` of ``graphgrad.add/sub/mul/div(input, other)`` when it is not a Tensor:
+    PyTorch takes a Number there when ``other`` is a Tensor (``torch.sub(2.0, t)`` is
+    ``2.0 - t``), as a 0-d tensor of the result's dtype, so ``t``'s dtype is kept."""
+    if isinstance(input, Tensor):
+        return input
+    if isinstance(input, (int, float, bool, complex, np.generic)) and \
+            isinstance(other, (Tensor, int, float, bool, complex, np.generic)):
+        v = input.item() if isinstance(input, np.generic) else input
+        if isinstance(v, bool):  # (a bool stays bool: sub(True, t) raises as PyTorch's)
+            return Tensor._wrap(np.asarray(v))
+        if not isinstance(other, Tensor):  # (two numbers: a 0-d tensor of their type)
+            other = other.item() if isinstance(other, np.generic) else other
+        return Tensor._wrap(np.asarray(v, _dtype.result_type(v, other).np))
+    _check_tensor(name, input)
+
+
 def _as_operand(name, x):
     c = x.__class__
     if c is float or c is int or c is bool or c is complex or isinstance(x, Tensor):
@@ -482,7 +501,8 @@ def _plain_alpha(name, input, other, alpha):
 
 @export()
 def add(input, other, *, alpha=1, out=None):
-    _check_tensor("add", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("add", input, other)
     other = _as_operand("add", other)
     r = binary(ADD, input, other) if _plain_alpha("add", input, other, alpha) else \
         dispatch(ADD_ALPHA, input, other, alpha)
@@ -491,7 +511,8 @@ def add(input, other, *, alpha=1, out=None):
 
 @export()
 def sub(input, other, *, alpha=1, out=None):
-    _check_tensor("sub", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("sub", input, other)
     other = _as_operand("sub", other)
     r = binary(SUB, input, other) if _plain_alpha("sub", input, other, alpha) else \
         dispatch(SUB_ALPHA, input, other, alpha)
@@ -503,7 +524,8 @@ subtract = export("subtract")(sub)
 
 @export()
 def mul(input, other, *, out=None):
-    _check_tensor("mul", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("mul", input, other)
     return _out(binary(MUL, input, _as_operand("mul", other)), out)
 
 
@@ -512,7 +534,8 @@ multiply = export("multiply")(mul)
 
 @export()
 def div(input, other, *, rounding_mode=None, out=None):
-    _check_tensor("div", input)
+    if input.__class__ is not Tensor:
+        input = _number_first("div", input, other)
     other = _as_operand("div", other)
     if rounding_mode is None:
         return _out(binary(DIV, input, other), out)
@@ -520,7 +543,9 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 divide = export("divide")(div)
-true_divide = export("true_divide")(lambda input, other: binary(DIV, input, other))
+@export()
+def true_divide(input, other, *, out=None):
+    return div(input, other, out=out)
 
 
 @export()

@@ -23,15 +23,17 @@ def _max_min_kernel(name, ufunc):
     def kernel(a, b):
         if a.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return ufunc(a, b)
+        return ufunc(b, a)  # (between 0.0 and -0.0 NumPy returns its second operand,
+        # PyTorch self: maximum(-0.0, 0.0) is -0.0)
     return kernel
 
 
-def _max_min_jvp(self_t, other_t, self_wins, tie):
-    # PyTorch's: other_t + w (self_t - other_t), w = 1/2 at a tie, 1 where self is taken,
-    # else 0; a NaN on either side takes other's tangent
+def _max_min_jvp(self_t, other_t, tie, self_wins):
+    """PyTorch's ``other_t + c * (self_t - other_t)``, c = 1/2 at a tie, 1 where self is the
+    result, else 0: at a NaN the tangent is other_t's (plus 0 * a non-finite difference:
+    NaN), as PyTorch's, although the backward sends the gradient to both."""
     d = self_t - other_t
-    return other_t + F.where(tie, d / 2, F.where(self_wins, d, 0.0))
+    return other_t + F.where(tie, d / 2, F.where(self_wins, d, d * 0))
 
 
 # ties split the gradient evenly; a NaN sends it to both (it propagates from either)
@@ -41,18 +43,16 @@ MAXIMUM = defop("maximum(self, other)", _max_min_kernel("maximum", np.maximum),
                     F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
                 other=lambda grad, self, other:
                     F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
-                jvp=lambda self_t, other_t, self, other: _max_min_jvp(self_t, other_t,
-                                                                      self > other, self == other),
-                batched_jvp=POINTWISE)
+                jvp=lambda self_t, other_t, self, other: _max_min_jvp(
+                    self_t, other_t, self == other, self > other), batched_jvp=POINTWISE)
 MINIMUM = defop("minimum(self, other)", _max_min_kernel("minimum", np.minimum),
                 "MinimumBackward0", promote=True,
                 self=lambda grad, self, other:
                     F.where(self > other, 0.0, F.where(self == other, grad / 2, grad)),
                 other=lambda grad, self, other:
                     F.where(self < other, 0.0, F.where(self == other, grad / 2, grad)),
-                jvp=lambda self_t, other_t, self, other: _max_min_jvp(self_t, other_t,
-                                                                      self < other, self == other),
-                batched_jvp=POINTWISE)
+                jvp=lambda self_t, other_t, self, other: _max_min_jvp(
+                    self_t, other_t, self == other, self < other), batched_jvp=POINTWISE)
 
 
 def _fmod_kernel(a, b):
@@ -210,11 +210,13 @@ def _clamp_kernel(a, min, max):  # noqa: A002
         raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, np.ndarray) and isinstance(max, np.ndarray):
         no_bool("clamp_cpu", a)
+    # (operands swapped: at a tie of 0.0 and -0.0 NumPy returns the second, PyTorch keeps
+    # the input: relu(-0.0) and clamp(-0.0, min=0) are -0.0)
     if min is None:
-        return np.minimum(a, max)
+        return np.minimum(max, a)
     if max is None:
-        return np.maximum(a, min)
-    return np.minimum(np.maximum(a, min), max)
+        return np.maximum(min, a)
+    return np.minimum(max, np.maximum(min, a))
 
 
 def _clamp_self_mask(self, min, max):  # noqa: A002

@@ -18,6 +18,7 @@ from . import formulas as F
 from . import special_kernels as _sk
 from .dispatch import dispatch, dispatch_inplace, unary
 from .opmath import half_in_float32, number_like
+from .opmath import float16_via_float64 as _f16
 from .pointwise import POW, _check_tensor, _make_unary, _need_tensor, _out, _tname
 from .registry import ELEMENTWISE, LINEAR, POINTWISE, defop, export
 
@@ -37,10 +38,11 @@ def _real_only(name, fn, label=None):
     return kernel
 
 
-def _safe_denominator(r):
-    # where r == 0 the rule's value is replaced by 0; dividing by 1 there keeps the untaken
-    # branch finite, so its gradient (0 * finite) stays 0 under double backward
-    return F.where(r == 0, 1.0, r)
+def _zero_denominator(r):
+    # where r == 0 the rule's value is replaced by 0 (a where, as in PyTorch's rules); the
+    # untaken branch divides by 0 there, so under double backward its gradient is
+    # 0 / 0 = NaN, as PyTorch's (angle and sgn's second derivatives at complex 0)
+    return r
 
 
 # ============================================================ |z|, sign, sgn
@@ -66,7 +68,7 @@ def _sgn_vjp(grad, self, result):
     if not F.is_complex(self):
         return F.zeros_like(grad)
     r = F.abs(self)
-    g = (grad - result * F.real_if(F.conj(result) * grad, True)) / _safe_denominator(r)
+    g = (grad - result * F.real_if(F.conj(result) * grad, True)) / _zero_denominator(r)
     return F.where(r == 0, 0.0, g)
 
 
@@ -96,13 +98,13 @@ ABS = defop("abs(self)", _abs_kernel, "AbsBackward0",
             batched_jvp=POINTWISE)
 
 # ============================================================ exp / log family
-EXP2 = defop("exp2(self)", np.exp2, "Exp2Backward0", promote="float",
+EXP2 = defop("exp2(self)", _f16(np.exp2), "Exp2Backward0", promote="float",
              self=lambda grad, result: grad * F.conj(result * _LN2), jvp=ELEMENTWISE)
-EXPM1 = defop("expm1(self)", np.expm1, "Expm1Backward0", promote="float",
+EXPM1 = defop("expm1(self)", _f16(np.expm1), "Expm1Backward0", promote="float",
               self=lambda grad, result: grad * F.conj(result + 1), jvp=ELEMENTWISE)
-LOG2 = defop("log2(self)", np.log2, "Log2Backward0", promote="float",
+LOG2 = defop("log2(self)", _f16(np.log2), "Log2Backward0", promote="float",
              self=lambda grad, self: grad / F.conj(self * _LN2), jvp=ELEMENTWISE)
-LOG10 = defop("log10(self)", np.log10, "Log10Backward0", promote="float",
+LOG10 = defop("log10(self)", _f16(np.log10), "Log10Backward0", promote="float",
               self=lambda grad, self: grad / F.conj(self * _LN10), jvp=ELEMENTWISE)
 
 
@@ -133,19 +135,19 @@ RSQRT = defop("rsqrt(self)", _rsqrt_kernel, "RsqrtBackward0", promote="float",
               jvp=ELEMENTWISE)
 
 # ============================================================ trigonometric and hyperbolic
-TAN = defop("tan(self)", np.tan, "TanBackward0", promote="float",
+TAN = defop("tan(self)", _f16(np.tan), "TanBackward0", promote="float",
             self=lambda grad, result: grad * F.conj(1 + result * result), jvp=ELEMENTWISE)
-ASIN = defop("asin(self)", np.arcsin, "AsinBackward0", promote="float",
+ASIN = defop("asin(self)", _f16(np.arcsin), "AsinBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.rsqrt(1 - self * self)), jvp=ELEMENTWISE)
-ACOS = defop("acos(self)", np.arccos, "AcosBackward0", promote="float",
+ACOS = defop("acos(self)", _f16(np.arccos), "AcosBackward0", promote="float",
              self=lambda grad, self: -grad * F.conj(F.rsqrt(1 - self * self)), jvp=ELEMENTWISE)
-ATAN = defop("atan(self)", np.arctan, "AtanBackward0", promote="float",
+ATAN = defop("atan(self)", _f16(np.arctan), "AtanBackward0", promote="float",
              self=lambda grad, self: grad / F.conj(1 + self * self), jvp=ELEMENTWISE)
-SINH = defop("sinh(self)", np.sinh, "SinhBackward0", promote="float",
+SINH = defop("sinh(self)", _f16(np.sinh), "SinhBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.cosh(self)), jvp=ELEMENTWISE)
-COSH = defop("cosh(self)", np.cosh, "CoshBackward0", promote="float",
+COSH = defop("cosh(self)", _f16(np.cosh), "CoshBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.sinh(self)), jvp=ELEMENTWISE)
-ASINH = defop("asinh(self)", np.arcsinh, "AsinhBackward0", promote="float",
+ASINH = defop("asinh(self)", _f16(np.arcsinh), "AsinhBackward0", promote="float",
               self=lambda grad, self: grad * F.conj(F.rsqrt(self * self + 1)), jvp=ELEMENTWISE)
 def _acosh_dx(self):
     if F.is_complex(self):
@@ -158,9 +160,9 @@ def _acosh_dx(self):
     return F.rsqrt(self * self - 1)
 
 
-ACOSH = defop("acosh(self)", np.arccosh, "AcoshBackward0", promote="float",
+ACOSH = defop("acosh(self)", _f16(np.arccosh), "AcoshBackward0", promote="float",
               self=lambda grad, self: grad * _acosh_dx(self), jvp=ELEMENTWISE)
-ATANH = defop("atanh(self)", np.arctanh, "AtanhBackward0", promote="float",
+ATANH = defop("atanh(self)", _f16(np.arctanh), "AtanhBackward0", promote="float",
               self=lambda grad, self: grad / F.conj(1 - self * self), jvp=ELEMENTWISE)
 
 
@@ -291,7 +293,7 @@ def _angle_kernel(a):
 def _angle_grad(self):
     """d angle / d(x + iy) as PyTorch's gradient vector: i z / |z|^2 (0 at z == 0)."""
     r2 = F.real_if(self * F.conj(self), True)
-    return F.where(r2 == 0, 0.0, (self * 1j) / _safe_denominator(r2))
+    return F.where(r2 == 0, 0.0, (self * 1j) / _zero_denominator(r2))
 
 
 def _angle_vjp(grad, self):

@@ -585,8 +585,9 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
     if ord == 2:
         zero = rd == 0
         if zero.any():
-            zc = _const(zero, self)
-            return F.where(zc, 0.0, self / F.where(zc, 1.0, r))
+            # (the untaken branch divides by 0: under double backward its gradient there is
+            # 0 / 0 = NaN, as PyTorch's (self / norm).masked_fill_(norm == 0, 0) gives)
+            return F.where(_const(zero, self), 0.0, self / r)
         return self / r
     if ord in (_INF, -_INF):
         xa = np.abs(_arr(self))
@@ -708,7 +709,10 @@ def _scan_kernel(fn):
         a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
         if a.ndim == 0:
             return a.copy()
-        return scan(a, dim)
+        # (NumPy's scan follows a transposed input's layout; PyTorch's result is contiguous,
+        # so a later reshape is a view, as there)
+        r = scan(a, dim)
+        return r if r.flags.c_contiguous else np.ascontiguousarray(r)
     return kernel
 
 
@@ -804,7 +808,7 @@ def _cumext_kernel(acc):
         shape[dim] = a.shape[dim]
         pos = np.arange(a.shape[dim], dtype=np.int64).reshape(shape)
         idx = np.maximum.accumulate(np.where(eq, pos, -1), axis=dim)   # last tie wins
-        return v, idx
+        return np.ascontiguousarray(v), np.ascontiguousarray(idx)  # (as PyTorch's layout)
     return kernel
 
 
@@ -905,7 +909,8 @@ def _dims(dim, nd, empty_means_all=True, name="dim"):
                 raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
             out.append(w)
         return tuple(sorted(out)) if nd else ()
-    return (_wrap_dim(_as_int(dim, name), nd),) if nd else ()
+    w = _wrap_dim(_as_int(dim, name), nd)  # (a 0-d tensor takes dim 0 and -1 only)
+    return (w,) if nd else ()
 
 
 def _as_int(d, name="dim"):

@@ -369,6 +369,8 @@ def select(input, dim, index):
 @export()
 def narrow(input, dim, start, length):
     nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, nd)
     n = input._data.shape[d]
     start = int(start)

@@ -205,7 +205,8 @@ def _view_as_complex_kernel(a):
 
 def _contiguous(x):
     if _is_tensor(x):
-        return x if x._data.flags.c_contiguous else F.clone(x)
+        # (x.contiguous(), not clone: clone keeps a transposed gradient's layout)
+        return x if x._data.flags.c_contiguous else x.contiguous()
     return np.ascontiguousarray(x)
 
 

@@ -440,6 +440,7 @@ def _softmax_kernel(a, dim):
             # inner sizes below one SIMD vector; wider ones vary with the CPU's vector width)
             e = e.astype(half).astype(np.float32)
         e /= s
+        e = np.ascontiguousarray(e)  # (PyTorch's result is contiguous for any input layout)
     return e if half is None else e.astype(half)
 
 
@@ -460,6 +461,7 @@ def _log_softmax_kernel(a, dim):
         else:
             lse = np.log(lse)
         s -= lse
+        s = np.ascontiguousarray(s)  # (PyTorch's result is contiguous for any input layout)
     return s if half is None else s.astype(half)
 
 

@@ -117,9 +117,19 @@ _GRAD_OPS = {
     "scaled_inplace": lambda L, x: (x * 1).mul_(0.3),
 }
 
-# share of elements, steps: gelu's derivative through graphgrad's erf / NumPy's tanh
+# share of elements, steps: gelu's derivative through graphgrad's erf (float16: 0.2 % of
+# the elements, up to 2 steps)
 _GRAD_LAST_BIT = {"silu": (0.001, 1), "softplus": (0.001, 1), "softmax": (0.001, 1),
-                  "layer_norm": (0.001, 1), "gelu": (0.01, 8), "linear_bias": (0.001, 1)}
+                  "layer_norm": (0.001, 1), "gelu": (0.005, 2), "linear_bias": (0.001, 1)}
+
+# Inputs below which an op's gradient is compared within an absolute tolerance instead of
+# bit for bit. PyTorch computes gelu's derivative as cdf(x) + x * pdf(x) in float32; for
+# x < -4 the two terms cancel, so its result there is float32 rounding noise (the true
+# value is below 1e-8; PyTorch gives 0, -0.0 or a few 1e-8) whose bits depend on the CPU
+# its vectorised erf/exp run on: on an AVX-512 machine 108 of 16,448 bfloat16 elements
+# were up to 12,838 steps (all within 1e-6 absolute) from graphgrad's, which computes the
+# tail without cancelling.
+_GRAD_TAIL = {"gelu": (-4.0, 2e-6)}
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
@@ -131,15 +141,23 @@ def test_large_half_tensor_gradients_give_pytorchs_bits(name, dtype):
     gradients summed over broadcast, repeated or reduced elements (a bias, repeat,
     index_select, mean's division by the count) accumulate in float32 (NumPy's float16
     sum down a column rounds after every row: a bias gradient was 140 steps off)."""
-    got = []
+    got, vals = [], []
     for lib in (gg, torch):
         x = lib.tensor(_X).to(getattr(lib, dtype)).requires_grad_()
         y = _GRAD_OPS[name](lib, x)
         cot = np.cos(np.arange(y.numel()) * 0.7).reshape(tuple(y.shape))
         y.backward(lib.tensor(cot).to(y.dtype))
         assert str(x.grad.dtype).endswith(dtype)
-        got.append(_ordered_bits(np.asarray(x.grad.float().numpy()), dtype))
+        vals.append(np.asarray(x.grad.float().numpy()))
+        got.append(_ordered_bits(vals[-1], dtype))
     steps = np.abs(got[0] - got[1])
+    if name in _GRAD_TAIL:
+        below, atol = _GRAD_TAIL[name]
+        tail = np.asarray(gg.tensor(_X).to(getattr(gg, dtype)).float().numpy()) < below
+        assert np.abs(vals[0] - vals[1])[tail].max(initial=0) <= atol, \
+            f"{name} on {dtype}: gradient below x={below} differs from PyTorch's by more " \
+            f"than {atol}"
+        steps = steps[~tail]
     share, most = _GRAD_LAST_BIT.get(name, (0.0, 0))
     assert steps.max(initial=0) <= most and (steps > 0).mean() <= share, \
         f"{name} on {dtype}: {(steps > 0).mean():.2%} of gradient elements differ from " \

@@ -1,0 +1,259 @@
+"""Known differences the fuzzer finds, each with its reason (mirrored in
+docs/differences.md, "Differential fuzzer"). ``classify(prog, mismatch)`` names the
+entry that explains a mismatch, or returns None for a new one: the test fails on those.
+
+An entry is (id, status, reason, predicate(prog, mismatch)). Status BEING_FIXED: other
+work of issue 16 fixes it (then its entry goes); DELIBERATE: a difference we keep.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+BEING_FIXED = "being fixed in issue 16"
+DELIBERATE = "deliberate"
+OPEN = "open: found by the fuzzer, not fixed yet (reported with a reproducer)"
+
+
+def _uses(prog, *labels):
+    return any(lab in op for op in prog.ops for lab in labels)
+
+
+def _torch_msg(m, pattern):
+    return m.theirs is not None and isinstance(m.theirs, BaseException) and \
+        re.search(pattern, str(m.theirs)) is not None
+
+
+def _our_msg(m, pattern):
+    return isinstance(m.ours, BaseException) and re.search(pattern, str(m.ours)) is not None
+
+
+def _arrays(m):
+    return isinstance(m.ours, np.ndarray) and isinstance(m.theirs, np.ndarray) \
+        and m.ours.shape == m.theirs.shape
+
+
+def _ours_nan_where_torch_not(m):
+    return _arrays(m) and bool((np.isnan(m.ours) & ~np.isnan(m.theirs)).any())
+
+
+def _ours_zero_where_torch_not(m):
+    return _arrays(m) and bool(((m.ours == 0) & (m.theirs != 0)).any())
+
+
+def _has_nan(m):
+    return _arrays(m) and bool(np.isnan(m.ours).any() or np.isnan(m.theirs).any())
+
+
+_POW = ("pow", "operator**")
+_NUMERIC = ("value", "nan-pattern", "grad", "gradgrad", "jvp")  # kinds that compare numbers
+
+KNOWN = [
+    ("complex-pow-nonfinite", OPEN,
+     "complex pow at a zero or NaN base: 0 ** z with Re z < 0 is nan+nanj (PyTorch inf+nanj), "
+     "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's std::pow "
+     "differ there",
+     lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and p.dtype == "complex128"
+     and _uses(p, *_POW)),
+    ("saves-less-than-pytorch", OPEN,
+     "some rules save less than PyTorch's (pow(Tensor, Tensor) recomputes its result, gather "
+     "keeps only self's shape), so modifying that tensor in place before backward is not "
+     "an error here (PyTorch: 'modified by an inplace operation')",
+     lambda p, m: m.kind == "error-type" and m.phase in ("grad", "gradgrad")
+     and m.ours is None and _torch_msg(m, r"modified by an inplace operation")),
+    ("cumprod-nonfinite", OPEN,
+     "cumprod's double backward and tangent with an infinite element and a zero in the "
+     "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
+     and _has_nan(m)),
+    ("one-input-singular", BEING_FIXED,
+     "rules at their singular points: elu/leaky_relu at 0 and NaN, relu's and clamp's "
+     "signed zeros and ties, real acosh for x <= -1, logit at 0 and 1 (issue 16: singular "
+     "points of one-input rules; each case checked fixed on that work's branch)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and m.kind in _NUMERIC
+     and _uses(p, "nn.functional.elu", "nn.functional.leaky_relu", "relu", "clamp", "acosh",
+               "logit")),
+    ("max-min-nan", BEING_FIXED,
+     "max()/min() reductions at NaN: gradient NaN everywhere (PyTorch puts it at the NaN; "
+     "issue 16, section 1.11)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "max", "min")
+     and _has_nan(m)),
+    ("var-dof-0", OPEN,
+     "var/std over all elements with no degrees of freedom (one element): PyTorch's "
+     "gradient is grad * where(x == mean, nan, inf), a constant, so its double backward "
+     "has no path; graphgrad's (x - mean) * inf gives NaN there",
+     lambda p, m: m.phase == "gradgrad" and _uses(p, "var", "std")
+     and _ours_nan_where_torch_not(m)),
+    ("rounding-threshold", DELIBERATE,
+     "a mask taken from values within rounding of its threshold (|sgn z| > 1, the "
+     "imaginary part of z / z > 0): the last bit of each library decides it; nothing to fix",
+     lambda p, m: m.kind in _NUMERIC + ("meta",)
+     and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")
+     and _uses(p, "sgn", "div", "true_divide", "operator/") and p.dtype == "complex128"),
+    ("complex-nonfinite-functions", OPEN,
+     "complex functions of infinite or NaN arguments (acosh, atanh, cosh, exp, reciprocal, "
+     "...): NumPy's special values differ from PyTorch's (C++ std::complex) in which parts "
+     "are inf or NaN",
+     lambda p, m: p.dtype == "complex128" and p.special and m.kind in ("nan-pattern", "value")),
+    ("inplace-view-gradgrad-view", OPEN,
+     "double backward through in-place ops on reshape views (pow_, setitem) raises 'view "
+     "size is not compatible with input tensor's size and stride'",
+     lambda p, m: m.kind == "false-error" and m.phase == "gradgrad"
+     and _our_msg(m, r"view size is not compatible")),
+
+    ("std-jvp-constant", DELIBERATE,
+     "the forward-mode derivative of std at a constant input is 0 (PyTorch: NaN; "
+     "docs/differences.md, Op library)",
+     lambda p, m: m.phase == "jvp" and _uses(p, "std") and _arrays(m)
+     and bool((np.isnan(m.theirs) & (m.ours == 0)).any())),
+    ("remainder-number-signed-zero", OPEN,
+     "Number % Tensor giving zero: graphgrad's zero takes the divisor's sign (NumPy), "
+     "PyTorch's is +0.0 (1 / (0.0 % -1.5) is -inf here, inf in PyTorch; seed 110355)",
+     lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and _uses(p, "remainder")),
+    ("open-misc", OPEN,
+     "found by the long run, each once, not fixed (replay the seed): logsumexp's tangent "
+     "over a row of -inf, 0 where PyTorch's is NaN (113389); vector_norm's double backward "
+     "through matmul, NaN where PyTorch's is finite (109854); complex acosh_/atanh_ near "
+     "their branch points, 4e-9 apart (114720); PyTorch's 'Tensor must have a last "
+     "dimension with stride 1' for view_as_real in backward, accepted here (117439); an "
+     "ill-conditioned var of reciprocals, 11 % apart (119184); an infinity's sign after "
+     "matmul, division and angle of complex values (116310); atan2's double backward over "
+     "atanh values (201546); var's gradient NaN where PyTorch's is -inf (203075); norm of "
+     "log10's double backward inf vs NaN (205484); a NaN in exp2's gradient after "
+     "nan_to_num (212777); a mask over pow results selecting 3 elements, 4 in PyTorch "
+     "(212991); pow's gradient NaN pattern after nan_to_num (216713)",
+     lambda p, m: p.seed in (113389, 109854, 114720, 117439, 119184, 116310, 201546, 203075,
+                             205484, 212777, 212991, 216713)),
+    ("zerotensor-immutable", DELIBERATE,
+     "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
+     "immutable'); graphgrad's are ordinary zeros",
+     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"ZeroTensors are immutable")),
+    ("partial-overlap", OPEN,
+     "an in-place op whose operand partly overlaps the written tensor (x.view(...).fmod_(x)) "
+     "is accepted; PyTorch raises 'some elements of the input tensor and the written-to "
+     "tensor refer to a single memory location' (seed 205024)",
+     lambda p, m: m.kind == "error-type"
+     and _torch_msg(m, r"some elements of the input tensor and the written-to tensor")),
+    ("elementwise-layout", OPEN,
+     "an elementwise result of a transposed operand is contiguous here, transposed in "
+     "PyTorch (TensorIterator keeps the input's layout), so reshape(-1) of it is a view here "
+     "and a copy there: a write through it changes the result only here (seed 204206)",
+     lambda p, m: m.kind == "value" and m.phase == "forward"
+     and _uses(p, "@view:reshape", "@view:view")),
+    ("complex-branch-points", OPEN,
+     "complex asin/acosh/atanh near their branch points and cuts: values a few 1e-9 apart "
+     "and NaN patterns of their gradients (seeds 210755, 211346)",
+     lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC
+     and _uses(p, "asin", "acos", "atanh", "acosh")),
+    ("complex-add-inf", DELIBERATE,
+     "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
+     "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
+     lambda p, m: p.dtype == "complex128" and p.special and m.kind in ("nan-pattern", "value")
+     and m.phase == "forward" and _uses(p, "add", "sub", "operator+", "operator-")),
+    ("complex-matmul-nonfinite", DELIBERATE,
+     "complex matmul with infinite or NaN elements: BLAS products of inf (PyTorch's and "
+     "NumPy's) disagree on which parts become NaN; nothing to follow",
+     lambda p, m: p.dtype == "complex128" and p.special and _uses(p, "matmul")
+     and m.kind in ("value", "nan-pattern", "grad", "gradgrad", "jvp")),
+    ("conj-view-writes", DELIBERATE,
+     "conj returns a copy (docs/differences.md): writing through a view of conj(x) does not "
+     "change x as PyTorch's lazy conjugate view does",
+     lambda p, m: m.kind != "false-error" and any(op == "conj" for op in p.ops)
+     and _uses(p, "setitem", "inplace")),
+    ("two-input-singular", BEING_FIXED,
+     "atan2/hypot/fmod/remainder gradients at their singular points (0, 0), inf, NaN "
+     "(issue 16: two-input rules at singular points)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp")
+     and _uses(p, "atan2", "hypot", "fmod", "remainder") and _has_nan(m)),
+    ("floor-divide-differentiable", DELIBERATE,
+     "floor_divide, // and Number % Tensor are differentiable, as are the in-place "
+     "asinh_/acosh_/atanh_; PyTorch raises in backward (docs/differences.md, Op library)",
+     lambda p, m: (m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
+         m, r"derivative for aten::(floor_divide|remainder)|inplace version of (asinh|acosh|atanh)"))
+     or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))),
+    ("multi-output-view-inplace", BEING_FIXED,
+     "in-place on an output of unbind/split/chunk: PyTorch raises (issue 16, section 3)",
+     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"returns multiple views")),
+    ("expand-stride-0", BEING_FIXED,
+     "expand puts stride 0 on size-1 dims it does not expand, so writing through such a "
+     "view raises a false overlap error (issue 16, section 2)",
+     lambda p, m: m.kind in ("false-error", "error-type") and _uses(p, "expand")
+     and _our_msg(m, r"more than one element of the written-to tensor")),
+    ("pow-real-complex", BEING_FIXED,
+     "pow(real, complex) under create_graph or forward AD raises NotImplementedError "
+     "'ge_cpu' (issue 16, section 2)",
+     lambda p, m: m.kind == "false-error" and _our_msg(m, r"ge_cpu")),
+    ("pow-singular", BEING_FIXED,
+     "pow's gradients at base 0 / exponent 0 (x**0, 0**e, b**e at 0): NaN where PyTorch's "
+     "are 0, and PyTorch's masked terms at exponent 0 in double backward (issue 16, "
+     "section 1.1)",
+     lambda p, m: (m.phase in ("grad", "gradgrad", "jvp") and _uses(p, *_POW)
+                   and (_ours_nan_where_torch_not(m) or (p.special and m.kind in _NUMERIC)))
+     or (m.phase == "forward" and m.kind == "nan-pattern" and _uses(p, *_POW))),
+    ("pnorm-singular", BEING_FIXED,
+     "p-norms' double backward at zero entries and zero vectors (issue 16: singular points; "
+     "checked fixed on that work's branch)",
+     lambda p, m: m.phase == "gradgrad" and m.kind == "nan-pattern"
+     and _uses(p, "norm", "vector_norm")),
+    ("relu-singular", BEING_FIXED,
+     "relu's gradient masks (sqrt(relu(x)) at x<0) and relu/max at NaN "
+     "(issue 16, sections 1.2 and 1.11)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "relu", "max")
+     and (_ours_nan_where_torch_not(m) or _has_nan(m))),
+    ("view-new-history", BEING_FIXED,
+     "a view does not see its base's new history after an in-place op on the base "
+     "(requires_grad, grad_fn; issue 16, section 1.4)",
+     lambda p, m: m.kind == "meta" and m.phase == "forward" and "requires_grad" in m.detail
+     and _uses(p, "setitem", "inplace")),
+    ("inplace-view-vjp-typeerror", BEING_FIXED,
+     "an in-place op with a grad-requiring operand on a view of a tensor that does not "
+     "require grad raises TypeError inside a VJP (issue 16, section 2)",
+     lambda p, m: m.kind in ("false-error", "error-type") and m.phase in ("grad", "gradgrad")
+     and _uses(p, "inplace", "setitem") and _our_msg(m, r"NoneType")),
+    ("expand-view-readonly", BEING_FIXED,
+     "backward through an expand view after its base changed in place raises NumPy's "
+     "'assignment destination is read-only' (issue 16, section 2)",
+     lambda p, m: m.kind in ("false-error", "error-type")
+     and _our_msg(m, r"assignment destination is read-only")),
+    ("inplace-view-double-backward", BEING_FIXED,
+     "double backward through an in-place op on a view raises 'backward through the graph a "
+     "second time' (issue 16, section 2)",
+     lambda p, m: m.kind == "false-error" and m.phase == "gradgrad" and _uses(p, "@view:")
+     and _our_msg(m, r"backward through the graph a second time")),
+    ("conj-is-a-copy", DELIBERATE,
+     "conj returns a copy, not a lazy conjugate view, so in-place on conj(leaf) is allowed "
+     "(docs/differences.md, Op library)",
+     lambda p, m: m.kind == "error-type" and any(op == "conj" for op in p.ops)
+     and _torch_msg(m, r"view of a leaf Variable")),
+    ("real-input-complex-grad", DELIBERATE,
+     "a real input that receives a complex gradient through a promoting op (where(real, "
+     "complex), view_as_real) gets its real part; PyTorch fails an internal check "
+     "('input_is_complex == grad_is_complex')",
+     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"input_is_complex == grad_is_complex")),
+    ("forward-ad-zero-tangent", BEING_FIXED,
+     "forward AD multiplies an operand's absent (zero) tangent by an infinite or NaN "
+     "primal: NaN tangents where PyTorch's are finite (issue 16, section 1.7)",
+     lambda p, m: m.phase == "jvp" and _ours_nan_where_torch_not(m)),
+    ("forward-ad-inplace-view", BEING_FIXED,
+     "forward AD: writing a dual into a view (or a slice) of a tensor without a tangent "
+     "leaves the base without one (issue 16, section 1.6)",
+     lambda p, m: m.phase == "jvp" and m.kind in ("jvp", "nan-pattern")
+     and _uses(p, "inplace", "setitem")),
+    ("copyslices-nan", BEING_FIXED,
+     "the gradient through a slice assignment or in-place op on a view whose values were "
+     "overwritten multiplies by them: NaN (c[:]=0; c/c) where PyTorch's is 0 (issue 16, "
+     "section 1.3)",
+     lambda p, m: m.phase in ("grad", "gradgrad") and _uses(p, "setitem", "@view:", "@clone")
+     and _ours_nan_where_torch_not(m)),
+]
+
+
+def classify(prog, mismatch):
+    for ident, _status, _reason, pred in KNOWN:
+        try:
+            if pred(prog, mismatch):
+                return ident
+        except Exception:  # a predicate must never hide a mismatch by crashing
+            continue
+    return None

@@ -1,0 +1,198 @@
+"""Regression tests for mismatches the differential fuzzer found (tests/fuzz), each
+running one program on graphgrad and on PyTorch (``run_both``)."""
+import pytest
+
+from tests.conftest import run_both
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "true_divide", "floor_divide",
+                                  "multiply", "subtract", "divide"])
+@pytest.mark.parametrize("number", [3.0, 2, True, 1.5j])
+def test_number_as_first_operand(name, number):
+    """torch.sub(2.0, t) is 2.0 - t (a wrapped number: t's dtype is kept); graphgrad raised
+    TypeError (true_divide: AttributeError)."""
+    def prog(T):
+        # (floor_divide is differentiable here, PyTorch's node is NotImplemented: see
+        # docs/differences.md)
+        x = T.tensor([1.5, -2.0, 4.0], requires_grad="floor" not in name)
+        i = T.tensor([1, 2, 3])
+        out = [getattr(T, name)(number, x), getattr(T, name)(number, i)]
+        if out[0].requires_grad:
+            out[0].abs().sum().backward()
+            out.append(x.grad)
+        return out
+    run_both(prog)
+
+
+def test_number_as_first_operand_with_alpha():
+    run_both(lambda T: [T.add(2, T.tensor([1, 2]), alpha=3),
+                        T.sub(2.5, T.tensor([1.0, 2.0], dtype=T.float64), alpha=2)])
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("a, b", [(2.0, 3), (2, 3), (True, 2.5), (1, 1j), (True, False), ("a", 2)])
+def test_two_numbers(name, a, b):
+    """torch.add(2, 3) is tensor(5): numbers become a 0-d tensor of their PyTorch type."""
+    run_both(lambda T: getattr(T, name)(a, b))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_tangent_at_nan_and_infinity(name):
+    """PyTorch's tangent is other_t + c * (self_t - other_t) with c = 1 where self is the
+    result, 1/2 at a tie, else 0: at a NaN in self it is other_t's, and a non-finite tangent
+    difference gives NaN. graphgrad returned self_t at a NaN and finite values where
+    PyTorch's were NaN (fuzz seeds 65, 128, 1319)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        nan, inf = float("nan"), float("inf")
+        a = T.tensor([nan, 1.0, 2.0, inf, -1.0, 3.0, nan], dtype=T.float64)
+        b = T.tensor([0.5, nan, 2.0, 1.0, inf, -inf, nan], dtype=T.float64)
+        ta = T.tensor([1.0, 2.0, 3.0, inf, 5.0, 6.0, 7.0], dtype=T.float64)
+        tb = T.tensor([-1.0, -2.0, -3.0, -4.0, nan, -inf, -7.0], dtype=T.float64)
+        out = []
+        with fwd.dual_level():
+            for x, y in ((fwd.make_dual(a, ta), fwd.make_dual(b, tb)),
+                         (fwd.make_dual(b, tb), fwd.make_dual(a, ta))):
+                out.append(fwd.unpack_dual(getattr(T, name)(x, y)).tangent)
+        return out
+    run_both(prog)
+
+
+def test_signed_zero_ties_keep_the_input():
+    """PyTorch's relu, clamp and maximum/minimum return their input (self) at a tie of 0.0
+    and -0.0: relu(-0.0) is -0.0, so 1 / relu(x) is -inf there; NumPy's maximum returns its
+    second operand, so graphgrad gave 0.0 (fuzz seed 144: floor_divide(y, relu(x)) gave
+    inf where PyTorch gives -inf)."""
+    def prog(T):
+        x = T.tensor([-0.0, 0.0, -1.0, 2.0, float("nan")], dtype=T.float64)
+        z = T.tensor([0.0, -0.0, 0.0, -0.0, 0.0], dtype=T.float64)
+        outs = [T.relu(x), T.nn.functional.relu(x), x.clone().relu_(), T.clamp(x, min=0.0),
+                T.clamp(x, max=-0.0), T.clamp(x, 0.0, 0.0), x.clamp_min(0.0), x.clamp_max(-0.0),
+                T.clamp(x, min=z), T.clamp(x, max=z), T.clamp(x, z, z), T.maximum(x, z),
+                T.minimum(x, z), T.maximum(z, x), T.minimum(z, x), T.relu(x.float())]
+        return [1 / o for o in outs]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["angle", "sgn"])
+def test_second_derivative_at_complex_zero_is_nan(name):
+    """PyTorch's angle and sgn rules divide by |z| (or |z|^2) in the branch a where (or
+    masked_fill) discards at z == 0: the first derivative there is 0, the second NaN
+    (0 / 0 in the untaken branch). graphgrad divided by 1 there and gave 0 (fuzz seed
+    4843: angle(asin(z)))."""
+    def prog(T):
+        z = T.tensor([0j, 1 + 1j, -2 + 0.5j], dtype=T.complex128, requires_grad=True)
+        y = getattr(T, name)(z)
+        w = T.tensor([1 + 0.5j, -1j, 2], dtype=T.complex128) if y.is_complex() else \
+            T.tensor([1.0, -1.0, 2.0], dtype=T.float64)
+        L = (y * w).sum()
+        g, = T.autograd.grad(L.real if L.is_complex() else L, z, create_graph=True)
+        gg, = T.autograd.grad((g * T.tensor([1 + 1j, 1, -1j])).sum().real, z)
+        return g.detach(), gg  # (the rules' own node names differ)
+    run_both(prog)
+
+
+@pytest.mark.parametrize("a, b", [((2, 3, 0), (0, 4)), ((2, 1, 0), (0, 5)), ((2, 3, 0), (0,)),
+                                  ((1, 2, 0), (0, 0))])
+def test_matmul_of_a_batch_with_empty_inner_dim(a, b):
+    """A batch times a matrix with K == 0 gives zeros; graphgrad's fold into one mm reshaped
+    to (-1, 0) and raised "shape '[-1, 0]' is invalid" (fuzz seed 4183)."""
+    def prog(T):
+        x = T.ones(*a, dtype=T.float64, requires_grad=True)
+        y = T.ones(*b, dtype=T.float64, requires_grad=True)
+        r = T.matmul(x, y)
+        r.sum().backward()
+        return r, x.grad, y.grad
+    run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("fn", ["norm", "vector_norm", "normalize"])
+def test_two_norm_second_derivative_at_zero_is_nan(dtype, fn):
+    """PyTorch's 2-norm gradient is (x / norm).masked_fill_(norm == 0, 0): 0 at a zero
+    vector, but its derivative there is 0 / 0 = NaN; graphgrad divided by 1 there and
+    gave 0 (fuzz seed 3875: normalize of a zero vector)."""
+    def prog(T):
+        x = T.tensor([[0.0, 0.0], [1.0, -2.0]], dtype=getattr(T, dtype), requires_grad=True)
+        y = {"norm": lambda: x.norm(dim=1), "vector_norm": lambda: T.linalg.vector_norm(x, 2, 1),
+             "normalize": lambda: T.nn.functional.normalize(x, dim=1)}[fn]()
+        w = T.ones(y.shape, dtype=y.dtype) * 0.7
+        g, = T.autograd.grad((y * w).sum().real if y.is_complex() else (y * w).sum(), x,
+                             create_graph=True)
+        gg, = T.autograd.grad((g * T.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=g.dtype)).sum().real
+                              if g.is_complex() else
+                              (g * T.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=g.dtype)).sum(), x)
+        return g.detach(), gg
+    run_both(prog)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: x.sum(1), lambda T, x: x.mean(-2), lambda T, x: x.norm(2, 1),
+    lambda T, x: T.linalg.vector_norm(x, 2, 1), lambda T, x: x.amax(1), lambda T, x: x.var(1),
+    lambda T, x: T.logsumexp(x, 1), lambda T, x: x.prod(-2),
+    lambda T, x: T.nn.functional.normalize(x), lambda T, x: x.narrow(0, 0, 1),
+    lambda T, x: x.sum(0), lambda T, x: x.norm(2, -1), lambda T, x: x.sum((0,))])
+def test_zero_dim_tensor_takes_dim_0_and_minus_1_only(call):
+    """A 0-d tensor's dims are 0 and -1: PyTorch raises IndexError for dim=1 or -2 in a
+    reduction; graphgrad ignored the dim (fuzz seed 101163: normalize of a 0-d tensor,
+    whose default dim is 1). narrow of a 0-d tensor raises RuntimeError, as PyTorch's."""
+    run_both(lambda T: call(T, T.tensor(2.0, requires_grad=True)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x, y: T.cat([x, y], 0), lambda T, x, y: T.cat([x, x], 0),
+    lambda T, x, y: T.cat([x, x], 1), lambda T, x, y: T.stack([x, x]),
+    lambda T, x, y: T.stack([x, x], 2), lambda T, x, y: T.hstack([x, x]),
+    lambda T, x, y: T.vstack([x, y])])
+def test_cat_and_stack_of_transposed_inputs_are_contiguous(call):
+    """PyTorch's cat/stack results are contiguous whatever the inputs' layout; NumPy's
+    followed transposed inputs, so .view(-1) of the result raised (fuzz seed 104187)."""
+    def prog(T):
+        x = T.arange(6.0).reshape(3, 2).mT.requires_grad_()
+        y = T.ones(1, 3)
+        r = call(T, x, y)
+        return r.is_contiguous(), r.stride(), r.view(-1)
+    run_both(prog)
+
+
+def test_view_as_real_double_backward_with_a_transposed_gradient():
+    """view_as_real's backward makes its gradient contiguous before view_as_complex; under
+    create_graph a transposed gradient (from v.t()) stayed transposed (clone keeps the
+    layout) and view_as_complex raised (fuzz seed 102628)."""
+    def prog(T):
+        x = T.tensor([1 + 2j, 3 - 1j, 0.5j, 2 + 0j], requires_grad=True)
+        c = x.clone()
+        c.view(-1).mul_(-1.0)
+        v = T.view_as_real(x)
+        L = (v.t() * T.arange(8.0).reshape(2, 4)).sum() + \
+            (c * T.tensor([1j, 2, 3, 4])).sum().real
+        g, = T.autograd.grad(L, x, create_graph=True)
+        return g
+    run_both(prog)
+
+
+@pytest.mark.parametrize("a, b", [((3, 2, 4), (2, 4, 1)), ((2, 3, 1, 2), (4, 2, 5)),
+                                  ((5, 2, 3), (4, 3))])
+def test_matmul_batch_dims_that_do_not_broadcast(a, b):
+    """PyTorch raises RuntimeError ('The size of tensor a (3) must match ...'); graphgrad
+    raised NumPy's ValueError (fuzz seed 115871)."""
+    run_both(lambda T: T.matmul(T.ones(*a), T.ones(*b)))
+
+
+@pytest.mark.parametrize("name, call", [
+    ("cumsum", lambda T, x: x.cumsum(1)), ("cumprod", lambda T, x: x.cumprod(0)),
+    ("cummax", lambda T, x: x.cummax(1).values), ("cummin", lambda T, x: x.cummin(0).indices),
+    ("softmax", lambda T, x: x.softmax(1)), ("log_softmax", lambda T, x: x.log_softmax(0)),
+    ("roll", lambda T, x: x.roll(1, 0)), ("masked_fill", lambda T, x: x.masked_fill(x > 2, 0.0))])
+def test_results_of_transposed_inputs_are_contiguous(name, call):
+    """These ops return a contiguous result for a transposed input in PyTorch, so a
+    reshape of it is a view and writing into that view changes it; graphgrad's followed
+    the input's layout, reshape copied, and the write was lost (fuzz seed 108954:
+    cumsum(x.mT, 1).reshape(-1)[4] = y)."""
+    def prog(T):
+        x = T.arange(6.0).reshape(3, 2).mT
+        r = call(T, x)
+        w = r.reshape(-1)
+        w[1] = 7
+        return r.is_contiguous(), r.stride(), r
+    run_both(prog)

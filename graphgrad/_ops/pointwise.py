@@ -600,6 +600,10 @@ def pow_(self, exponent):
 @export()
 def clone(input, *, memory_format=None):
     _check_tensor("clone", input)
+    if memory_format is not None:
+        from .._memory_format import check_memory_format, contiguous_format
+        if check_memory_format("clone", memory_format) is contiguous_format:
+            return unary(CLONE_CONTIGUOUS, input)
     return unary(CLONE, input)
 
 

@@ -111,3 +111,20 @@ def unsafe_chunk(input, chunks, dim=0):
     if size == 0 and n == 0:
         return _unsafe_split_sizes(input, (0,) * chunks, d)
     return _unsafe_split_int(input, size, d)
+
+
+# ------------------------------------------------------------------ signbit
+@export()
+def signbit(input, *, out=None):
+    """Whether each element's sign bit is set (True for -0.0 and negative values); a bool
+    tensor, never requiring grad."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"signbit(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("signbit is not implemented for complex tensors.")
+    r = Tensor._wrap(np.asarray(np.signbit(input._data)))
+    if out is not None:
+        from .conversion import _write_out
+        return _write_out(r, out)
+    return r

@@ -80,7 +80,9 @@ NANMEDIAN_DIM = _dim_op("nanmedian", "NanmedianBackward1", True)
 def _make(name, whole, by_dim, rtype):
     def fn(input, dim=None, keepdim=False, *, out=None):
         _check_tensor(name, input)
-        if input._data.dtype.kind == "c" or input._data.dtype == np.bool_:
+        if input._data.dtype == np.bool_:
+            raise NotImplementedError(f"{name}(): not implemented for 'Bool'")
+        if input._data.dtype.kind == "c":
             raise RuntimeError(f"{name}(): not implemented for '{input.dtype}' (median needs "
                                "real numbers)")
         if dim is None:

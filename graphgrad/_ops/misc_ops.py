@@ -87,9 +87,11 @@ def _unsafe_split_sizes(input, sizes, d):
 def unsafe_split(tensor, split_size, dim=0):
     """Like ``split`` (equal pieces of ``split_size``), but the outputs are not views to
     autograd, so in-place ops on them are allowed."""
+    if isinstance(split_size, (list, tuple)) or isinstance(split_size, bool):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__} (for a list of sizes use "
+                        f"unsafe_split_with_sizes)")
     d = _split_dim(tensor, dim, "unsafe_split")
-    if isinstance(split_size, (list, tuple)):
-        return _unsafe_split_sizes(tensor, split_size, d)
     return _unsafe_split_int(tensor, int(split_size), d)
 
 

@@ -21,11 +21,12 @@ from . import formulas as F
 from .dispatch import dispatch, dispatch_inplace
 from .gather_scatter import _along_key, _check_index, _full_index, _lifted, _pad_to, _src_part
 from .indexing import _finish, _neg
+from .opmath import BFLOAT16, FLOAT16
 from .registry import defop, export
 
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
 _UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
-          "amin": np.minimum}
+          "amin": np.minimum, "max": np.maximum, "min": np.minimum}
 
 
 def _identity(dtype, reduce):
@@ -33,12 +34,12 @@ def _identity(dtype, reduce):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
-        return -np.inf if reduce == "amax" else np.inf
+    if dtype.kind == "f" or dtype is BFLOAT16:
+        return -np.inf if reduce in ("amax", "max") else np.inf
     info = np.iinfo(dtype) if dtype.kind in "iu" else None
     if info is None:  # bool
-        return reduce == "amin"
-    return info.min if reduce == "amax" else info.max
+        return reduce in ("amin", "min")
+    return info.min if reduce in ("amax", "max") else info.max
 
 
 def _counts(a, index, dim, include_self):
@@ -49,28 +50,36 @@ def _counts(a, index, dim, include_self):
     return n
 
 
-def _kernel(a, index, src, dim, reduce, include_self):
-    out = a.copy()
+def _kernel(a, index, src, dim, reduce, include_self, per_step=False):
+    """per_step: half-precision values are rounded after each step (index_reduce's kernel);
+    otherwise they are accumulated in float32 and rounded once (scatter_reduce's), a mean's
+    sum being rounded before the division as PyTorch stores it."""
+    dt = a.dtype
+    half = dt is BFLOAT16 or dt is FLOAT16
+    work = np.dtype(np.float32) if half and not per_step else dt
+    out = a.astype(work)
     idx = _full_index(index, a.ndim, index.ndim, a.shape)
     key = _along_key(idx, dim)
-    s = _src_part(src, idx.shape).astype(out.dtype, copy=False)
+    s = _src_part(src, idx.shape).astype(work, copy=False)
     if not include_self:
         out[key] = _identity(out.dtype, reduce)
     _UFUNC[reduce].at(out, key, s)
     if reduce == "mean":
+        if half:
+            out = out.astype(dt).astype(np.float32)
         n = _counts(a, index, dim, include_self)
         hit = n > 0
         if out.dtype.kind in "iub":
             out[hit] = np.floor_divide(out[hit], n[hit]).astype(out.dtype)
         else:
             out[hit] = out[hit] / n[hit]
-    return out
+    return out.astype(dt, copy=False)
 
 
-def _sr(a, index, src, dim, reduce, include_self):
+def _sr(a, index, src, dim, reduce, include_self, per_step=False):
     """scatter_reduce on plain arrays (constants inside the rules)."""
-    return _lifted(lambda a_, i_, s_, d_: _kernel(a_, i_, s_, d_, reduce, include_self))(
-        a, index, src, dim)
+    return _lifted(lambda a_, i_, s_, d_: _kernel(a_, i_, s_, d_, reduce, include_self,
+                                                  per_step))(a, index, src, dim)
 
 
 def _arr(x):
@@ -83,7 +92,16 @@ def _c(arr, like):
 
 
 # ------------------------------------------------------------------ backward
+def _no_alias_derivative(reduce):
+    # PyTorch's forward takes 'max'/'min' for 'amax'/'amin', its derivative does not
+    if reduce in _ALIASES:
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}. (scatter_reduce's derivative needs "
+                           f"reduce='{_ALIASES[reduce]}')")
+
+
 def _self_grad(grad, self, index, src, result, dim, reduce, include_self):
+    _no_alias_derivative(reduce)
     s, r, sv = _arr(self), _arr(result), _arr(src)
     if reduce == "sum":
         g = grad
@@ -91,18 +109,20 @@ def _self_grad(grad, self, index, src, result, dim, reduce, include_self):
         n = _lifted(lambda a_, i_, d_: _counts(a_, i_, d_, include_self))(s, index, dim)
         g = grad / _c(np.maximum(n, 1).astype(s.dtype), grad)
     elif reduce == "prod":
-        masked = np.where(s == 0, 1, s).astype(s.dtype)
-        g = grad * _c(_sr(masked, index, sv, dim, reduce, include_self) / masked, grad)
+        masked = F.where(_c(s == 0, self), _c(np.ones((), s.dtype), self), self)
+        g = grad * (F.scatter_reduce_two(masked, index, _crop(src, np.shape(index)), dim,
+                                         "prod", include_self) / masked)
     else:
-        w = _even_weight(s, index, sv, r, dim)[0]
+        w = _even_weight(s, index, sv, r, dim, include_self)[0]
         g = grad * _c(w, grad)
     if not include_self:
         g = F.scatter_value(g, index, dim, 0)
     return g
 
 
-def _even_weight(s, index, sv, r, dim):
-    """(self weight, src weight): 1/N at the values equal to the slot's extreme."""
+def _even_weight(s, index, sv, r, dim, include_self):
+    """(self weight, src weight): 1/N at the values equal to the slot's extreme (as in
+    PyTorch, self's values count even without include_self; only their gradient is 0)."""
     value = _lifted(lambda a_, i_, d_: a_[_along_key(_full_index(i_, a_.ndim, i_.ndim,
                                                                    a_.shape), d_)])(r, index, dim)
     src_part = _src_part(sv, np.shape(value)) if np.ndim(sv) else sv
@@ -118,6 +138,7 @@ def _even_weight(s, index, sv, r, dim):
 
 
 def _src_grad(grad, self, index, src, result, src_sym_sizes, dim, reduce, include_self):
+    _no_alias_derivative(reduce)
     s, r, sv = _arr(self), _arr(result), _arr(src)
     if reduce == "sum":
         g = F.gather(grad, index, dim)
@@ -126,24 +147,26 @@ def _src_grad(grad, self, index, src, result, src_sym_sizes, dim, reduce, includ
         n = np.maximum(n, 1).astype(s.dtype)
         g = F.gather(grad / _c(n, grad), index, dim)
     elif reduce == "prod":
-        g = _prod_src_grad(grad, s, index, sv, result, dim, include_self)
+        g = _prod_src_grad(grad, self, index, src, result, dim, include_self)
     else:
-        g = F.gather(grad, index, dim) * _c(_even_weight(s, index, sv, r, dim)[1], grad)
+        g = F.gather(grad, index, dim) * _c(_even_weight(s, index, sv, r, dim, include_self)[1], grad)
     return _pad_to(g, src_sym_sizes)
 
 
-def _prod_src_grad(grad, s, index, sv, result, dim, include_self):
-    idx_shape = np.shape(index)
-    sp = _src_part(sv, idx_shape if np.ndim(index) else ())
+def _prod_src_grad(grad, self, index, src, result, dim, include_self):
+    s, sv = _arr(self), _arr(src)
+    src = _crop(src, np.shape(index))
+    sp = _src_part(sv, np.shape(index)) if np.ndim(index) else sv
     zero = sp == 0
     nz = _sr(np.zeros(s.shape, s.dtype), index, zero.astype(s.dtype), dim, "sum", True)
     nz_at = _lifted(lambda a_, i_, d_: a_[_along_key(_full_index(i_, a_.ndim, i_.ndim,
                                                                    a_.shape), d_)])(nz, index, dim)
     single = zero & (nz_at == 1)
-    masked_src_result = _sr(s, index, np.where(single, 1, sp).astype(s.dtype), dim, "prod",
-                            include_self)
-    a = F.gather(grad * _c(masked_src_result, grad), index, dim)
-    b = F.gather(grad * result, index, dim) / _c(np.where(zero, 1, sp).astype(s.dtype), grad)
+    one = _c(np.ones((), s.dtype), src)
+    masked_src = F.where(_c(single, src), one, src)
+    masked_src_result = F.scatter_reduce_two(self, index, masked_src, dim, "prod", include_self)
+    a = F.gather(grad * masked_src_result, index, dim)
+    b = F.gather(grad * result, index, dim) / F.where(_c(zero, src), one, src)
     g = F.where(_c(single, grad), a, b)
     if isinstance(g, Tensor) and (nz_at > 1).any():
         g = F._scatter_reduce_prod_guard(g)
@@ -162,16 +185,14 @@ PROD_GUARD = defop("_scatter_reduce_prod_guard(self)", lambda a: a.copy(), "Dela
 
 # ------------------------------------------------------------------ forward AD
 def _jvp(self_t, src_t, self, index, src, result, dim, reduce, include_self):
+    _no_alias_derivative(reduce)
     if reduce in ("sum", "mean"):
         return F.scatter_reduce_two(self_t, index, src_t, dim, reduce, include_self)
     if reduce == "prod":
         raise NotImplementedError("scatter_reduce(): forward AD with reduce='prod' is not "
                                   "supported by graphgrad (use reverse mode)")
     s, r, sv = _arr(self), _arr(result), _arr(src)
-    w_self, w_src = _even_weight(s, index, sv, r, dim)
-    if not include_self:
-        hit = _lifted(lambda a_, i_, d_: _counts(a_, i_, d_, False))(s, index, dim) > 0
-        w_self = np.where(hit, 0, w_self).astype(s.dtype)
+    w_self, w_src = _even_weight(s, index, sv, r, dim, include_self)
     st = self_t * _c(w_self, self_t)
     st_src = _crop(src_t, np.shape(index)) * _c(w_src, src_t)
     return F.scatter_reduce_two(st, index, st_src, dim, "sum", True)
@@ -188,29 +209,47 @@ def _crop(t, shape):
     return t[key]
 
 
-def _op(name, node):
+def _op(name, node, jvp=None):
+    per_step = name == "index_reduce"
     return defop(f"{name}(self, index, src, *, dim, reduce, include_self)",
                  lambda a, index, src, dim, reduce, include_self:
-                     _sr(a, index, src, dim, reduce, include_self),
+                     _sr(a, index, src, dim, reduce, include_self, per_step),
                  node,
                  self=lambda grad, self, index, src, result, dim, reduce, include_self:
                      _self_grad(grad, self, index, src, result, dim, reduce, include_self),
                  src=lambda grad, self, index, src, result, src_sym_sizes, dim, reduce,
                  include_self: _src_grad(grad, self, index, src, result, src_sym_sizes, dim,
                                          reduce, include_self),
-                 jvp=lambda self_t, src_t, self, index, src, result, dim, reduce, include_self:
-                     _jvp(self_t, src_t, self, index, src, result, dim, reduce, include_self))
+                 jvp=jvp or (lambda self_t, src_t, self, index, src, result, dim, reduce,
+                             include_self: _jvp(self_t, src_t, self, index, src, result, dim,
+                                                reduce, include_self)),
+                 batched_jvp=None if jvp else (
+                     lambda self_t, src_t, self_sym_sizes, src_sym_sizes, self, index, src,
+                     result, dim, reduce, include_self:
+                         _jvp(F.match_batch(self_t, len(self_sym_sizes), src_t,
+                                            len(src_sym_sizes)), src_t, self, index, src,
+                              result, dim, reduce, include_self)))
+
+
+def _no_index_reduce_jvp(self_t, src_t):
+    raise NotImplementedError("Trying to use forward AD with index_reduce that does not support "
+                              "it because it has not been implemented yet (PyTorch has no forward "
+                              "derivative for index_reduce; use reverse mode)")
 
 
 SCATTER_REDUCE_TWO = _op("scatter_reduce.two", "ScatterReduceBackward0")
-INDEX_REDUCE = _op("index_reduce", "IndexReduceBackward0")
+INDEX_REDUCE = _op("index_reduce", "IndexReduceBackward0", _no_index_reduce_jvp)
 
 
 # ------------------------------------------------------------------ public
+_ALIASES = {"max": "amax", "min": "amin"}   # (PyTorch's scatter_reduce accepts both)
+
+
 def _check_reduce(fn, reduce, allowed):
     if reduce not in allowed:
+        shown = [r for r in allowed if r not in _ALIASES]
         raise RuntimeError(f"{fn}(): reduce argument must be either "
-                           f"{', '.join(allowed[:-1])} or {allowed[-1]}, got {reduce}")
+                           f"{', '.join(shown[:-1])} or {shown[-1]}, got {reduce}")
 
 
 def _check_src(fn, input, src):
@@ -222,8 +261,10 @@ def _check_src(fn, input, src):
 
 
 def _scatter_reduce_args(fn, input, dim, index, src, reduce):
-    _check_reduce(fn, reduce, REDUCES)
+    _check_reduce(fn, reduce, REDUCES + ("max", "min"))
     _check_src(fn, input, src)
+    if reduce == "mean" and input._data.dtype == np.bool_:
+        raise NotImplementedError(f"{fn}(): reduce='mean' is not implemented for 'Bool'")
     return _check_index(fn, input, dim, index, src)
 
 
@@ -241,9 +282,12 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     return dispatch_inplace(SCATTER_REDUCE_TWO, input, index, src, d, reduce, bool(include_self))
 
 
-def _index_reduce_args(fn, input, dim, index, source, reduce):
+def _index_reduce_args(fn, input, dim, index, source, reduce, include_self):
     _check_reduce(fn, reduce, ("prod", "mean", "amax", "amin"))
     _check_src(fn, input, source)
+    if input._data.dtype == np.bool_ and (not include_self or reduce == "mean"):
+        raise NotImplementedError(f"{fn}(): reduce='{reduce}' with include_self="
+                                  f"{include_self} is not implemented for 'Bool'")
     nd = input._data.ndim
     d = _wrap_dim(dim, nd)
     ix = index._data
@@ -281,12 +325,14 @@ def _index_reduce_args(fn, input, dim, index, source, reduce):
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """A copy of ``input`` with the slices of ``source`` reduced into the slices ``index``
     names along ``dim``."""
-    d, full = _index_reduce_args("index_reduce", input, dim, index, source, reduce)
+    d, full = _index_reduce_args("index_reduce", input, dim, index, source, reduce,
+                                 include_self)
     return _finish(dispatch(INDEX_REDUCE, input, full, source, d, reduce, bool(include_self)),
                    out)
 
 
 @export(function=False)
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
-    d, full = _index_reduce_args("index_reduce_", input, dim, index, source, reduce)
+    d, full = _index_reduce_args("index_reduce_", input, dim, index, source, reduce,
+                                 include_self)
     return dispatch_inplace(INDEX_REDUCE, input, full, source, d, reduce, bool(include_self))

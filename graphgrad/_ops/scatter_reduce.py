@@ -223,7 +223,7 @@ def _op(name, node, jvp=None):
                  jvp=jvp or (lambda self_t, src_t, self, index, src, result, dim, reduce,
                              include_self: _jvp(self_t, src_t, self, index, src, result, dim,
                                                 reduce, include_self)),
-                 batched_jvp=None if jvp else (
+                 batched_jvp=True if jvp else (
                      lambda self_t, src_t, self_sym_sizes, src_sym_sizes, self, index, src,
                      result, dim, reduce, include_self:
                          _jvp(F.match_batch(self_t, len(self_sym_sizes), src_t,

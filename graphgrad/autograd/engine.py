@@ -450,7 +450,7 @@ def will_engine_execute_node(node):
     if task is None:
         raise RuntimeError("_will_engine_execute_node should only be called during the "
                            "backward pass")
-    _, deps, needed, captures, accumulate, root = task
+    _, deps, needed, captures, accumulate, root, _ = task
     if needed is None:
         if deps is None:  # a backward run by sequence order: count on demand
             deps = task[1] = _compute_dependencies(root)

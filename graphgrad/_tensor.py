@@ -205,16 +205,6 @@ class Tensor:
         else:
             vc.value += 1
 
-    # autograd's own attributes cannot be deleted (PyTorch: "cannot delete ...")
-    _UNDELETABLE = frozenset(("_grad_fn", "_backward_hooks", "_data", "_vc", "_output_nr",
-                              "_requires_grad", "grad_fn", "_version", "is_leaf", "_base"))
-
-    def __delattr__(self, name):
-        if name in Tensor._UNDELETABLE:
-            raise RuntimeError(f"cannot delete {name} (autograd relies on it; set it to None "
-                               "or detach the tensor instead)")
-        object.__delattr__(self, name)
-
     def is_inference(self):
         return self._vc is INFERENCE
 

@@ -321,11 +321,3 @@ def test_set_shares_data_vs_torch():
         return a, a._version, a.untyped_storage().nbytes(), \
             a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
     run_both(program)
-
-
-def test_autograd_attributes_cannot_be_deleted_vs_torch():
-    for attr in ("_grad_fn", "_backward_hooks", "data", "requires_grad"):
-        def program(T, attr=attr):
-            x = T.randn(2, requires_grad=True)
-            delattr(x, attr)
-        run_both(program, raises=True)

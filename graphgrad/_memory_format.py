@@ -2,8 +2,9 @@
 
 graphgrad tensors are NumPy arrays: ``contiguous_format`` (row-major) and
 ``preserve_format`` (keep a dense input's strides) are honoured where PyTorch takes a
-``memory_format=``; ``channels_last``/``channels_last_3d`` exist as names but producing
-such a layout raises NotImplementedError (docs/differences.md).
+``memory_format=``; ``clone``, ``contiguous`` and ``to`` also produce the
+``channels_last``/``channels_last_3d`` layouts of 4-d/5-d tensors (NumPy arrays whose
+channel dim varies fastest); the ``*_like`` creators give row-major tensors.
 """
 from __future__ import annotations
 
@@ -32,15 +33,27 @@ channels_last_3d = memory_format("channels_last_3d")
 
 def check_memory_format(op, fmt):
     """Validate a ``memory_format=`` argument; returns it (None means the op's default)."""
-    if fmt is None or fmt is contiguous_format or fmt is preserve_format:
+    if isinstance(fmt, memory_format):
         return fmt
-    if fmt is channels_last or fmt is channels_last_3d:
-        raise NotImplementedError(
-            f"{op}(): memory_format={fmt!r} is not supported by graphgrad (tensors are NumPy "
-            "arrays in row-major or their input's layout); use torch.contiguous_format or "
-            "torch.preserve_format")
     raise TypeError(f"{op}(): argument 'memory_format' must be torch.memory_format, "
                     f"not {type(fmt).__name__}")
+
+
+def channels_last_rank(fmt):
+    """4 for channels_last, 5 for channels_last_3d, None for the other formats."""
+    return 4 if fmt is channels_last else 5 if fmt is channels_last_3d else None
+
+
+def apply(op, t, fmt, copy):
+    """``t`` in layout ``fmt`` (a channels-last copy, a row-major copy, or ``t`` itself when
+    it is already laid out so and ``copy`` is False); None: the caller's default."""
+    from ._ops import misc_ops
+    nd = channels_last_rank(fmt)
+    if nd is not None:
+        if not copy and misc_ops.is_channels_last(t._data, nd):
+            return t
+        return misc_ops.to_channels_last(op, t, fmt._name, nd)
+    return None
 
 
 def is_inference(input):

@@ -2,9 +2,9 @@
 through ``run_both``."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import graphgrad
 from tests.conftest import Raised, run_both as _run_both
 
 torch = pytest.importorskip("torch")
@@ -44,12 +44,6 @@ def test_memory_format_arguments_vs_torch(fmt):
         return (c, c.is_contiguous(), d.is_contiguous(), e.is_contiguous(), z, x.grad,
                 str(f), c.stride())
     run_both(program)
-
-
-def test_channels_last_is_a_name_but_not_a_layout():
-    assert str(graphgrad.channels_last) == "torch.channels_last"
-    with pytest.raises(NotImplementedError, match="channels_last"):
-        graphgrad.ones(1, 2, 3, 4).clone(memory_format=graphgrad.channels_last)
 
 
 # ------------------------------------------------------------------ autograd extras
@@ -321,3 +315,25 @@ def test_set_shares_data_vs_torch():
         return a, a._version, a.untyped_storage().nbytes(), \
             a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
     run_both(program)
+
+
+@pytest.mark.parametrize("fmt", ["channels_last", "channels_last_3d"])
+def test_channels_last_layouts_and_their_gradients_vs_torch(fmt):
+    def program(T):
+        f = getattr(T, fmt)
+        shape = (2, 3, 4, 5) if fmt == "channels_last" else (2, 3, 2, 4, 5)
+        a = T.arange(float(np.prod(shape)), dtype=T.float64).reshape(shape).requires_grad_()
+        b = a.contiguous(memory_format=f)
+        c = a.to(memory_format=f)
+        d = a.clone(memory_format=f)
+        leaf = (a.detach() * 0.5 - 3).to(memory_format=f).requires_grad_()
+        (b * c * d * leaf).sum().backward()
+        return (b, c, d, b.stride(), c.stride(), d.stride(), b.is_contiguous(),
+                b.is_contiguous(memory_format=f), b.contiguous(memory_format=f) is b,
+                c.to(memory_format=f) is c, a.grad, a.grad.stride(), leaf.grad.stride(),
+                leaf.stride())
+    run_both(program)
+
+
+def test_channels_last_needs_a_4d_tensor_vs_torch():
+    run_both(lambda T: T.ones(2, 3).contiguous(memory_format=T.channels_last), raises=True)

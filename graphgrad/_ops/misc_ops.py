@@ -130,3 +130,47 @@ def signbit(input, *, out=None):
         from .conversion import _write_out
         return _write_out(r, out)
     return r
+
+
+# ------------------------------------------------------------------ channels_last layouts
+def _channels_last_kernel(a, nd):
+    """A copy of ``a`` whose memory runs channels-last over its last ``nd`` dims (N, C,
+    spatial...): the channel dim becomes the fastest-varying one."""
+    c = a.ndim - nd + 1
+    return np.moveaxis(np.ascontiguousarray(np.moveaxis(a, c, -1)), -1, c)
+
+
+CLONE_CHANNELS_LAST = defop("clone.channels_last(self, *, nd)", _channels_last_kernel,
+                            "CloneBackward0", self=lambda grad: grad, jvp=LINEAR,
+                            batched_jvp=lambda self_t, nd: F.clone_channels_last(self_t, nd))
+
+# to(memory_format=channels_last) records PyTorch's ToCopyBackward0
+TO_CHANNELS_LAST = defop("_to_copy.channels_last(self, *, nd)", _channels_last_kernel,
+                         "ToCopyBackward0", self=lambda grad: grad, jvp=LINEAR,
+                         batched_jvp=lambda self_t, nd: F._to_copy_channels_last(self_t, nd))
+
+
+def channels_last_strides(shape, itemsize=1):
+    """The strides (in units of ``itemsize``) of a channels-last tensor of ``shape``."""
+    nd = len(shape)
+    order = [0] + list(range(2, nd)) + [1]        # slowest to fastest
+    strides = [0] * nd
+    step = itemsize
+    for d in reversed(order):
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def is_channels_last(a, nd):
+    if a.ndim != nd:
+        return False
+    want = channels_last_strides(a.shape, a.itemsize)
+    return all(s == w for s, w, n in zip(a.strides, want, a.shape) if n > 1)
+
+
+def to_channels_last(op, t, fmt_name, nd):
+    if t._data.ndim != nd:
+        raise RuntimeError(f"{op}(): required rank {nd} tensor to use {fmt_name} format "
+                           f"(got a {t._data.ndim}-d tensor)")
+    return dispatch(TO_CHANNELS_LAST if op == "to" else CLONE_CHANNELS_LAST, t, nd)

@@ -337,3 +337,13 @@ def test_channels_last_layouts_and_their_gradients_vs_torch(fmt):
 
 def test_channels_last_needs_a_4d_tensor_vs_torch():
     run_both(lambda T: T.ones(2, 3).contiguous(memory_format=T.channels_last), raises=True)
+
+
+def test_empty_strided_non_dense_leaf_gets_row_major_grads_vs_torch():
+    def program(T):
+        c = T.empty_strided((2, 2), (4, 2), dtype=T.float64).copy_(T.tensor([[1., 2.], [3., 4.]]))
+        c.requires_grad_()
+        (c * T.tensor([[5., 6.], [7., 8.]], dtype=T.float64)).sum().backward()
+        e = T.empty_strided((2, 3), (1, 2))
+        return c, c.stride(), c.grad, c.grad.stride(), e.shape, e.stride(), e.dtype
+    run_both(program)

@@ -174,3 +174,28 @@ def to_channels_last(op, t, fmt_name, nd):
         raise RuntimeError(f"{op}(): required rank {nd} tensor to use {fmt_name} format "
                            f"(got a {t._data.ndim}-d tensor)")
     return dispatch(TO_CHANNELS_LAST if op == "to" else CLONE_CHANNELS_LAST, t, nd)
+
+
+# ------------------------------------------------------------------ empty_strided
+@export(method=False)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A tensor of ``size`` whose elements sit ``stride`` elements apart in a buffer just
+    large enough for them (values zero here; PyTorch leaves them uninitialised)."""
+    from .. import _creation
+    from .._tensor import _check_device
+    _check_device(device)
+    size = _creation._size((tuple(size),))
+    stride = tuple(int(s) for s in stride)
+    if len(stride) != len(size):
+        raise RuntimeError(f"mismatch in length of strides and shape (size {list(size)}, "
+                           f"stride {list(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"empty_strided(): negative strides are not supported (got "
+                           f"{list(stride)})")
+    dt = _creation._dt(dtype)
+    extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    buf = np.zeros(extent, dt)
+    item = buf.itemsize
+    arr = np.lib.stride_tricks.as_strided(buf, shape=size, strides=[s * item for s in stride])
+    return _creation._finish(arr, requires_grad)

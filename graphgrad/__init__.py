@@ -18,6 +18,8 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
 from ._dtype import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: F401
                      DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 from ._tensor import Size, Tensor, device
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
+                             is_inference, memory_format, preserve_format)
 from ._random import Generator, default_generator  # noqa: F401
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         get_rng_state, initial_seed, linspace, manual_seed, ones, ones_like,
@@ -28,7 +30,7 @@ from ._ops import random_ops as _random_ops, moments as _moments  # noqa: F401
 from . import cuda, random  # noqa: F401
 from ._ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
 from . import autograd
-from . import linalg, nn, return_types  # noqa: F401
+from . import backends, linalg, nn, return_types  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled

@@ -291,6 +291,12 @@ class Tensor:
         return self._data.dtype.kind == "c"
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is not None:
+            from ._memory_format import channels_last_rank
+            nd = channels_last_rank(memory_format)
+            if nd is not None:
+                from ._ops.misc_ops import is_channels_last
+                return is_channels_last(self._data, nd)
         return self._data.flags.c_contiguous
 
     def stride(self, dim=None):

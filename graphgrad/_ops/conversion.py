@@ -29,6 +29,12 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
         else:
             _check_device(a)  # only the CPU exists ('cuda' raises as PyTorch's CPU build)
     _check_device(device)
+    if memory_format is not None:  # (PyTorch keeps a strided tensor as it is here too)
+        from .._memory_format import apply, check_memory_format
+        check_memory_format("to", memory_format)
+        r = apply("to", self, memory_format, copy=False)
+        if r is not None and r is not self:
+            self, copy = r, False
     if dtype is None:
         return unary(CLONE, self) if copy else self
     d = to_dtype(dtype)
@@ -70,6 +76,12 @@ def type(self, dtype=None, non_blocking=False):  # noqa: A001
 
 @export(function=False)
 def contiguous(self, memory_format=None):
+    if memory_format is not None:
+        from .._memory_format import apply, check_memory_format
+        check_memory_format("contiguous", memory_format)
+        r = apply("contiguous", self, memory_format, copy=False)
+        if r is not None:
+            return r
     if self._data.flags.c_contiguous:
         return self
     return unary(CLONE_CONTIGUOUS, self)

@@ -625,6 +625,13 @@ def pow_(self, exponent):
 @export()
 def clone(input, *, memory_format=None):
     _check_tensor("clone", input)
+    if memory_format is not None:
+        from .._memory_format import apply, check_memory_format, contiguous_format
+        if check_memory_format("clone", memory_format) is contiguous_format:
+            return unary(CLONE_CONTIGUOUS, input)
+        r = apply("clone", input, memory_format, copy=True)
+        if r is not None:
+            return r
     return unary(CLONE, input)
 
 

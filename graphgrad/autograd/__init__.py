@@ -9,10 +9,12 @@ from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .graph import GradientEdge
+from ._misc import SavedTensor, is_multithreading_enabled, set_multithreading_enabled
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "forward_ad", "graph", "Variable",
-           "Function", "FunctionCtx", "once_differentiable", "function"]
+           "Function", "FunctionCtx", "once_differentiable", "function", "SavedTensor",
+           "is_multithreading_enabled", "set_multithreading_enabled"]
 
 
 def _tensor_or_tensors_to_tuple(x, n):

@@ -333,7 +333,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     tls.engine_depth += 1
     journal = _Journal()
     prev_task = getattr(_local, "task", None)
-    _local.task = [next(_task_ids), deps, needed, captures, accumulate, root]
+    _local.task = task = [next(_task_ids), deps, needed, captures, accumulate, root, []]
     # A backward allocates and frees many short-lived objects but creates no cycles; left
     # on, the cyclic collector would repeatedly walk the whole heap (the graph, and every
     # module the program imported) while the graph is being consumed.
@@ -346,6 +346,8 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         else:
             _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
                  accumulate, journal, anomaly)
+        if task[6]:
+            _run_final_callbacks(task[6])
     except BaseException as exc:
         journal.rollback()
         if anomaly:  # report the forward traceback of the node that failed
@@ -413,8 +415,27 @@ def _execute_on_fresh_thread(*args):
 
 
 # -- what hooks may ask about the running backward (PyTorch's torch._C helpers) ----------
-_local = threading.local()   # .task: [id, deps, needed, captures, accumulate, root] or None
-_task_ids = itertools.count()
+_local = threading.local()   # .task: [id, deps, needed, captures, accumulate, root,
+_task_ids = itertools.count()  #        final callbacks] or None
+
+
+def queue_callback(callback):
+    """Run ``callback()`` once the backward running on this thread has finished with the
+    graph (PyTorch's ``Variable._execution_engine.queue_callback``).  A callback queued
+    inside a reentrant backward belongs to that inner backward; callbacks may queue more
+    callbacks, which run in the same pass."""
+    task = getattr(_local, "task", None)
+    if task is None:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    task[6].append(callback)
+
+
+def _run_final_callbacks(callbacks):
+    # run in queue order; a callback may append to the list while it is being walked
+    i = 0
+    while i < len(callbacks):
+        callbacks[i]()
+        i += 1
 
 
 def current_graph_task_id():
@@ -429,7 +450,7 @@ def will_engine_execute_node(node):
     if task is None:
         raise RuntimeError("_will_engine_execute_node should only be called during the "
                            "backward pass")
-    _, deps, needed, captures, accumulate, root = task
+    _, deps, needed, captures, accumulate, root, _ = task
     if needed is None:
         if deps is None:  # a backward run by sequence order: count on demand
             deps = task[1] = _compute_dependencies(root)

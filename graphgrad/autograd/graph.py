@@ -385,3 +385,6 @@ class _MultiHandleWithNodes(_MultiHandle):
 
 from ._saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,  # noqa: E402
                            save_on_cpu, saved_tensors_hooks)
+
+
+from ._misc import increment_version  # noqa: E402,F401  (torch.autograd.graph.increment_version)

@@ -31,6 +31,17 @@ class VariableMeta(type):
         return out
 
 
+class _ExecutionEngine:
+    """``Variable._execution_engine``: PyTorch's handle on its autograd engine."""
+
+    @staticmethod
+    def queue_callback(callback):
+        from .engine import queue_callback
+        queue_callback(callback)
+
+
 class Variable(metaclass=VariableMeta):
     """``isinstance(t, Variable)`` is true for every Tensor; ``Variable(t)`` returns a
     Tensor (Variables and Tensors merged in PyTorch 0.4)."""
+
+    _execution_engine = _ExecutionEngine()

@@ -1,8 +1,9 @@
 """The op table: one OpInfo per op, collected from one module per op family."""
-from tests.ops.op_db import core, extra, indexing, linalg, nn, pointwise, reductions, shape
+from tests.ops.op_db import (core, extra, indexing, linalg, missing2, nn, pointwise,
+                             reductions, shape)
 
 OP_DB = []
-for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra):
+for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra, missing2):
     OP_DB.extend(_family.OPS)
 
 _names = [op.name for op in OP_DB]

@@ -12,13 +12,15 @@ both work on ndarrays and on Tensors (double backward).
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .._state import tls
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, gradient_edge
-from ..autograd.saved import SavedVariable
+from ..autograd.saved import _FREED_MSG, SavedVariable
 from .dispatch import check_inplace, dispatch, dispatch_inplace, replay_view, _edge, _overlaps
 from . import formulas as F
 from .registry import LINEAR, POINTWISE, defop, export
@@ -127,6 +129,8 @@ class CopySlices(Node):
         if not isinstance(g_view, Tensor):
             g_view = np.array(g_view)  # a copy: fn may not alias the base gradient
         fn = self._fn
+        if fn is None:
+            raise RuntimeError(_FREED_MSG)
         # fn's gradient for the view's old value exists only if the view required grad then
         fn_mask = (fn._next_edges[0][0] is not None,) + tuple(self.needs_mask(mask)[1:])
         res = fn._apply([g_view], fn_mask, create_graph)
@@ -144,11 +148,14 @@ class CopySlices(Node):
         return [base_grad] + list(res[1:])
 
     def release_variables(self):
-        self._fn.release_variables()
+        # drop fn rather than its saved tensors, as PyTorch's CopySlices does: the result an
+        # in-place op on a view saved may still lead to fn from another graph (double
+        # backward after the view itself is gone); fn's tensors go with its last reference
+        self._fn = None
 
     @property
     def metadata(self):
-        return self._fn.metadata
+        return self._fn.metadata if self._fn is not None else {}
 
 
 def _cast_like(x, like):
@@ -161,7 +168,7 @@ def make_copy_slices(view, fn):
     """Rebase ``view``'s base onto CopySlices(fn); regenerate the view's grad_fn."""
     base = view._base
     cs = CopySlices()
-    cs._seq = fn._seq
+    cs._seq = _graph.next_sequence_nr()  # its own number, after fn's, as in PyTorch
     base_edge = _edge(base) if base._requires_grad else (None, 0)
     cs._next_edges = (base_edge,) + tuple(fn._next_edges[1:])
     cs._fn = fn
@@ -177,14 +184,12 @@ def make_copy_slices(view, fn):
         move_retains_grad(base, old_fn, old_nr)
     _regenerate_view_grad_fn(view)
     # fn's saved result is the view: unpacked (double backward) it must carry the view's
-    # new history, not fn, which only CopySlices runs (PyTorch's is_inplace_on_view)
+    # new history, not fn, which only CopySlices runs (PyTorch's is_inplace_on_view). Held
+    # weakly, as PyTorch's weak_grad_fn_: that history leads back to fn through CopySlices,
+    # so a strong reference would be a cycle (graph and tensors freed only by the gc)
     for sv in getattr(fn, "_saved", None) or ():
         if sv.__class__ is SavedVariable and sv.tensor is None and sv.data is view._data:
-            alias = Tensor._wrap(view._data)
-            alias._vc = view._vc
-            alias._requires_grad = True
-            alias._grad_fn = view._grad_fn
-            sv.tensor = alias
+            sv.weak_fn = weakref.ref(view._grad_fn)
 
 
 # ================================================================ zero_, fill_, copy_

@@ -64,7 +64,10 @@ class SavedVariable:
     """One tensor saved for backward by a node."""
 
     __slots__ = ("data", "vc", "version", "tensor", "output_nr", "requires_grad", "packed",
-                 "unpack_hook", "fw")
+                 "unpack_hook", "fw", "weak_fn")
+    # weak_fn (set only for the result of an in-place op on a view, never initialised
+    # otherwise): a weakref to the view's grad_fn, the history the unpacked result carries
+    # instead of the saving node (PyTorch's is_inplace_on_view / weak_grad_fn_)
 
     def __init__(self, t, is_output):
         vc = t._vc
@@ -156,7 +159,8 @@ class SavedVariable:
                 if t._grad_fn is None and not t._requires_grad and src._requires_grad:
                     t = _alias_with_history(t, src, ref.grad_fn, ref.output_nr)
             elif self.requires_grad and node is not None:
-                t = _alias_with_history(t, None, node, self.output_nr)
+                fn, nr = self._history(node)
+                t = _alias_with_history(t, None, fn, nr)
             return t
         self._check(node, name)
         t = self.tensor
@@ -168,9 +172,15 @@ class SavedVariable:
             t._fw = self.fw
         if self.requires_grad and node is not None:
             t._requires_grad = True
-            t._grad_fn = node
-            t._output_nr = self.output_nr
+            t._grad_fn, t._output_nr = self._history(node)
         return t
+
+    def _history(self, node):
+        """The grad_fn and output_nr an unpacked saved output carries: the saving node's,
+        or, for an in-place op on a view, the view's history while it is alive."""
+        wf = getattr(self, "weak_fn", None)
+        fn = wf() if wf is not None else None
+        return (node, self.output_nr) if fn is None else (fn, 0)
 
     def release(self):
         self.data = None

@@ -350,6 +350,49 @@ def test_double_backward_through_inplace_on_an_unsqueezed_clone():
     run_both(program)
 
 
+@pytest.mark.parametrize("op", ["relu_", "exp_", "sigmoid_", "tanh_"])
+def test_inplace_on_a_view_saving_its_result_frees_the_graph_without_gc(op):
+    # the op's saved result carries the view's history, which leads back to the op's node
+    # through CopySlices: held strongly it was a cycle that only the gc could free
+    import gc
+
+    def program(lib):
+        freed = []
+
+        class Probe:
+            def __del__(self):
+                freed.append(True)
+
+        def build():
+            root = lib.ones(3, 3, requires_grad=True)
+            copy = root.clone()
+            copy.grad_fn.register_hook(Probe())
+            view = copy.view(9)
+            getattr(view, op)()
+
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            build()
+            return len(freed)
+        finally:
+            if was:
+                gc.enable()
+    run_both(program)
+
+
+def test_double_backward_through_inplace_on_a_view_after_the_view_is_gone():
+    # the saved result's view history is held weakly: without the view, unpacking falls
+    # back to the op's own node, as PyTorch's SavedVariable does
+    def program(lib):
+        x = leaf(lib, [0.5, 1.0])
+        c = x.clone()
+        c[:1].exp_()
+        g, = lib.autograd.grad((c * c).sum(), x, create_graph=True)
+        return lib.autograd.grad(g.sum(), x)
+    run_both(program)
+
+
 def test_expand_keeps_the_strides_of_dims_it_does_not_expand():
     def program(lib):
         z = lib.zeros(2, 1, dtype=lib.float64)

@@ -165,8 +165,9 @@ def __getitem__(self, key):
 @export(function=False)
 def __setitem__(self, key, value):
     """``t[key] = value``: copy_ into the view ``t[key]`` (differentiable in both)."""
-    from .shape import getitem
+    from .shape import getitem, sequence_as_tuple
     from .inplace import copy_, fill_
+    key = sequence_as_tuple(key, 3) or key
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
         from .registry import PUBLIC as P
         if "index_put_" in P:

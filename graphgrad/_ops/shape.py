@@ -421,15 +421,33 @@ def basic_index_step(out, dim, k):
     return _slice(out, dim, start, max(stop, start), step), dim + 1, True
 
 
+_SEQUENCE_KEY_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result")
+
+
+def sequence_as_tuple(key, stacklevel=4):
+    """PyTorch 2.13's legacy rule for a list key: a list of fewer than 32 entries holding a
+    sequence, a tensor, a slice, ``...`` or None indexes like the tuple of its entries
+    (``x[[[1, 2], [0, 1]]]`` is ``x[[1, 2], [0, 1]]``), with PyTorch's deprecation warning.
+    Returns that tuple, or None for any other key."""
+    if key.__class__ is not list or len(key) >= 32:
+        return None
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, (slice, list, tuple, Tensor, range)):
+            import warnings
+            warnings.warn(_SEQUENCE_KEY_WARNING, UserWarning, stacklevel=stacklevel)
+            return tuple(key)
+    return None
+
+
 def getitem(self, key):
     """``tensor[key]``: views for basic indexing (PyTorch's select/slice/unsqueeze chain);
     keys with lists, index tensors or masks go to advanced indexing (IndexBackward0)."""
     if not isinstance(key, tuple):
-        if isinstance(key, list) and key and any(
-                isinstance(k, (slice, type(None), type(Ellipsis))) for k in key):
-            key = tuple(key)  # legacy: a list holding slices indexes like a tuple
-        else:
-            key = (key,)
+        key = sequence_as_tuple(key) or (key,)
     key = tuple(_as_int_index(k) for k in key)
     if not all(_is_basic(k) for k in key):
         from .indexing import advanced_getitem

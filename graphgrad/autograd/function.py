@@ -372,6 +372,7 @@ def _wrap_outputs(ctx, args, outs, is_executable):
                 "returns a single Tensor and a second one that does the other operations).")
     meta = []
     result = []
+    n_diff = 0
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             meta.append(None)
@@ -379,34 +380,50 @@ def _wrap_outputs(ctx, args, outs, is_executable):
             continue
         is_input = id(o) in inputs
         is_dirty = id(o) in dirty
+        if id(o) in non_diff:
+            ctx._non_diff_outs = ctx._non_diff_outs | {i}
+        differentiable = is_executable and id(o) not in non_diff and \
+            o._data.dtype.kind in "fcV"
         if is_dirty:
-            if is_executable:
-                prev = tls.grad_enabled
+            if differentiable:
                 check_inplace(o, ctx.name())
             o._bump_version()
-        elif is_input:
-            o = _alias(o)
-        if non_diff and id(outs[i]) in non_diff:
-            ctx._non_diff_outs = ctx._non_diff_outs | {i}
-        differentiable = (id(outs[i]) not in non_diff) and o._data.dtype.kind in "fcV"
-        if is_executable and differentiable:
-            if is_dirty and o._base is not None:
-                from .._ops.inplace import make_copy_slices
-                o._requires_grad = True
-                make_copy_slices(o, _CopySlicesAdapter(ctx, i))
-            else:
-                o._grad_fn = ctx
-                o._output_nr = i
-                o._requires_grad = True
-        elif is_dirty and is_executable and not differentiable:
-            o._grad_fn, o._requires_grad = None, False
+        if not differentiable:
+            # as PyTorch: an output that does not require grad stays so (an input returned
+            # as-is becomes a view of it); one that does is cut from the graph, an input by a
+            # detached alias (the input keeps its history, even if dirty), a view not at all
+            # (like a view made under no_grad, it still requires grad)
+            if not o._requires_grad:
+                if is_input and not is_dirty:
+                    o = _alias(o)
+            elif is_input:
+                o = o.detach()
+            elif o._base is None:
+                o._grad_fn, o._output_nr, o._requires_grad = None, 0, False
+        elif is_dirty and o._base is not None:
+            from .._ops.inplace import make_copy_slices
+            o._requires_grad = True
+            make_copy_slices(o, _CopySlicesAdapter(ctx, i))
+        else:
+            if is_input and not is_dirty:
+                o = _alias(o)
+            o._grad_fn = ctx
+            o._output_nr = i
+            o._requires_grad = True
+        if o._base is not None and not (is_dirty and is_input):
+            # a view returned by forward (or an input returned as-is): an in-place change of
+            # it would replace the custom backward by the view's, so PyTorch refuses it
+            o._view_mode = "custom"
+        if differentiable:
+            n_diff += 1
         meta.append((o._data.shape, o._data.dtype))
         result.append(o)
+    if n_diff > 1:
+        # several differentiable outputs: their views are a multi-output op's (PyTorch)
+        for o in result:
+            if isinstance(o, Tensor) and o._base is not None:
+                o._view_mode = "multi"
     ctx._out_meta = tuple(meta)
-    if is_executable and ctx.non_differentiable:
-        for t in ctx.non_differentiable:
-            if isinstance(t, Tensor) and t._grad_fn is ctx:
-                t._grad_fn, t._requires_grad = None, False
     return result
 
 
@@ -531,7 +548,7 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = _DelayedError(
+        err = Error(
             "trying to differentiate twice a function that was marked with "
             "@once_differentiable", len(outs))
         # As in PyTorch, the error node hangs on detached copies of the outputs that are
@@ -561,8 +578,9 @@ def once_differentiable(fn):
     return wrapper
 
 
-class _DelayedError(Node):
-    """A node that raises when backward reaches it (once_differentiable's guard)."""
+class Error(Node):
+    """A node that raises when backward reaches it (once_differentiable's guard; PyTorch's
+    DelayedError makes a node of this class name, ``torch::autograd::Error``)."""
 
     def __init__(self, msg, num_outputs):
         self._msg = msg
@@ -570,7 +588,7 @@ class _DelayedError(Node):
         self._next_edges = ()
 
     def name(self):
-        return "DelayedError"
+        return "torch::autograd::Error"
 
     def _apply(self, grads, mask, create_graph):
         raise RuntimeError(self._msg)

@@ -139,6 +139,9 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
     # -- the engine's entry point ---------------------------------------------------
     def _apply(self, grads, mask, create_graph):
         from .._tensor import Tensor
+        batch = self._grads_batch(grads)
+        if batch is not None:
+            return self._apply_batched(grads, mask, create_graph, batch)
         tgrads = []
         for i, g in enumerate(grads):
             if g is None:
@@ -177,6 +180,44 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
             if r is not None and not create_graph:
                 r = r._data
             out.append(r)
+        return out
+
+    def _grads_batch(self, grads):
+        """The batch size if the gradients carry a leading batch dim (``autograd.grad(...,
+        is_grads_batched=True)``), else None."""
+        meta = self._out_meta
+        for i, g in enumerate(grads):
+            if g is None or i >= len(meta) or meta[i] is None:
+                continue
+            s, ms = g.shape, meta[i][0]
+            if len(s) == len(ms) + 1 and tuple(s[1:]) == tuple(ms):
+                return s[0]
+        return None
+
+    def _apply_batched(self, grads, mask, create_graph, batch):
+        """Batched gradients: the user's backward sees one sample's gradients at a time, as
+        under PyTorch's vmap (it may build zeros of the input's shape, or see materialized
+        zeros for unused outputs), and the results are stacked."""
+        from .._tensor import Tensor
+        meta = self._out_meta
+        batched = [g is not None and i < len(meta) and meta[i] is not None and
+                   len(g.shape) == len(meta[i][0]) + 1 for i, g in enumerate(grads)]
+        per = [self._apply([g[b] if bt else g for g, bt in zip(grads, batched)], mask,
+                           create_graph)
+               for b in range(batch)]
+        out = []
+        for k in range(len(per[0])):
+            rs = [p[k] for p in per]
+            some = next((r for r in rs if r is not None), None)
+            if some is None:
+                out.append(None)
+            elif isinstance(some, Tensor):
+                from .._ops.copies import stack
+                out.append(stack([Tensor._wrap(np.zeros_like(some._data)) if r is None else r
+                                  for r in rs], 0))
+            else:
+                out.append(np.stack([np.zeros_like(some) if r is None else np.asarray(r)
+                                     for r in rs]))
         return out
 
     def __repr__(self):

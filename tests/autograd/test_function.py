@@ -790,3 +790,36 @@ def test_once_differentiable_error_node_is_named_as_pytorchs():
         node = g.grad_fn
         return type(node).__name__, node.name(), len(node.next_functions), g
     run_both(program)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_batched_gradients_through_a_custom_function(create_graph):
+    # autograd.grad(is_grads_batched=True) runs a custom backward per sample, as PyTorch's
+    # vmap does: a backward that builds zeros of the input's shape, or that gets materialized
+    # zeros for an unused output, still gives batched gradients (gradcheck's batched check
+    # failed on PyTorch's test_custom_function_forward_mode_view_checks and
+    # test_custom_function_non_tensor_inputs_outputs)
+    def program(lib):
+        class Narrow(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.size = x.size()
+                return x.narrow(0, 0, 2), x * 2
+
+            @staticmethod
+            def backward(ctx, g, g2):
+                gi = g.new_zeros(ctx.size)
+                gi.narrow(0, 0, 2).copy_(g)
+                return gi + 2 * g2
+        x = leaf(lib, np.arange(12.0).reshape(4, 3))
+        a, b = Narrow.apply(x)
+        ga = lib.tensor(np.arange(12.0).reshape(2, 2, 3))
+        gb = lib.tensor(np.arange(24.0).reshape(2, 4, 3) / 7)
+        r1, = lib.autograd.grad(a, x, ga, retain_graph=True, is_grads_batched=True,
+                                create_graph=create_graph)
+        r2, = lib.autograd.grad(b, x, gb, retain_graph=True, is_grads_batched=True,
+                                create_graph=create_graph)
+        r3, = lib.autograd.grad((a, b), x, (ga, gb), is_grads_batched=True,
+                                create_graph=create_graph)
+        return r1.detach(), r2.detach(), r3.detach()
+    run_both(program)

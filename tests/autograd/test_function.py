@@ -823,3 +823,23 @@ def test_batched_gradients_through_a_custom_function(create_graph):
                                 create_graph=create_graph)
         return r1.detach(), r2.detach(), r3.detach()
     run_both(program)
+
+
+def test_views_of_a_custom_function_view_and_its_base_changing():
+    # a view of such a view is one too; the base changed in place makes the view unusable
+    # in grad mode (PyTorch's indirect check), under no_grad it is fine
+    def program(lib):
+        Fn = _view_fn(lib, "view")
+        a = leaf(lib, [1.0, 2.0, 3.0])
+        o = Fn.apply(a.clone())
+        v = o[:1]
+        r1 = _msg(lib, lambda: v.add_(1))
+        b = a.clone()
+        o2 = Fn.apply(b)
+        b.add_(1)
+        r2 = _msg(lib, lambda: o2.sum())
+        with lib.no_grad():
+            o3 = Fn.apply(a.clone())
+            o3.add_(1)
+        return r1, r2, _msg(lib, lambda: o3.sum())
+    run_both(program)

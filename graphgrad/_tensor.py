@@ -41,7 +41,8 @@ class Tensor:
     _view_ver = 0            # version at which a view's grad_fn was last set
     _views = None            # weakrefs to views made while this base did not require grad
     _view_mode = None        # "no_grad" / "inference": the view was made with grad mode off;
-    #                          "multi": an output of unbind/split/chunk (PyTorch's creation_meta)
+    #                          "multi": an output of unbind/split/chunk (PyTorch's creation_meta);
+    #                          "custom": returned by a custom Function's forward
 
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected op
 

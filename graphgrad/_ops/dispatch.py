@@ -1138,7 +1138,7 @@ def view_rebase_message(view, indirect, op_name=None):
             name = name.rstrip("0123456789")[:-len("Backward")]
         out = f"Output {view._output_nr} of {name}"
     how = "its base or another view of its base has been" if indirect else "is being"
-    if mode != "multi" or fn is None:
+    if mode not in ("multi", "custom") or fn is None:
         prefix = f"{out} is a view of a view which was created in" if fn is not None else \
             "A view was created in"
         if mode == "inference":
@@ -1151,6 +1151,12 @@ def view_rebase_message(view, indirect, op_name=None):
         msg += (" This view is the output of a function that returns multiple views. Such "
                 "functions do not allow the output views to be modified inplace. You should "
                 "replace the inplace operation by an out-of-place one.")
+    elif mode == "custom":
+        msg += (" This view was created inside a custom Function (or because an input was "
+                "returned as-is) and the autograd logic to handle view+inplace would override "
+                "the custom backward associated with the custom Function, leading to incorrect "
+                "gradients. This behavior is forbidden. You can fix this by cloning the output "
+                "of the custom Function.")
     else:
         where = "inference_mode" if mode == "inference" else "no_grad"
         msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You "

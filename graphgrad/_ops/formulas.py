@@ -192,6 +192,8 @@ def expand_reduced(grad, sizes, dims, keepdim):
         dims = tuple(range(n))
     if not keepdim:
         gs = shape(grad)
+        if not gs:  # a full reduction's 0-d gradient expands as it is (as PyTorch's: no
+            return expand(grad, tuple(sizes))  # ViewBackward0 in a create_graph graph)
         nb = len(gs) - (n - len(set(dims)))
         kept = list(gs[:nb])
         j = nb

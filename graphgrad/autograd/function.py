@@ -139,6 +139,9 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
     # -- the engine's entry point ---------------------------------------------------
     def _apply(self, grads, mask, create_graph):
         from .._tensor import Tensor
+        batch = self._grads_batch(grads)
+        if batch is not None:
+            return self._apply_batched(grads, mask, create_graph, batch)
         tgrads = []
         for i, g in enumerate(grads):
             if g is None:
@@ -177,6 +180,44 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
             if r is not None and not create_graph:
                 r = r._data
             out.append(r)
+        return out
+
+    def _grads_batch(self, grads):
+        """The batch size if the gradients carry a leading batch dim (``autograd.grad(...,
+        is_grads_batched=True)``), else None."""
+        meta = self._out_meta
+        for i, g in enumerate(grads):
+            if g is None or i >= len(meta) or meta[i] is None:
+                continue
+            s, ms = g.shape, meta[i][0]
+            if len(s) == len(ms) + 1 and tuple(s[1:]) == tuple(ms):
+                return s[0]
+        return None
+
+    def _apply_batched(self, grads, mask, create_graph, batch):
+        """Batched gradients: the user's backward sees one sample's gradients at a time, as
+        under PyTorch's vmap (it may build zeros of the input's shape, or see materialized
+        zeros for unused outputs), and the results are stacked."""
+        from .._tensor import Tensor
+        meta = self._out_meta
+        batched = [g is not None and i < len(meta) and meta[i] is not None and
+                   len(g.shape) == len(meta[i][0]) + 1 for i, g in enumerate(grads)]
+        per = [self._apply([g[b] if bt else g for g, bt in zip(grads, batched)], mask,
+                           create_graph)
+               for b in range(batch)]
+        out = []
+        for k in range(len(per[0])):
+            rs = [p[k] for p in per]
+            some = next((r for r in rs if r is not None), None)
+            if some is None:
+                out.append(None)
+            elif isinstance(some, Tensor):
+                from .._ops.copies import stack
+                out.append(stack([Tensor._wrap(np.zeros_like(some._data)) if r is None else r
+                                  for r in rs], 0))
+            else:
+                out.append(np.stack([np.zeros_like(some) if r is None else np.asarray(r)
+                                     for r in rs]))
         return out
 
     def __repr__(self):
@@ -372,6 +413,7 @@ def _wrap_outputs(ctx, args, outs, is_executable):
                 "returns a single Tensor and a second one that does the other operations).")
     meta = []
     result = []
+    n_diff = 0
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             meta.append(None)
@@ -379,34 +421,50 @@ def _wrap_outputs(ctx, args, outs, is_executable):
             continue
         is_input = id(o) in inputs
         is_dirty = id(o) in dirty
+        if id(o) in non_diff:
+            ctx._non_diff_outs = ctx._non_diff_outs | {i}
+        differentiable = is_executable and id(o) not in non_diff and \
+            o._data.dtype.kind in "fcV"
         if is_dirty:
-            if is_executable:
-                prev = tls.grad_enabled
+            if differentiable:
                 check_inplace(o, ctx.name())
             o._bump_version()
-        elif is_input:
-            o = _alias(o)
-        if non_diff and id(outs[i]) in non_diff:
-            ctx._non_diff_outs = ctx._non_diff_outs | {i}
-        differentiable = (id(outs[i]) not in non_diff) and o._data.dtype.kind in "fcV"
-        if is_executable and differentiable:
-            if is_dirty and o._base is not None:
-                from .._ops.inplace import make_copy_slices
-                o._requires_grad = True
-                make_copy_slices(o, _CopySlicesAdapter(ctx, i))
-            else:
-                o._grad_fn = ctx
-                o._output_nr = i
-                o._requires_grad = True
-        elif is_dirty and is_executable and not differentiable:
-            o._grad_fn, o._requires_grad = None, False
+        if not differentiable:
+            # as PyTorch: an output that does not require grad stays so (an input returned
+            # as-is becomes a view of it); one that does is cut from the graph, an input by a
+            # detached alias (the input keeps its history, even if dirty), a view not at all
+            # (like a view made under no_grad, it still requires grad)
+            if not o._requires_grad:
+                if is_input and not is_dirty:
+                    o = _alias(o)
+            elif is_input:
+                o = o.detach()
+            elif o._base is None:
+                o._grad_fn, o._output_nr, o._requires_grad = None, 0, False
+        elif is_dirty and o._base is not None:
+            from .._ops.inplace import make_copy_slices
+            o._requires_grad = True
+            make_copy_slices(o, _CopySlicesAdapter(ctx, i))
+        else:
+            if is_input and not is_dirty:
+                o = _alias(o)
+            o._grad_fn = ctx
+            o._output_nr = i
+            o._requires_grad = True
+        if o._base is not None and not (is_dirty and is_input):
+            # a view returned by forward (or an input returned as-is): an in-place change of
+            # it would replace the custom backward by the view's, so PyTorch refuses it
+            o._view_mode = "custom"
+        if differentiable:
+            n_diff += 1
         meta.append((o._data.shape, o._data.dtype))
         result.append(o)
+    if n_diff > 1:
+        # several differentiable outputs: their views are a multi-output op's (PyTorch)
+        for o in result:
+            if isinstance(o, Tensor) and o._base is not None:
+                o._view_mode = "multi"
     ctx._out_meta = tuple(meta)
-    if is_executable and ctx.non_differentiable:
-        for t in ctx.non_differentiable:
-            if isinstance(t, Tensor) and t._grad_fn is ctx:
-                t._grad_fn, t._requires_grad = None, False
     return result
 
 
@@ -453,64 +511,128 @@ def _save_variables(ctx, outs):
 
 
 def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
+    """PyTorch's _process_forward_mode_AD: run the user's jvp on the inputs' tangents and give
+    the outputs theirs, checking that an in-place Function updated the tangent in place and
+    that a view returned by forward gets a view of the matching tangent."""
     from .._tensor import Tensor
     from .forward_ad import tangent_of
     tangents = []
-    any_t = False
+    given = []
     for a, t in zip(args, is_tensor):
-        if not t:
-            tangents.append(None)
-            continue
-        tan = tangent_of(a, lvl)
-        if tan is None:
+        tan = tangent_of(a, lvl) if t else None
+        given.append(tan)
+        if tan is None and t and a._data.dtype.kind in "fcV":
+            # an input without a tangent gets zeros; one of an integer type gets None
             tan = Tensor._wrap(np.zeros_like(a._data))
-        else:
-            any_t = True
         tangents.append(tan)
-    if not any_t:
+    if all(g is None for g in given):
         return
     tls.fw_level = None
     tls.refresh()
     ctx._in_jvp = True
     try:
         if lvl.batch is None:
-            res = _checked_jvp(cls, ctx, tangents, outs)
+            res = _checked_jvp(cls, ctx, args, tangents, given, outs)
         else:
             # batched tangents (functional.jacobian's forward mode): a custom jvp sees one
             # tangent per input, so it runs once per batch entry (the batched fallback)
             from .forward_ad import _fallback
-            given = [tangent_of(a, lvl) if t else None for a, t in zip(args, is_tensor)]
 
             def one(tb):
-                return _checked_jvp(cls, ctx, [z if b is None else b
-                                               for b, z in zip(tb, tangents)], outs)
+                return _checked_jvp(cls, ctx, args, [z if b is None else b
+                                                     for b, z in zip(tb, tangents)], tb, outs)
             res = _fallback(cls.__name__, one, outs, given, lvl.batch)
     finally:
         ctx._in_jvp = False
         tls.fw_level = lvl
         tls.refresh()
+    dirty = {id(d) for d in ctx.dirty_tensors}
     for o, t in zip(outs, res):
         if isinstance(o, Tensor) and t is not None:
+            if id(o) in dirty and lvl.batch is not None:
+                for a, g in zip(args, given):
+                    if a is o and g is not None:
+                        t = g   # (updated in place through the per-sample slices)
             o._fw = (lvl, t)
 
 
-def _checked_jvp(cls, ctx, tangents, outs):
-    """``ctx.apply_jvp(*tangents)`` as a tuple, one tangent per output, shapes checked."""
+def _version(t):
+    vc = t._vc
+    return 0 if vc is None else vc.value
+
+
+def _checked_jvp(cls, ctx, args, tangents, given, outs):
+    """``ctx.apply_jvp(*tangents)`` as a tuple, one tangent per output, checked as PyTorch
+    checks them (``given``: the tangents the inputs had, None where zeros stand in)."""
     from .._tensor import Tensor
+    versions = [None if g is None else _version(g) for g in given]
     res = ctx.apply_jvp(*tangents)
     if not isinstance(res, tuple):
         res = (res,)
     if len(res) != len(outs):
-        raise RuntimeError(f"{cls.__name__}.jvp returned {len(res)} tangents; expected "
-                           f"{len(outs)} (one per forward output)")
-    for o, t in zip(outs, res):
-        if isinstance(o, Tensor) and t is not None:
-            if not isinstance(t, Tensor):
-                raise TypeError(f"{cls.__name__}.jvp must return Tensors or None")
-            if t._data.shape != o._data.shape:
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outs)} but got {len(res)}): {cls.__name__}.jvp "
+                           "must return one tangent (or None) per output of forward")
+    dirty = {id(d) for d in ctx.dirty_tensors}
+    bases = {}
+    for k, a in enumerate(args):
+        if isinstance(a, Tensor):
+            bases.setdefault(id(a._base if a._base is not None else a), k)
+    for i, (o, t) in enumerate(zip(outs, res)):
+        if not isinstance(o, Tensor):
+            continue
+        if i in ctx._non_diff_outs or o._data.dtype.kind not in "fcV":
+            if t is not None:
                 raise RuntimeError(
-                    f"{cls.__name__}.jvp returned a tangent of shape {list(t._data.shape)} for "
-                    f"an output of shape {list(o._data.shape)}")
+                    f"Function's jvp returned a gradient at position {i}, but  the "
+                    "corresponding forward output is not a differentiable Tensor.You should "
+                    f"return None at that position instead. ({cls.__name__}.jvp)")
+            continue
+        if t is None:
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{cls.__name__}.jvp must return Tensors or None")
+        if t._data.shape != o._data.shape:
+            raise RuntimeError(
+                f"{cls.__name__}.jvp returned a tangent of shape {list(t._data.shape)} for "
+                f"an output of shape {list(o._data.shape)}")
+        if id(o) in dirty:
+            k = next((k for k, a in enumerate(args) if a is o), None)
+            if k is not None and given[k] is not None:
+                if _version(t) == versions[k]:
+                    raise RuntimeError(
+                        "An inplace custom Function is not modifying the forward mode "
+                        "gradients inplace. If the forward is modifying an input inplace, then "
+                        "the jvp function must modify the corresponding gradient inplace. "
+                        f"({cls.__name__}.jvp: update input {k}'s tangent in place, e.g. "
+                        "t.mul_(2), and return it)")
+                if t is not given[k]:
+                    raise RuntimeError(
+                        "An inplace custom Function is not returning the forward mode "
+                        "gradients as-is. If the forward is modifying an input inplace, then "
+                        "the jvp function must modify the gradient inplace and return it "
+                        f"as-is. ({cls.__name__}.jvp, input {k})")
+            continue
+        k = bases.get(id(o._base)) if o._base is not None else None
+        if k is None or given[k] is None:
+            continue
+        g = given[k]
+        if t._base is None:
+            raise RuntimeError(
+                "A custom Function's forward is returning a view (or an input as-is) but the "
+                f"jvp is not returning a view. ({cls.__name__}.jvp: return a view of the "
+                f"tangent of input {k} for output {i}, e.g. t.view_as(t) for an input "
+                "returned as-is)")
+        if g._base is not None:
+            if t._base is not g._base:
+                raise RuntimeError(
+                    "A custom Function is returning a view but the jvp is not returning a "
+                    f"view of the same base as the given grad input. ({cls.__name__}.jvp, "
+                    f"output {i}, input {k})")
+        elif t._base is not g:
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not returning a view of "
+                f"the given grad input. ({cls.__name__}.jvp, output {i}, input {k})")
     return res
 
 
@@ -531,7 +653,7 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = _DelayedError(
+        err = Error(
             "trying to differentiate twice a function that was marked with "
             "@once_differentiable", len(outs))
         # As in PyTorch, the error node hangs on detached copies of the outputs that are
@@ -561,8 +683,9 @@ def once_differentiable(fn):
     return wrapper
 
 
-class _DelayedError(Node):
-    """A node that raises when backward reaches it (once_differentiable's guard)."""
+class Error(Node):
+    """A node that raises when backward reaches it (once_differentiable's guard; PyTorch's
+    DelayedError makes a node of this class name, ``torch::autograd::Error``)."""
 
     def __init__(self, msg, num_outputs):
         self._msg = msg
@@ -570,7 +693,7 @@ class _DelayedError(Node):
         self._next_edges = ()
 
     def name(self):
-        return "DelayedError"
+        return "torch::autograd::Error"
 
     def _apply(self, grads, mask, create_graph):
         raise RuntimeError(self._msg)

@@ -510,3 +510,117 @@ def test_jvp_of_a_non_view_op_does_not_alias_the_input_tangent():
             y.mul_(2)
             return fw.unpack_dual(x).tangent, fw.unpack_dual(y).tangent
     run_both(prog)
+
+
+# ------------------------------------------------------------------ custom Function jvp checks
+def _custom(lib, forward, jvp):
+    class MyFn(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return forward(ctx, x, y)
+
+        @staticmethod
+        def jvp(ctx, xt, yt):
+            return jvp(xt, yt)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+    return MyFn
+
+
+def _nd(ctx, x, y):
+    o = x.clone()
+    ctx.mark_non_differentiable(o)
+    return o
+
+
+def _dirty(ctx, x, y):
+    x.mul_(2)
+    ctx.mark_dirty(x)
+    return x
+
+
+_JVP_CASES = {
+    # (forward, jvp): PyTorch's checks of a custom jvp's result
+    "count": (lambda c, x, y: x.clone(), lambda t, _: (t, t)),
+    "non_differentiable": (_nd, lambda t, _: t),
+    "non_differentiable_none": (_nd, lambda t, _: None),
+    "dirty_ok": (_dirty, lambda t, _: t.mul_(2)),
+    "dirty_not_inplace": (_dirty, lambda t, _: t * 2),
+    "dirty_not_returned": (_dirty, lambda t, _: t.mul_(2).clone()),
+    "view_ok": (lambda c, x, y: x[:1], lambda t, _: t[:1]),
+    "view_not_a_view": (lambda c, x, y: x[:1], lambda t, _: t[:1].clone()),
+    "view_of_another": (lambda c, x, y: x[:1], lambda t, _: t.clone()[:1]),
+    "as_is_not_a_view": (lambda c, x, y: x, lambda t, _: t),
+    "as_is_view_as": (lambda c, x, y: x, lambda t, _: t.view_as(t)),
+    "as_is_times_2": (lambda c, x, y: x, lambda t, _: t * 2),
+    "integer_input_gets_none": (lambda c, x, y: x * y,
+                                lambda t, yt: t * 3 if yt is None else t * 5),
+}
+
+
+@pytest.mark.parametrize("case", list(_JVP_CASES))
+@pytest.mark.parametrize("input_kind", ["plain", "view_of_dual"])
+def test_custom_function_jvp_checks_as_pytorch(case, input_kind):
+    # PyTorch's test_custom_function_forward_mode_{forward_is_no_op,inplace_checks,
+    # view_checks,non_differentiable} and test_custom_function_mark_dirty_not_differentiable:
+    # these results were accepted silently (or an integer input got a zero tangent)
+    def prog(lib):
+        fw = _fw(lib)
+        fwd, jvp = _JVP_CASES[case]
+        MyFn = _custom(lib, fwd, jvp)
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64).clone()
+        tan = lib.tensor([1.0, -1.0], dtype=lib.float64)
+        with fw.dual_level():
+            d = fw.make_dual(x, tan)
+            if input_kind == "view_of_dual":
+                d = d.view_as(d)
+            try:
+                out = MyFn.apply(d, lib.tensor(3))
+            except RuntimeError as e:
+                return "RuntimeError: " + str(e)[:70]
+            t = fw.unpack_dual(out).tangent
+            return (out is d, t, t is not None and t is fw.unpack_dual(d).tangent,
+                    t is not None and t._base is not None)
+    run_both(prog)
+
+
+def test_custom_function_view_checks_in_gradcheck():
+    # PyTorch's test_custom_function_forward_mode_view_checks: gradcheck with forward AD of
+    # a Function returning a view of its input (whose backward builds the input's shape)
+    def prog(lib):
+        class ViewFn(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, foo, flag):
+                ctx.flag = flag
+                ctx.size = foo.size()
+                return foo.narrow(0, 0, 2)
+
+            @staticmethod
+            def vjp(ctx, g):
+                gi = g.new_zeros(ctx.size)
+                gi.narrow(0, 0, 2).copy_(g)
+                return gi, None
+
+            @staticmethod
+            def jvp(ctx, t, _):
+                res = t.narrow(0, 0, 2)
+                if ctx.flag != "ok":
+                    res = res.clone()
+                if ctx.flag in ("not_a_view_of_inp", "not_a_view_of_inp_base"):
+                    res = res.view_as(res)
+                return res
+        inp = lib.tensor(np.arange(16.0).reshape(4, 4) / 3, requires_grad=True)
+        res = []
+        for flag in ("ok", "not_a_view", "not_a_view_of_inp", "not_a_view_of_inp_base"):
+            def fn(x):
+                if flag == "not_a_view_of_inp_base":
+                    x = x.view_as(x)
+                return ViewFn.apply(x, flag)
+            try:
+                res.append(lib.autograd.gradcheck(fn, (inp,), check_forward_ad=True))
+            except RuntimeError as e:
+                res.append(str(e)[:80])
+        return res
+    run_both(prog)

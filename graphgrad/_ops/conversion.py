@@ -155,6 +155,9 @@ def __setitem__(self, key, value):
     """``t[key] = value``: copy_ into the view ``t[key]`` (differentiable in both)."""
     from .shape import getitem
     from .inplace import copy_, fill_
+    if key.__class__ is list:
+        from .shape import legacy_sequence_key
+        key = legacy_sequence_key(key)
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
         from .registry import PUBLIC as P
         if "index_put_" in P:

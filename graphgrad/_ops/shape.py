@@ -421,14 +421,29 @@ def basic_index_step(out, dim, k):
     return _slice(out, dim, start, max(stop, start), step), dim + 1, True
 
 
+def legacy_sequence_key(key):
+    """PyTorch's legacy rule: a short list holding a slice, None, Ellipsis, a tensor or a
+    sequence indexes like a tuple (``x[[slice(None), [1, 3]]]`` is ``x[:, [1, 3]]`` and
+    ``x[[[0, 4], [2, 2]]]`` is ``x[[0, 4], [2, 2]]``), with PyTorch's deprecation warning."""
+    if isinstance(key, list) and 0 < len(key) < 32 and any(
+            k is None or k is Ellipsis or isinstance(k, (slice, Tensor, list, tuple, np.ndarray))
+            for k in key):
+        import warnings
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
+                      "and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. "
+                      "In pytorch 2.9 this will be interpreted as tensor index, "
+                      "x[torch.tensor(seq)], which will result either in an error or a "
+                      "different result", UserWarning, stacklevel=3)
+        return tuple(key)
+    return key
+
+
 def getitem(self, key):
     """``tensor[key]``: views for basic indexing (PyTorch's select/slice/unsqueeze chain);
     keys with lists, index tensors or masks go to advanced indexing (IndexBackward0)."""
     if not isinstance(key, tuple):
-        if isinstance(key, list) and key and any(
-                isinstance(k, (slice, type(None), type(Ellipsis))) for k in key):
-            key = tuple(key)  # legacy: a list holding slices indexes like a tuple
-        else:
+        key = legacy_sequence_key(key)
+        if not isinstance(key, tuple):
             key = (key,)
     key = tuple(_as_int_index(k) for k in key)
     if not all(_is_basic(k) for k in key):

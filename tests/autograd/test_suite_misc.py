@@ -1,0 +1,79 @@
+"""Behaviours from PyTorch's own test_autograd.py (issue 16): legacy list indices in
+``__setitem__``, in-place view ops on cross-dtype views, unimplemented derivatives, forward-AD
+and inference-mode corner cases, anomaly-mode warnings, printing invalid views."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import graphgrad
+from tests.conftest import run_both, torch
+
+
+# ------------------------------------------------------------ __setitem__ with list indices
+@pytest.mark.parametrize("size,index", [
+    ((10,), [[0, 4, 2]]),
+    ((5, 5), [[0, 4], [2, 2]]),
+    ((5, 5, 5), [slice(None), slice(None), [1, 3]]),
+    ((5, 5, 5), [slice(None), [1, 3], slice(None)]),
+    ((5, 5, 5), [[1, 3], slice(None), slice(None)]),
+    ((5, 5, 5), [slice(None), [2, 4], [1, 3]]),
+    ((5, 5, 5), [[1, 3], [2, 4], slice(None)]),
+])
+def test_setitem_with_a_list_holding_sequences_indexes_like_a_tuple(size, index):
+    # PyTorch's legacy rule: such a list is the tuple of its items (x[[[0, 4], [2, 2]]] is
+    # x[[0, 4], [2, 2]]); graphgrad crashed in NumPy ("inhomogeneous shape") or read
+    # the list as one 2-d index
+    def program(lib):
+        x = lib.arange(float(np.prod(size))).view(size).requires_grad_()
+        y = x + 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = y[index] * 1
+            v = y._version
+            y[index] = 2
+        changed = y._version != v
+        y.backward(lib.ones(*size))
+        return got, changed, y, x.grad
+    run_both(program)
+
+
+def test_getitem_with_a_list_holding_sequences_warns_as_pytorch():
+    x = graphgrad.zeros(5, 5)
+    with pytest.warns(UserWarning, match="non-tuple sequence"):
+        x[[[0, 4], [2, 2]]]
+
+
+# ------------------------------------------------------------ in-place inverse hyperbolics
+@pytest.mark.parametrize("name", ["asinh_", "acosh_", "atanh_", "arccosh_"])
+def test_inplace_inverse_hyperbolics_have_no_derivative_as_in_pytorch(name):
+    # PyTorch records AsinhBackward1, ... whose backward raises NotImplementedError
+    # ("the derivative for 'inplace version of acosh' is not implemented"); graphgrad
+    # differentiated them
+    def program(lib):
+        a = lib.tensor([0.25, 0.5], requires_grad=True)
+        y = getattr(a.clone() + (1.5 if "cosh" in name else 0.0), name)()
+        node = type(y.grad_fn).__name__
+        y.sum().backward()
+        return node
+    run_both(program)
+
+
+@pytest.mark.parametrize("name", ["asinh_", "acosh_", "atanh_"])
+def test_inplace_inverse_hyperbolics_values_and_node_names(name):
+    def program(lib):
+        a = lib.tensor([0.25, 0.5], requires_grad=True)
+        y = getattr(a.clone() + (1.5 if "cosh" in name else 0.0), name)()
+        with lib.no_grad():
+            z = getattr(a.detach().clone(), name)()
+        return y, z
+    run_both(program)
+
+
+def test_inplace_acosh_message_names_the_op():
+    a = graphgrad.rand(2, requires_grad=True)
+    y = graphgrad.acosh_(a.clone() + 1).sum()
+    with pytest.raises(NotImplementedError, match="the derivative for .*acosh.* is not implemented"):
+        y.backward()

@@ -77,3 +77,68 @@ def test_inplace_acosh_message_names_the_op():
     y = graphgrad.acosh_(a.clone() + 1).sum()
     with pytest.raises(NotImplementedError, match="the derivative for .*acosh.* is not implemented"):
         y.backward()
+
+
+# ------------------------------------------------------------ forward AD corner cases
+@pytest.mark.parametrize("case", ["dual-out", "dual-input", "unary-dual-out"])
+def test_out_variant_with_a_dual_raises_as_pytorch(case):
+    # PyTorch raises NotImplementedError (a RuntimeError) "... because it is an out= function";
+    # graphgrad silently dropped the tangent
+    def program(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            foo = fwAD.make_dual(lib.rand(2), lib.rand(2))
+            bar = lib.rand(2)
+            if case == "dual-out":
+                lib.add(bar, bar, out=foo)
+            elif case == "dual-input":
+                lib.add(foo, bar, out=bar)
+            else:
+                lib.sin(bar, out=foo)
+    ours, _ = run_both(program)
+    with pytest.raises(RuntimeError, match="out= function"):
+        program(graphgrad)
+
+
+def test_out_variant_without_duals_still_works_in_a_dual_level():
+    def program(lib):
+        with lib.autograd.forward_ad.dual_level():
+            out = lib.zeros(2)
+            lib.add(lib.ones(2), lib.ones(2), out=out)
+            return out
+    run_both(program)
+
+
+def test_make_dual_with_a_dual_tangent_at_the_same_level_raises():
+    def program(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(lib.rand(2), lib.rand(2))
+            fwAD.make_dual(lib.rand(2), dual)
+    run_both(program)
+    with pytest.raises(RuntimeError, match="has a forward gradient at the same level"):
+        program(graphgrad)
+
+
+def test_make_dual_of_an_inference_tensor_in_inference_mode():
+    # PyTorch: no view and no forward grad, but the same memory (dual += 1 changes foo)
+    def program(lib):
+        with lib.inference_mode():
+            foo = lib.tensor([1.0, 2.0])
+            with lib.autograd.forward_ad.dual_level():
+                dual = lib.autograd.forward_ad.make_dual(foo, lib.tensor([3.0, 4.0]))
+                is_view = dual._is_view()
+                tangent = lib.autograd.forward_ad.unpack_dual(dual).tangent
+                dual += 1
+                return is_view, tangent is None, dual.is_inference(), foo
+    run_both(program)
+
+
+def test_make_dual_of_a_normal_tensor_in_inference_mode_is_a_view_with_a_tangent():
+    def program(lib):
+        foo = lib.tensor([1.0, 2.0])
+        with lib.autograd.forward_ad.dual_level():
+            with lib.inference_mode():
+                dual = lib.autograd.forward_ad.make_dual(foo, lib.tensor([3.0, 4.0]))
+            return dual._is_view(), lib.autograd.forward_ad.unpack_dual(dual).tangent
+    run_both(program)

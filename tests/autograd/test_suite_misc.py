@@ -142,3 +142,38 @@ def test_make_dual_of_a_normal_tensor_in_inference_mode_is_a_view_with_a_tangent
                 dual = lib.autograd.forward_ad.make_dual(foo, lib.tensor([3.0, 4.0]))
             return dual._is_view(), lib.autograd.forward_ad.unpack_dual(dual).tangent
     run_both(program)
+
+
+# ------------------------------------------------------------ anomaly mode
+def _anomaly_program(lib):
+    with warnings.catch_warnings(record=True):
+        with lib.autograd.detect_anomaly():
+            warnings.simplefilter("error")
+            a = lib.randn(5, requires_grad=True)
+            d1 = a + 1
+            d2 = d1 ** 2
+            d1 += 1
+            lib.autograd.grad(d2.sum(), a)
+
+
+def test_anomaly_report_under_warnings_as_errors_goes_to_stderr(capsys):
+    # PyTorch prints the "Error detected in ..." warning to stderr when the warning filters
+    # would raise it, and the backward error propagates; graphgrad raised the UserWarning
+    run_both(_anomaly_program)
+    capsys.readouterr()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        _anomaly_program(graphgrad)
+    assert "Error detected in PowBackward0" in capsys.readouterr().err
+
+
+def test_anomaly_report_is_still_a_warning_by_default():
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with graphgrad.autograd.detect_anomaly():
+                a = graphgrad.randn(5, requires_grad=True)
+                d1 = a + 1
+                d2 = d1 ** 2
+                d1 += 1
+                graphgrad.autograd.grad(d2.sum(), a)
+    assert any("Error detected in PowBackward0" in str(x.message) for x in w)

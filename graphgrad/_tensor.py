@@ -402,12 +402,16 @@ class Tensor:
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr
         suffixes = []
-        if self._vc is INFERENCE and False:
-            pass
-        fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's: regenerated)
+        try:
+            fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's: regenerated)
+        except RuntimeError:
+            # a no_grad/inference view whose base changed in place: reading its grad_fn
+            # raises; PyTorch prints it as <Invalid>
+            fn = None
+            suffixes.append("grad_fn=<Invalid>")
         if fn is not None:
             suffixes.append(f"grad_fn=<{type(fn).__name__}>")
-        elif self._requires_grad:
+        elif self._requires_grad and not suffixes:
             suffixes.append("requires_grad=True")
         fw = self._fw
         if fw is not None and fw[0].alive:

@@ -177,3 +177,17 @@ def test_anomaly_report_is_still_a_warning_by_default():
                 d1 += 1
                 graphgrad.autograd.grad(d2.sum(), a)
     assert any("Error detected in PowBackward0" in str(x.message) for x in w)
+
+
+# ------------------------------------------------------------ printing
+def test_repr_of_a_no_grad_view_modified_in_place_under_no_grad():
+    # reading its grad_fn raises in both libraries; PyTorch prints grad_fn=<Invalid>, graphgrad's
+    # repr raised the RuntimeError
+    def program(lib):
+        a = lib.ones(1, requires_grad=True)
+        with lib.no_grad():
+            b = a[:]
+            b *= 2
+        return repr(b).replace("graphgrad", "torch"), b.requires_grad
+    ours, theirs = run_both(program)
+    assert ours[0] == "tensor([2.], grad_fn=<Invalid>)"

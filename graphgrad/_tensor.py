@@ -581,7 +581,8 @@ def _legacy_new(dtype, args, device, fn):
             not isinstance(args[0], Size):
         from ._creation import tensor
         return tensor(args[0], dtype=dtype)
-    if len(args) == 1 and isinstance(args[0], Size):
+    sized = len(args) == 1 and isinstance(args[0], Size)
+    if sized:  # (a Size is a shape even when empty: new(torch.Size([])) is 0-d)
         args = tuple(args[0])
     for a in args:
         if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
@@ -590,7 +591,8 @@ def _legacy_new(dtype, args, device, fn):
         if a < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {a}: "
                                f"{list(args)}")
-    return Tensor._wrap(np.zeros(tuple(int(a) for a in args) if args else (0,), dtype.np))
+    return Tensor._wrap(np.zeros(tuple(int(a) for a in args) if args or sized else (0,),
+                                 dtype.np))
 
 
 def builtins_type(x):

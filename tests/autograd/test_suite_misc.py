@@ -191,3 +191,30 @@ def test_repr_of_a_no_grad_view_modified_in_place_under_no_grad():
         return repr(b).replace("graphgrad", "torch"), b.requires_grad
     ours, theirs = run_both(program)
     assert ours[0] == "tensor([2.], grad_fn=<Invalid>)"
+
+
+def test_new_with_an_empty_size_is_0d():
+    # x.new(x[3].size()) of a 1-d x is 0-d in PyTorch; graphgrad gave shape [0], so
+    # y[3] = x.new(x[3].size()).fill_(7) failed to broadcast
+    def program(lib):
+        x = lib.ones(5)
+        return x.new(x[3].size()).shape, x.new().shape, x.new(lib.Size([2, 3])).shape
+    run_both(program)
+
+
+@pytest.mark.parametrize("size,index", [
+    ((5,), 3), ((5, 5), [[0, 1], [1, 0]]), ((5,), [[0, 1, 2, 3]]),
+    ((5, 5, 5), [slice(None), [2, 4], [1, 3]]), ((5, 5, 5), [[1, 3], [2, 4], slice(None)]),
+])
+def test_setitem_with_a_tensor_value_and_list_index(size, index):
+    def program(lib):
+        x = lib.ones(*size, requires_grad=True)
+        y = x + 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = x.new(x[index].size()).fill_(7)
+            value.requires_grad = True
+            y[index] = value
+        y.backward(lib.ones(*size))
+        return y, x.grad, value.grad
+    run_both(program)

@@ -218,3 +218,68 @@ def test_setitem_with_a_tensor_value_and_list_index(size, index):
         y.backward(lib.ones(*size))
         return y, x.grad, value.grad
     run_both(program)
+
+
+# ------------------------------------------------------------ in-place view ops on views
+_CROSS = {"view_as_real": lambda lib, a: lib.view_as_real(a),
+          "real": lambda lib, a: a.real, "imag": lambda lib, a: a.imag}
+_VIEW_OPS = {  # name -> (in-place form, out-of-place form)
+    "transpose_": (lambda b: b.transpose_(0, 1), lambda b: b.transpose(0, 1)),
+    "t_": (lambda b: b[..., 0].t_() if b.dim() == 3 else b.t_(),
+           lambda b: b[..., 0].t() if b.dim() == 3 else b.t()),
+    "unsqueeze_": (lambda b: b.unsqueeze_(1), lambda b: b.unsqueeze(1)),
+    "squeeze_": (lambda b: b[:1].squeeze_(0), lambda b: b[:1].squeeze(0)),
+}
+
+
+def _cross_dtype_grad(lib, view, op):
+    a_orig = lib.tensor([[1 + 2j, 3 + 4j, 5 + 6j], [7 + 8j, 9 + 1j, 2 + 3j],
+                         [4 + 5j, 6 + 7j, 8 + 9j]], dtype=lib.complex128, requires_grad=True)
+    a = a_orig.clone()
+    b = op(_CROSS[view](lib, a))
+    b += 1
+    w = lib.arange(0, b.numel(), dtype=lib.float64).view(b.shape)
+    (b * w).sum().backward()
+    return a_orig.grad
+
+
+@pytest.mark.parametrize("view", list(_CROSS))
+@pytest.mark.parametrize("op", list(_VIEW_OPS))
+def test_inplace_view_op_on_a_cross_dtype_view_gives_the_out_of_place_gradient(view, op):
+    # Deliberate difference (docs/differences.md, Autograd): PyTorch's transpose_/t_ here give
+    # a transposed gradient and squeeze_/unsqueeze_ a shape error; graphgrad gives the
+    # gradient of the function computed, which is PyTorch's for the out-of-place program
+    inplace, outplace = _VIEW_OPS[op]
+    ours = _cross_dtype_grad(graphgrad, view, inplace)
+    ours_out = _cross_dtype_grad(graphgrad, view, outplace)
+    theirs_out = _cross_dtype_grad(torch, view, outplace)
+    np.testing.assert_allclose(ours.numpy(), theirs_out.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours_out.numpy(), theirs_out.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", list(_VIEW_OPS))
+def test_inplace_view_op_on_a_plain_view_then_inplace_matches_pytorch(op):
+    inplace, _ = _VIEW_OPS[op]
+
+    def program(lib):
+        x = lib.arange(1.0, 19.0, dtype=lib.float64).view(3, 3, 2).requires_grad_()
+        base = x.clone()
+        b = inplace(base[:, :])
+        b += 1
+        b.mul_(lib.arange(0, b.numel(), dtype=lib.float64).view(b.shape))
+        base.sum().backward()
+        return b, base, x.grad
+    run_both(program)
+
+
+def test_inplace_view_op_on_a_view_then_base_changed_matches_pytorch():
+    def program(lib):
+        x = lib.arange(1.0, 13.0, dtype=lib.float64).view(3, 4).requires_grad_()
+        base = x.clone()
+        v = base[:, :2]
+        v.t_()
+        v.unsqueeze_(0)
+        base.mul_(2)
+        (v * lib.arange(6.0, dtype=lib.float64).view(1, 2, 3)).sum().backward()
+        return v, x.grad
+    run_both(program)

@@ -283,3 +283,15 @@ def test_inplace_view_op_on_a_view_then_base_changed_matches_pytorch():
         (v * lib.arange(6.0, dtype=lib.float64).view(1, 2, 3)).sum().backward()
         return v, x.grad
     run_both(program)
+
+
+def test_inplace_on_an_empty_clone_is_allowed():
+    # NumPy gives a (3, 0) copy zero strides; graphgrad took them for an expanded tensor and
+    # raised "more than one element of the written-to tensor refers to a single memory location"
+    def program(lib):
+        x = lib.ones(3, 2, dtype=lib.float64, requires_grad=True)
+        c = x.narrow(1, 0, 0).clone()
+        c.rsqrt_()
+        (c.sum() + x.sum()).backward()
+        return c, x.grad
+    run_both(program)

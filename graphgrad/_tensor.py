@@ -409,12 +409,16 @@ class Tensor:
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr
         suffixes = []
-        if self._vc is INFERENCE and False:
-            pass
-        fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's: regenerated)
+        try:
+            fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's: regenerated)
+        except RuntimeError:
+            # a no_grad/inference view whose base changed in place: reading its grad_fn
+            # raises; PyTorch prints it as <Invalid>
+            fn = None
+            suffixes.append("grad_fn=<Invalid>")
         if fn is not None:
             suffixes.append(f"grad_fn=<{type(fn).__name__}>")
-        elif self._requires_grad:
+        elif self._requires_grad and not suffixes:
             suffixes.append("requires_grad=True")
         fw = self._fw
         if fw is not None and fw[0].alive:
@@ -584,7 +588,8 @@ def _legacy_new(dtype, args, device, fn):
             not isinstance(args[0], Size):
         from ._creation import tensor
         return tensor(args[0], dtype=dtype)
-    if len(args) == 1 and isinstance(args[0], Size):
+    sized = len(args) == 1 and isinstance(args[0], Size)
+    if sized:  # (a Size is a shape even when empty: new(torch.Size([])) is 0-d)
         args = tuple(args[0])
     for a in args:
         if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
@@ -593,7 +598,8 @@ def _legacy_new(dtype, args, device, fn):
         if a < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {a}: "
                                f"{list(args)}")
-    return Tensor._wrap(np.zeros(tuple(int(a) for a in args) if args else (0,), dtype.np))
+    return Tensor._wrap(np.zeros(tuple(int(a) for a in args) if args or sized else (0,),
+                                 dtype.np))
 
 
 def builtins_type(x):

@@ -131,6 +131,11 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 def _write_out(result, out):
     """Implements ``out=``: copy the result into ``out`` (not recorded when it needs grad)."""
     tls = __import__("graphgrad")._state.tls
+    if tls.fw_level is not None and (result._fw is not None and result._fw[0] is tls.fw_level
+                                     or out._fw is not None and out._fw[0] is tls.fw_level):
+        raise NotImplementedError(
+            "Trying to use forward AD with an out= function, which does not support it: call "
+            "the function without out= to get a dual result")
     if (result._requires_grad or out._requires_grad) and tls.grad_enabled:
         raise RuntimeError(
             f"functions with out=... arguments don't support automatic differentiation, but one "

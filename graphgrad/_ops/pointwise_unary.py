@@ -363,11 +363,29 @@ def angle(input, *, out=None):
     _check_tensor("angle", input)
     return _out(unary(ANGLE, input), out)
 
+# PyTorch has no derivative for the in-place asinh_/acosh_/atanh_: they record
+# AsinhBackward1, ... whose backward raises NotImplementedError (and forward AD through them
+# raises too); the out-of-place forms are differentiable.
+def _no_inplace_derivative(name):
+    def rule(grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
+                                  f"implemented. (use the out-of-place {name}(x), which is "
+                                  "differentiable)")
+    return rule
+
+
+_NO_GRAD_INPLACE = {}
+for _n, _op in (("asinh", ASINH), ("acosh", ACOSH), ("atanh", ATANH)):
+    _NO_GRAD_INPLACE[_n] = defop(f"{_n}_(self)", _op.kernel, _op.node_name[:-1] + "1",
+                                 promote="float", self=_no_inplace_derivative(_n))
+    export(_n + "_")(lambda self, _op=_NO_GRAD_INPLACE[_n]: dispatch_inplace(_op, self))
+
 for _alias, _n in (("absolute", "abs"), ("arcsin", "asin"), ("arccos", "acos"),
                    ("arctan", "atan"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
                    ("arctanh", "atanh"), ("fix", "trunc")):
     export(_alias)(globals()[_n])
-    export(_alias + "_")(lambda self, _op=_SIMPLE[_n]: dispatch_inplace(_op, self))
+    export(_alias + "_")(lambda self, _op=_NO_GRAD_INPLACE.get(_n, _SIMPLE[_n]):
+                         dispatch_inplace(_op, self))
 
 
 def _abs_(self):

@@ -436,7 +436,7 @@ def sequence_as_tuple(key, stacklevel=4):
     if key.__class__ is not list or len(key) >= 32:
         return None
     for k in key:
-        if k is None or k is Ellipsis or isinstance(k, (slice, list, tuple, Tensor, range)):
+        if k is None or k is Ellipsis or isinstance(k, (slice, list, tuple, Tensor, range, np.ndarray)):
             import warnings
             warnings.warn(_SEQUENCE_KEY_WARNING, UserWarning, stacklevel=stacklevel)
             return tuple(key)

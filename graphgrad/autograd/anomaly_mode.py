@@ -176,17 +176,27 @@ def _metadata(node):
     return md if md is not None else {}
 
 
+def _warn(msg):
+    """Warn; if the warning filters turn it into an exception (``simplefilter("error")``),
+    print it to stderr instead, as PyTorch does, so that the error being reported -- not the
+    warning -- is what propagates."""
+    try:
+        warnings.warn(msg, UserWarning, stacklevel=4)
+    except Exception as exc:  # the warning raised
+        import sys
+        sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
+
+
 def print_stack(node):
     """Warn with the forward traceback of ``node`` and of its ``parent_`` chain."""
     name = node.name()
     stack = _metadata(node).get("traceback_")
     if not stack:
-        warnings.warn(f"Error detected in {name}. No forward pass information available. "
-                      "Enable detect anomaly during forward pass for more information.",
-                      UserWarning, stacklevel=3)
+        _warn(f"Error detected in {name}. No forward pass information available. "
+              "Enable detect anomaly during forward pass for more information.")
         return
-    warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the "
-                  f"error:\n{''.join(stack)}", UserWarning, stacklevel=3)
+    _warn(f"Error detected in {name}. Traceback of forward call that caused the "
+          f"error:\n{''.join(stack)}")
     seen = {id(node)}
     parent = _metadata(node).get("parent_")
     while parent is not None and id(parent) not in seen:
@@ -194,9 +204,8 @@ def print_stack(node):
         pstack = _metadata(parent).get("traceback_")
         if not pstack:
             break
-        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
-                      f"forward call that induced the previous calculation:\n{''.join(pstack)}",
-                      UserWarning, stacklevel=3)
+        _warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
+              f"forward call that induced the previous calculation:\n{''.join(pstack)}")
         parent = _metadata(parent).get("parent_")
 
 

@@ -141,6 +141,20 @@ def make_dual(tensor, tangent, *, level=None):
     if tangent._data.dtype != tensor._data.dtype:
         raise RuntimeError(f"Expected tangent to have the same dtype as the primal "
                            f"({tensor.dtype}), got {tangent.dtype}")
+    if tangent_of(tangent, lvl) is not None:
+        raise RuntimeError(
+            f"Setting a forward grad that itself has a forward gradient at the same level "
+            f"{lvl.idx} is not supported. (make_dual: pass the tangent's primal, "
+            "unpack_dual(tangent).primal, or nest a second dual_level)")
+    if tls.inference:
+        # PyTorch sets no forward grad in inference mode: the result is a view of a normal
+        # tensor, and a plain alias of an inference tensor's memory (no views are tracked on
+        # those), without a tangent; in-place ops on it still change ``tensor``
+        from .saved import INFERENCE
+        if tensor._vc is INFERENCE:
+            from .._tensor import Tensor as _T
+            return _T._wrap(tensor._data)
+        return _alias_no_fw(tensor, view=True)
     out = _alias_no_fw(tensor, view=True)  # PyTorch's _make_dual: a view (ViewBackward0)
     out._fw = (lvl, tangent)
     return out

@@ -167,10 +167,10 @@ KNOWN = [
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp")
      and _uses(p, "atan2", "hypot", "fmod", "remainder") and _has_nan(m)),
     ("floor-divide-differentiable", DELIBERATE,
-     "floor_divide, // and Number % Tensor are differentiable, as are the in-place "
-     "asinh_/acosh_/atanh_; PyTorch raises in backward (docs/differences.md, Op library)",
+     "floor_divide, // and Number % Tensor are differentiable; PyTorch raises in backward "
+     "(docs/differences.md, Op library)",
      lambda p, m: (m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
-         m, r"derivative for aten::(floor_divide|remainder)|inplace version of (asinh|acosh|atanh)"))
+         m, r"derivative for aten::(floor_divide|remainder)"))
      or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))),
     ("multi-output-view-inplace", BEING_FIXED,
      "in-place on an output of unbind/split/chunk: PyTorch raises (issue 16, section 3)",

@@ -995,9 +995,10 @@ def _set_view(op, args, out):
     if not HOT.fast and not tls.grad_enabled:
         # a view made under no_grad / inference_mode: an in-place change of it in grad mode
         # is refused (check_inplace), as in PyTorch; of a tensor that requires grad, it
-        # still requires grad (as a leaf)
+        # still requires grad (as a leaf), unless it is an inference tensor's (PyTorch's
+        # views of inference tensors never require grad)
         out._view_mode = "inference" if tls.inference else "no_grad"
-        if x._requires_grad:
+        if x._requires_grad and vc is not INFERENCE:
             out._requires_grad = True
 
 

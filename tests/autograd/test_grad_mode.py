@@ -463,3 +463,16 @@ def test_main_thread_modes_switch_the_hot_flag():
         assert not HOT.fast
         assert _records_in_this_thread() == ["MulBackward0", "SumBackward0"]
     assert HOT.fast
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_view_of_an_inference_tensor_in_inference_mode_does_not_require_grad(requires_grad):
+    # (a view of a normal tensor made in inference mode keeps its requires_grad)
+    def program(lib):
+        with lib.inference_mode():
+            c = lib.ones(1, 2, 3, requires_grad=requires_grad)
+            v = c.view(-1)
+            w = lib.ones(2, requires_grad=True).clone()
+            u = w.view(-1)
+            return lib.is_inference(v), v.requires_grad, lib.is_inference(u), u.requires_grad
+    run_both(program)

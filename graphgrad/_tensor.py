@@ -208,6 +208,20 @@ class Tensor:
         else:
             vc.value += 1
 
+    @property
+    def volatile(self):
+        """Removed in PyTorch 0.4 (always False, with PyTorch's warning); use no_grad."""
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        import warnings
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                      "instead.", UserWarning, stacklevel=2)
+
     def is_inference(self):
         return self._vc is INFERENCE
 

@@ -2,6 +2,8 @@
 through ``run_both``."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -346,4 +348,15 @@ def test_empty_strided_non_dense_leaf_gets_row_major_grads_vs_torch():
         (c * T.tensor([[5., 6.], [7., 8.]], dtype=T.float64)).sum().backward()
         e = T.empty_strided((2, 3), (1, 2))
         return c, c.stride(), c.grad, c.grad.stride(), e.shape, e.stride(), e.dtype
+    run_both(program)
+
+
+def test_removed_volatile_flag_warns_and_autograd_reaches_the_package():
+    def program(lib):
+        v = lib.autograd.torch.randn(3, 3)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            flag = v.volatile
+            v.volatile = True
+        return flag, [str(m.message).split(" (")[0].split(".")[0] for m in w], v.volatile
     run_both(program)

@@ -248,3 +248,11 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 __all__ += ["functional", "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
             "set_detect_anomaly"]
+
+
+def __getattr__(name):
+    # ``torch.autograd.torch`` is the torch package itself (old code reaches it that way)
+    if name == "torch":
+        import graphgrad
+        return graphgrad
+    raise AttributeError(f"module 'graphgrad.autograd' has no attribute {name!r}")

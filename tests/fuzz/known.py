@@ -2,8 +2,9 @@
 docs/differences.md, "Differential fuzzer"). ``classify(prog, mismatch)`` names the
 entry that explains a mismatch, or returns None for a new one: the test fails on those.
 
-An entry is (id, status, reason, predicate(prog, mismatch)). Status BEING_FIXED: other
-work of issue 16 fixes it (then its entry goes); DELIBERATE: a difference we keep.
+An entry is (id, status, reason, predicate(prog, mismatch)). Status DELIBERATE: a
+difference we keep; OPEN: found by the fuzzer, not fixed yet (the reason names a seed that
+replays it; the entry goes when its fix lands).
 """
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import re
 
 import numpy as np
 
-BEING_FIXED = "being fixed in issue 16"
 DELIBERATE = "deliberate"
 OPEN = "open: found by the fuzzer, not fixed yet (reported with a reproducer)"
 
@@ -66,18 +66,6 @@ KNOWN = [
      "cumprod's double backward and tangent with an infinite element and a zero in the "
      "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN",
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
-     and _has_nan(m)),
-    ("one-input-singular", BEING_FIXED,
-     "rules at their singular points: elu/leaky_relu at 0 and NaN, relu's and clamp's "
-     "signed zeros and ties, real acosh for x <= -1, logit at 0 and 1 (issue 16: singular "
-     "points of one-input rules; each case checked fixed on that work's branch)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and m.kind in _NUMERIC
-     and _uses(p, "nn.functional.elu", "nn.functional.leaky_relu", "relu", "clamp", "acosh",
-               "logit")),
-    ("max-min-nan", BEING_FIXED,
-     "max()/min() reductions at NaN: gradient NaN everywhere (PyTorch puts it at the NaN; "
-     "issue 16, section 1.11)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "max", "min")
      and _has_nan(m)),
     ("var-dof-0", OPEN,
      "var/std over all elements with no degrees of freedom (one element): PyTorch's "
@@ -161,66 +149,12 @@ KNOWN = [
      "change x as PyTorch's lazy conjugate view does",
      lambda p, m: m.kind != "false-error" and any(op == "conj" for op in p.ops)
      and _uses(p, "setitem", "inplace")),
-    ("two-input-singular", BEING_FIXED,
-     "atan2/hypot/fmod/remainder gradients at their singular points (0, 0), inf, NaN "
-     "(issue 16: two-input rules at singular points)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp")
-     and _uses(p, "atan2", "hypot", "fmod", "remainder") and _has_nan(m)),
     ("floor-divide-differentiable", DELIBERATE,
      "floor_divide, // and Number % Tensor are differentiable, as are the in-place "
      "asinh_/acosh_/atanh_; PyTorch raises in backward (docs/differences.md, Op library)",
      lambda p, m: (m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
          m, r"derivative for aten::(floor_divide|remainder)|inplace version of (asinh|acosh|atanh)"))
      or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))),
-    ("multi-output-view-inplace", BEING_FIXED,
-     "in-place on an output of unbind/split/chunk: PyTorch raises (issue 16, section 3)",
-     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"returns multiple views")),
-    ("expand-stride-0", BEING_FIXED,
-     "expand puts stride 0 on size-1 dims it does not expand, so writing through such a "
-     "view raises a false overlap error (issue 16, section 2)",
-     lambda p, m: m.kind in ("false-error", "error-type") and _uses(p, "expand")
-     and _our_msg(m, r"more than one element of the written-to tensor")),
-    ("pow-real-complex", BEING_FIXED,
-     "pow(real, complex) under create_graph or forward AD raises NotImplementedError "
-     "'ge_cpu' (issue 16, section 2)",
-     lambda p, m: m.kind == "false-error" and _our_msg(m, r"ge_cpu")),
-    ("pow-singular", BEING_FIXED,
-     "pow's gradients at base 0 / exponent 0 (x**0, 0**e, b**e at 0): NaN where PyTorch's "
-     "are 0, and PyTorch's masked terms at exponent 0 in double backward (issue 16, "
-     "section 1.1)",
-     lambda p, m: (m.phase in ("grad", "gradgrad", "jvp") and _uses(p, *_POW)
-                   and (_ours_nan_where_torch_not(m) or (p.special and m.kind in _NUMERIC)))
-     or (m.phase == "forward" and m.kind == "nan-pattern" and _uses(p, *_POW))),
-    ("pnorm-singular", BEING_FIXED,
-     "p-norms' double backward at zero entries and zero vectors (issue 16: singular points; "
-     "checked fixed on that work's branch)",
-     lambda p, m: m.phase == "gradgrad" and m.kind == "nan-pattern"
-     and _uses(p, "norm", "vector_norm")),
-    ("relu-singular", BEING_FIXED,
-     "relu's gradient masks (sqrt(relu(x)) at x<0) and relu/max at NaN "
-     "(issue 16, sections 1.2 and 1.11)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "relu", "max")
-     and (_ours_nan_where_torch_not(m) or _has_nan(m))),
-    ("view-new-history", BEING_FIXED,
-     "a view does not see its base's new history after an in-place op on the base "
-     "(requires_grad, grad_fn; issue 16, section 1.4)",
-     lambda p, m: m.kind == "meta" and m.phase == "forward" and "requires_grad" in m.detail
-     and _uses(p, "setitem", "inplace")),
-    ("inplace-view-vjp-typeerror", BEING_FIXED,
-     "an in-place op with a grad-requiring operand on a view of a tensor that does not "
-     "require grad raises TypeError inside a VJP (issue 16, section 2)",
-     lambda p, m: m.kind in ("false-error", "error-type") and m.phase in ("grad", "gradgrad")
-     and _uses(p, "inplace", "setitem") and _our_msg(m, r"NoneType")),
-    ("expand-view-readonly", BEING_FIXED,
-     "backward through an expand view after its base changed in place raises NumPy's "
-     "'assignment destination is read-only' (issue 16, section 2)",
-     lambda p, m: m.kind in ("false-error", "error-type")
-     and _our_msg(m, r"assignment destination is read-only")),
-    ("inplace-view-double-backward", BEING_FIXED,
-     "double backward through an in-place op on a view raises 'backward through the graph a "
-     "second time' (issue 16, section 2)",
-     lambda p, m: m.kind == "false-error" and m.phase == "gradgrad" and _uses(p, "@view:")
-     and _our_msg(m, r"backward through the graph a second time")),
     ("conj-is-a-copy", DELIBERATE,
      "conj returns a copy, not a lazy conjugate view, so in-place on conj(leaf) is allowed "
      "(docs/differences.md, Op library)",
@@ -231,21 +165,6 @@ KNOWN = [
      "complex), view_as_real) gets its real part; PyTorch fails an internal check "
      "('input_is_complex == grad_is_complex')",
      lambda p, m: m.kind == "error-type" and _torch_msg(m, r"input_is_complex == grad_is_complex")),
-    ("forward-ad-zero-tangent", BEING_FIXED,
-     "forward AD multiplies an operand's absent (zero) tangent by an infinite or NaN "
-     "primal: NaN tangents where PyTorch's are finite (issue 16, section 1.7)",
-     lambda p, m: m.phase == "jvp" and _ours_nan_where_torch_not(m)),
-    ("forward-ad-inplace-view", BEING_FIXED,
-     "forward AD: writing a dual into a view (or a slice) of a tensor without a tangent "
-     "leaves the base without one (issue 16, section 1.6)",
-     lambda p, m: m.phase == "jvp" and m.kind in ("jvp", "nan-pattern")
-     and _uses(p, "inplace", "setitem")),
-    ("copyslices-nan", BEING_FIXED,
-     "the gradient through a slice assignment or in-place op on a view whose values were "
-     "overwritten multiplies by them: NaN (c[:]=0; c/c) where PyTorch's is 0 (issue 16, "
-     "section 1.3)",
-     lambda p, m: m.phase in ("grad", "gradgrad") and _uses(p, "setitem", "@view:", "@clone")
-     and _ours_nan_where_torch_not(m)),
 ]
 
 

@@ -1259,6 +1259,8 @@ def dispatch_inplace(op, self, *args):
 
 def _overlaps(a):
     """Whether several elements of ``a`` are one memory location (an expanded dim)."""
+    if a.size == 0:  # (NumPy gives empty results zero strides: nothing is shared)
+        return False
     for n, s in zip(a.shape, a.strides):
         if s == 0 and n > 1:
             return True

@@ -196,3 +196,21 @@ def test_results_of_transposed_inputs_are_contiguous(name, call):
         w[1] = 7
         return r.is_contiguous(), r.stride(), r
     run_both(prog)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.mul(T.zeros(0, 1, 2), T.ones(2, 1, 1, 1)),
+    lambda T: T.zeros(3, 0) + T.zeros(1, 1),
+    lambda T: T.zeros(1, 0).expand(4, 0),
+])
+def test_inplace_on_an_empty_tensor_is_not_an_overlap(make):
+    """An empty result of broadcasting has zero strides in NumPy; no element can share a
+    memory location, so writing into it is allowed (PyTorch). graphgrad raised its
+    'more than one element of the written-to tensor' error (fuzz seed 300806)."""
+    def prog(T):
+        x = T.ones(1, 1, requires_grad=True)
+        v = make(T)
+        v.mul_(x)
+        v.add_(1.0)
+        return [v, v.requires_grad]
+    run_both(prog)

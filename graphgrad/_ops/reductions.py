@@ -658,8 +658,18 @@ def _var_kernel(a, dim, correction, keepdim):
 
 
 def _var_unit(self, dim, correction):
-    """d var / d conj(self), doubled: 2 (self - mean) / dof."""
-    dof = _dof(F.shape(self), dim, correction)
+    """d var / d conj(self), doubled: 2 (self - mean) / dof.
+
+    As PyTorch's: the dof is not clamped here (a correction above the count gives a
+    negative factor), and over all elements (``dim`` None, or a 0-d input) with dof <= 0
+    the derivative is the constant where(self == mean, nan, inf), which has no derivative
+    itself (graphgrad's (self - mean) * inf gave NaN in double backward)."""
+    sizes = F.shape(self)
+    dof = F.numel(sizes, dim) - correction
+    if dof <= 0 and (dim is None or not sizes):
+        x = _arr(self)
+        return _const(np.where(x == _mean(x, dim, True), np.nan, np.inf).astype(
+            np.empty(0, x.dtype).real.dtype), self)
     return (self - _mean_keep(self, dim)) * (2.0 / dof if dof else _INF)
 
 
@@ -1207,14 +1217,20 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Variance over ``dim`` with ``correction`` (Bessel's by default; ``unbiased=`` legacy)."""
     dims, c = _var_args("var", input, dim, unbiased, keepdim, correction)
-    return _out(dispatch(VAR, input, dims, c, bool(keepdim)), out)
+    return _out(dispatch(VAR, input, _all_none(dim, dims), c, bool(keepdim)), out)
 
 
 @export()
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation over ``dim``; the gradient is 0 (not NaN) where the result is 0."""
     dims, c = _var_args("std", input, dim, unbiased, keepdim, correction)
-    return _out(dispatch(STD, input, dims, c, bool(keepdim)), out)
+    return _out(dispatch(STD, input, _all_none(dim, dims), c, bool(keepdim)), out)
+
+
+def _all_none(dim, dims):
+    """``dim=None`` stays None for var/std (PyTorch's rules and ``_saved_dim`` tell "all
+    elements" from an explicit list of every dim)."""
+    return None if dim is None or isinstance(dim, bool) else dims
 
 
 # ============================================================ public: scans

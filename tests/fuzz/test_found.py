@@ -214,3 +214,46 @@ def test_inplace_on_an_empty_tensor_is_not_an_overlap(make):
         v.add_(1.0)
         return [v, v.requires_grad]
     run_both(prog)
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("data, kw", [
+    ([2.0], {}), (2.0, {}), ([2.0], {"dim": 0}), ([[2.0], [3.0]], {"dim": 1}),
+    ([2.0, 3.0], {"correction": 2}), ([2.0, 2.0], {"correction": 2}),
+    ([2.0, 3.0], {"dim": 0, "correction": 3}), ([2.0, 3.0, 5.0], {"correction": 1}),
+    ([[1.0, 2.0]], {"dim": (0, 1), "correction": 2}),
+])
+def test_var_std_without_degrees_of_freedom(fn, data, kw):
+    """PyTorch's var rule over all elements (dim=None or a 0-d input) with dof <= 0 is the
+    constant grad * where(x == mean, nan, inf), so double backward has no path through it;
+    with an explicit dim its factor is 2 / (n - correction), not clamped (negative for a
+    correction above n). graphgrad used (x - mean) * inf in both: NaN double gradients and
+    tangents (fuzz: var-dof-0)."""
+    import warnings
+
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        x = T.tensor(data, dtype=T.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = getattr(T, fn)(x, **kw)
+            v = r[0] if isinstance(r, tuple) else r
+            out = [v, v.grad_fn._saved_dim if fn in ("var", "std") else None]
+            g, = T.autograd.grad(v.sum() * 1.0, x, create_graph=True)
+            if fn in ("var", "std"):
+                out.append(g)
+                w = T.arange(1.0, g.numel() + 1, dtype=T.float64).reshape(g.shape)
+                out.append(T.autograd.grad((g * w).sum(), x, allow_unused=True)
+                           if g.requires_grad else None)
+            else:  # (the two-output rules add the mean's zero gradient: an AddBackward0)
+                out.append(g.detach())
+            # a gradient that requires grad itself: the path through grad stays
+            u = T.tensor(1.5, dtype=T.float64, requires_grad=True)
+            g, = T.autograd.grad(v.sum() * u, x, create_graph=True)
+            out.append(T.autograd.grad(g.sum(), u))
+            with fwd.dual_level():
+                d = fwd.make_dual(x.detach(), T.ones_like(x) * 0.5)
+                r = getattr(T, fn)(d, **kw)
+                out.append(fwd.unpack_dual(r[0] if isinstance(r, tuple) else r).tangent)
+        return out
+    run_both(prog)

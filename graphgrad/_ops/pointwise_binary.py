@@ -68,7 +68,14 @@ def _remainder_kernel(a, b):
     no_bool("remainder_cpu", a)
     if a.dtype.kind in "iub":
         _int_zero_check(np.asarray(b))
-    return np.remainder(a, b)
+        return np.remainder(a, b)
+    # PyTorch's: fmod, then the divisor added where the sign is wrong, so a zero keeps the
+    # dividend's sign (NumPy's remainder gives it the divisor's: 1 / (3.0 % -1.5) was -inf)
+    r = np.fmod(a, b)
+    fix = (r != 0) & ((np.asarray(b) < 0) != (r < 0))
+    if fix.any():
+        r = np.where(fix, r + b, r)
+    return np.asarray(r, dtype=a.dtype) if np.ndim(r) == 0 else r
 
 
 # with a Python-number divisor only ``self`` has an edge (FmodBackward0 / RemainderBackward0)

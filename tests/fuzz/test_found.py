@@ -257,3 +257,22 @@ def test_var_std_without_degrees_of_freedom(fn, data, kw):
                 out.append(fwd.unpack_dual(r[0] if isinstance(r, tuple) else r).tangent)
         return out
     run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_remainder_zero_keeps_the_dividends_sign(dtype):
+    """PyTorch's remainder is fmod plus the divisor where the signs differ, so a zero
+    result has the dividend's sign (1 / (3.0 % -1.5) is inf); NumPy's remainder gives it
+    the divisor's (-inf). Fuzz seed 110355 (remainder-number-signed-zero)."""
+    def prog(T):
+        nan, inf = float("nan"), float("inf")
+        dt = getattr(T, dtype)
+        a = T.tensor([0.0, -0.0, 3.0, -3.0, 1.5, -1.5, 4.5, -1.0, 1.0, inf, nan, -2.5, 7.25],
+                     dtype=dt)
+        b = T.tensor([-1.5, -1.5, -1.5, 1.5, 1.5, -1.5, -1.5, inf, -inf, 2.0, 1.0, 0.0, -2.0],
+                     dtype=dt)
+        c = a.clone()
+        c.remainder_(b)
+        return [1 / T.remainder(a, b), 1 / (0.0 % b), 1 / T.remainder(a, -1.5),
+                1 / T.remainder(3.0, b), 1 / c, 1 / T.remainder(a[2], -1.5)]
+    run_both(prog)

@@ -67,12 +67,6 @@ KNOWN = [
      "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN",
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
      and _has_nan(m)),
-    ("var-dof-0", OPEN,
-     "var/std over all elements with no degrees of freedom (one element): PyTorch's "
-     "gradient is grad * where(x == mean, nan, inf), a constant, so its double backward "
-     "has no path; graphgrad's (x - mean) * inf gives NaN there",
-     lambda p, m: m.phase == "gradgrad" and _uses(p, "var", "std")
-     and _ours_nan_where_torch_not(m)),
     ("rounding-threshold", DELIBERATE,
      "a mask taken from values within rounding of its threshold (|sgn z| > 1, the "
      "imaginary part of z / z > 0): the last bit of each library decides it; nothing to fix",
@@ -95,10 +89,6 @@ KNOWN = [
      "docs/differences.md, Op library)",
      lambda p, m: m.phase == "jvp" and _uses(p, "std") and _arrays(m)
      and bool((np.isnan(m.theirs) & (m.ours == 0)).any())),
-    ("remainder-number-signed-zero", OPEN,
-     "Number % Tensor giving zero: graphgrad's zero takes the divisor's sign (NumPy), "
-     "PyTorch's is +0.0 (1 / (0.0 % -1.5) is -inf here, inf in PyTorch; seed 110355)",
-     lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and _uses(p, "remainder")),
     ("open-misc", OPEN,
      "found by the long run, each once, not fixed (replay the seed): logsumexp's tangent "
      "over a row of -inf, 0 where PyTorch's is NaN (113389); vector_norm's double backward "

@@ -276,3 +276,29 @@ def test_remainder_zero_keeps_the_dividends_sign(dtype):
         return [1 / T.remainder(a, b), 1 / (0.0 % b), 1 / T.remainder(a, -1.5),
                 1 / T.remainder(3.0, b), 1 / c, 1 / T.remainder(a[2], -1.5)]
     run_both(prog)
+
+
+@pytest.mark.parametrize("make_view", [
+    lambda x: x.squeeze(), lambda x: x.permute(0), lambda x: x[0], lambda x: x[1:],
+    lambda x: x.unsqueeze(0).transpose(0, 1),
+])
+def test_view_sees_the_tangent_its_base_gets_later(make_view):
+    """A view taken before its base gets a tangent through an in-place op (writing a dual
+    into another view of it) has the matching view of the base's tangent, as PyTorch's
+    views read their base's forward gradient; graphgrad's had none (fuzz seeds 400369,
+    401185). The primal unpack_dual returns never takes one."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        out = []
+        with fwd.dual_level():
+            base = T.tensor([-0.5, 2.0], dtype=T.float64)
+            w = make_view(base)
+            p = fwd.unpack_dual(base).primal
+            d = fwd.make_dual(T.tensor(1.5, dtype=T.float64), T.tensor(3.0, dtype=T.float64))
+            base.narrow(0, 0, 1)[...] = d
+            out += [fwd.unpack_dual(w).tangent, fwd.unpack_dual(base).tangent,
+                    fwd.unpack_dual(p).tangent, fwd.unpack_dual(w * 2).tangent]
+            w.mul_(3)   # through the view: the base's tangent changes too
+            out += [fwd.unpack_dual(w).tangent, fwd.unpack_dual(base).tangent]
+        return out
+    run_both(prog)

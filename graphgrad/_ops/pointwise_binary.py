@@ -78,14 +78,24 @@ def _remainder_kernel(a, b):
     return np.asarray(r, dtype=a.dtype) if np.ndim(r) == 0 else r
 
 
+def _mod_jvp(self_t, other_t, self, other, mode):
+    q = F.div_Tensor_mode(self, other, mode)
+    if F.absent(other_t):
+        # a divisor without a tangent adds nothing: fmod(x, 0) has tangent x_t, not NaN from
+        # 0 * the NaN quotient (PyTorch's zero tangent is a ZeroTensor)
+        return F.plus(self_t, F.absent_term(q))
+    return self_t - other_t * q
+
+
 # with a Python-number divisor only ``self`` has an edge (FmodBackward0 / RemainderBackward0)
 FMOD_S = defop("fmod.Scalar(self, other)", _fmod_kernel, "FmodBackward0", promote=True,
                self=lambda grad: grad, jvp=ELEMENTWISE)
 FMOD = defop("fmod.Tensor(self, other)", _fmod_kernel, "FmodBackward1", promote=True,
              self=lambda grad: grad,
              other=lambda grad, self, other: -grad * F.div_Tensor_mode(self, other, "trunc"),
-             jvp=lambda self_t, other_t, self, other:
-                 self_t - other_t * F.div_Tensor_mode(self, other, "trunc"), batched_jvp=POINTWISE)
+             jvp=lambda self_t, other_t, self, other: _mod_jvp(self_t, other_t, self, other,
+                                                              "trunc"),
+             batched_jvp=POINTWISE)
 REMAINDER_S = defop("remainder.Scalar(self, other)", _remainder_kernel, "RemainderBackward0",
                     promote=True, self=lambda grad: grad, jvp=ELEMENTWISE)
 REMAINDER = defop("remainder.Tensor(self, other)", _remainder_kernel, "RemainderBackward1",
@@ -93,8 +103,8 @@ REMAINDER = defop("remainder.Tensor(self, other)", _remainder_kernel, "Remainder
                   self=lambda grad: grad,
                   other=lambda grad, self, other:
                       -grad * F.div_Tensor_mode(self, other, "floor"),
-                  jvp=lambda self_t, other_t, self, other:
-                      self_t - other_t * F.div_Tensor_mode(self, other, "floor"),
+                  jvp=lambda self_t, other_t, self, other: _mod_jvp(self_t, other_t, self,
+                                                                   other, "floor"),
                   batched_jvp=POINTWISE)
 
 

@@ -302,3 +302,23 @@ def test_view_sees_the_tangent_its_base_gets_later(make_view):
             out += [fwd.unpack_dual(w).tangent, fwd.unpack_dual(base).tangent]
         return out
     run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder", "fmod_", "remainder_"])
+def test_mod_tangent_with_a_divisor_without_tangent(name):
+    """A divisor without a tangent adds nothing to fmod's/remainder's tangent (PyTorch's
+    zero tangent is a ZeroTensor): at a zero divisor the quotient is inf or NaN, and
+    graphgrad's 0 * quotient made the tangent NaN (fuzz seeds 401237, 403637, 413449)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        nan, inf = float("nan"), float("inf")
+        with fwd.dual_level():
+            x = fwd.make_dual(T.tensor([1.0, -2.5, nan, inf, 0.0], dtype=T.float64),
+                              T.tensor([0.5, -1.0, 2.0, 3.0, 4.0], dtype=T.float64))
+            d = T.tensor([0.0, 0.0, 1.0, 2.0, -0.0], dtype=T.float64)
+            y = getattr(x.clone(), name)(d) if name.endswith("_") else getattr(T, name)(x, d)
+            e = fwd.make_dual(d, T.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=T.float64))
+            z = getattr(T, name.rstrip("_"))(T.tensor([1.0, 2.0, 3.0, 4.0, 5.0],
+                                                      dtype=T.float64), e)
+            return [fwd.unpack_dual(y).tangent, fwd.unpack_dual(z).tangent]
+    run_both(prog)

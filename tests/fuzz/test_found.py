@@ -322,3 +322,22 @@ def test_mod_tangent_with_a_divisor_without_tangent(name):
                                                       dtype=T.float64), e)
             return [fwd.unpack_dual(y).tangent, fwd.unpack_dual(z).tangent]
     run_both(prog)
+
+
+def test_nan_to_num_keeps_a_nan_gradient_and_tangent():
+    """PyTorch's nan_to_num rule is grad * isfinite(self): a NaN gradient (or tangent) at a
+    non-finite input stays NaN; graphgrad's where(isfinite, grad, 0) gave 0 (fuzz seeds
+    403440, 212777, 216713)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        nan, inf = float("nan"), float("inf")
+        x = T.tensor([nan, inf, -inf, 1.0, 0.0], dtype=T.float64, requires_grad=True)
+        y = T.nn.functional.silu(x).nan_to_num()
+        g, = T.autograd.grad((y * T.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=T.float64)).sum(),
+                             x, create_graph=True)
+        gg, = T.autograd.grad(g.sum(), x)
+        with fwd.dual_level():
+            d = fwd.make_dual(x.detach(), T.ones(5, dtype=T.float64))
+            t = fwd.unpack_dual(T.nn.functional.silu(d).nan_to_num()).tangent
+        return [y, g, gg, t]
+    run_both(prog)

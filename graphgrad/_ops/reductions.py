@@ -435,6 +435,12 @@ def _even_weights(self, result, dims, keepdim, nan_aware):
 
 def _even_backward(grad, self, result, dims, keepdim, nan_aware=False):
     w = _even_weights(self, result, dims, keepdim, nan_aware)
+    if nan_aware and F.ndim(grad) == 0:
+        # max()/min() of the whole tensor: PyTorch fills grad / count in at the extreme
+        # elements of zeros (masked_fill), so a NaN gradient does not spread to the others
+        mask = w != 0
+        return F.masked_fill_Tensor(_const(np.zeros(w.shape, w.dtype), grad),
+                                    _const(mask, grad), grad / int(mask.sum()))
     return _restore(grad, w.shape, dims, keepdim) * _const(w, grad)
 
 

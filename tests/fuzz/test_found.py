@@ -341,3 +341,20 @@ def test_nan_to_num_keeps_a_nan_gradient_and_tangent():
             t = fwd.unpack_dual(T.nn.functional.silu(d).nan_to_num()).tangent
         return [y, g, gg, t]
     run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_of_all_elements_keep_a_nan_gradient_at_the_extremes(name):
+    """PyTorch's max()/min() backward fills grad / count in at the extreme elements of a
+    zero tensor (masked_fill): a NaN gradient stays there; graphgrad's mask * grad put
+    0 * NaN = NaN everywhere (fuzz seeds 405276, 411685, 410772)."""
+    def prog(T):
+        x = T.tensor([[3.0, 3.0, -2.0, 0.5]], dtype=T.float64, requires_grad=True)
+        m = getattr(x, name)()
+        y = m.unsqueeze(0).var() * m  # var of one element: NaN gradient into m
+        g, = T.autograd.grad(y, x, create_graph=True)
+        gg, = T.autograd.grad(g.sum(), x, allow_unused=True)
+        u = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+        g2, = T.autograd.grad(getattr(x, name)() * (u / u), x, create_graph=True)
+        return [g, gg, g2, T.autograd.grad(g2.sum(), u)]
+    run_both(prog)

@@ -566,7 +566,11 @@ def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
 @half_in_float32
 def _vector_norm_of(a, ord, dim, keepdim):
     x = np.abs(a)
-    if ord == 2:
+    if ord != 0 and F.numel(a.shape, dim) == 1:
+        # one element per result: PyTorch's norm is its absolute value, exactly (no
+        # (|x|^p)^(1/p) rounding, no overflow of x * x)
+        r = np.sum(x, axis=dim, keepdims=keepdim)
+    elif ord == 2:
         r = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
     elif ord == 1:
         r = np.sum(x, axis=dim, keepdims=keepdim)

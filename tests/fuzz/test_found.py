@@ -358,3 +358,20 @@ def test_max_min_of_all_elements_keep_a_nan_gradient_at_the_extremes(name):
         g2, = T.autograd.grad(getattr(x, name)() * (u / u), x, create_graph=True)
         return [g, gg, g2, T.autograd.grad(g2.sum(), u)]
     run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_norm_of_one_element_is_its_absolute_value(dtype):
+    """With one element per result, PyTorch's p-norm (p != 0) is exactly |x|: graphgrad's
+    (|x|^0.5)^2 was 1 ulp off, so fmod(x, norm(x, 0.5)) gave x instead of 0 (fuzz seed
+    416696), and x * x overflowed float32 for 2-norms of 1e30."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([0.914312459625906, 0.3, -2.2, 1e30, -1e-30, 0.0], dtype=dt)
+        out = []
+        for p in (0, 0.5, 1, 1.5, 2, 3, -1, float("inf"), -float("inf")):
+            out.append(T.linalg.vector_norm(x.unsqueeze(0), p, dim=0))
+            out.append(x[:1].norm(p))
+        out.append(T.fmod(x[:1], x[:1].norm(0.5, -1, keepdim=True)))
+        return out
+    run_both(prog)

@@ -99,15 +99,41 @@ KNOWN = [
      "matmul, division and angle of complex values (116310); atan2's double backward over "
      "atanh values (201546); norm of "
      "log10's double backward inf vs NaN (205484); a mask over pow results selecting 3 "
-     "elements, 4 in PyTorch (212991)",
+     "elements, 4 in PyTorch (212991); the gradient through a write into the real view of "
+     "a complex tensor next to an infinite gradient, NaN in PyTorch (415514)",
      lambda p, m: p.seed in (113389, 109854, 114720, 117439, 119184, 116310, 201546,
-                             205484, 212991)),
+                             205484, 212991, 415514)),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
      "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "
      "graphgrad's is a copy, as PyTorch's is for every other op (seeds 401001, 403047)",
      lambda p, m: m.phase == "jvp" and m.kind in ("jvp", "nan-pattern")
      and _uses(p, "frac", "remainder", "fmod") and _uses(p, "inplace", "setitem")),
+    ("sgn-zerotensor", OPEN,
+     "PyTorch's gradient of sgn of a real tensor is an efficient ZeroTensor, which the "
+     "backward formulas before it keep zero even against inf or NaN (pow at a negative "
+     "base); graphgrad's are ordinary zeros, so 0 * NaN = NaN there (seed 411636)",
+     lambda p, m: m.phase in ("grad", "gradgrad") and p.dtype != "complex128"
+     and _uses(p, "sgn") and _ours_nan_where_torch_not(m)),
+    ("expanded-index-put", OPEN,
+     "index_put_/masked_fill_ (t[mask] = v) on an expanded tensor: PyTorch writes, with a "
+     "deprecation warning; graphgrad raises its 'more than one element of the written-to "
+     "tensor' error (seed 408038)",
+     lambda p, m: m.kind == "false-error" and _uses(p, "@view:expand")
+     and _uses(p, "setitem", "masked_fill", "index_put")
+     and _our_msg(m, r"more than one element of the written-to tensor")),
+    ("gelu-float32-inf", DELIBERATE,
+     "PyTorch's float32 gelu at +inf is NaN (its vectorised erf approximation), inf in "
+     "float64 and in graphgrad (the limit); a value of PyTorch's kernel, not of the function "
+     "(seeds 404422, 415276)",
+     lambda p, m: p.dtype == "float32" and p.special and _uses(p, "gelu") and _arrays(m)
+     and bool((np.isinf(m.ours) & np.isnan(m.theirs)).any())),
+    ("copy-real-tangent-into-complex", DELIBERATE,
+     "copy_ of a real dual tensor into a complex tensor without a tangent: PyTorch's tangent "
+     "keeps the source's real dtype (a complex tensor with a real tangent); graphgrad's has "
+     "the tensor's own dtype (seed 412146)",
+     lambda p, m: m.kind == "meta" and m.phase == "jvp" and _uses(p, "copy_")
+     and "complex" in m.detail and "torch float" in m.detail),
     ("zerotensor-immutable", DELIBERATE,
      "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
      "immutable'); graphgrad's are ordinary zeros",

@@ -549,7 +549,11 @@ def _logsumexp_vjp(grad, self, result, dim, keepdim):
 
 def _logsumexp_jvp(self_t, self, result, dim, keepdim):
     w = F.exp(self - _restore(result, F.shape(self), dim, keepdim))
-    return _sum_dims(self_t * w, dim, keepdim, F.ndim(self))
+    t = _sum_dims(self_t * w, dim, keepdim, F.ndim(self))
+    if F.numel(F.shape(self)) == 0:
+        # (PyTorch's tangent is sum(exp(x) * x_t) / sum(exp(x)): 0 / 0 = NaN over empty rows)
+        return t / _sum_dims(F.exp(self), dim, keepdim, F.ndim(self))
+    return t
 
 
 LOGSUMEXP = defop("logsumexp(self, *, dim, keepdim)", _logsumexp_kernel, "LogsumexpBackward0",

@@ -375,3 +375,18 @@ def test_norm_of_one_element_is_its_absolute_value(dtype):
         out.append(T.fmod(x[:1], x[:1].norm(0.5, -1, keepdim=True)))
         return out
     run_both(prog)
+
+
+def test_logsumexp_tangent_over_empty_rows_is_nan():
+    """PyTorch's logsumexp tangent is sum(exp(x) * x_t) / sum(exp(x)): over an empty row
+    0 / 0 = NaN; graphgrad's was 0 (fuzz seed 113389)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        with fwd.dual_level():
+            x = fwd.make_dual(T.zeros(3, 0), T.zeros(3, 0))
+            y = fwd.make_dual(T.tensor([[-float("inf"), -float("inf")], [1.0, 2.0]]),
+                              T.ones(2, 2))
+            return [fwd.unpack_dual(T.logsumexp(x, -1)).tangent,
+                    fwd.unpack_dual(T.logsumexp(x, -1, keepdim=True)).tangent,
+                    fwd.unpack_dual(T.logsumexp(y, 1)).tangent]
+    run_both(prog)

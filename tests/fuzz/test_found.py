@@ -390,3 +390,21 @@ def test_logsumexp_tangent_over_empty_rows_is_nan():
                     fwd.unpack_dual(T.logsumexp(x, -1, keepdim=True)).tangent,
                     fwd.unpack_dual(T.logsumexp(y, 1)).tangent]
     run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_with_a_one_element_exponent_tensor_is_elementwise_pow(dtype):
+    """pow(x, tensor([0.5])) is PyTorch's elementwise std::pow: (-inf) ** 0.5 = inf and
+    (-0.0) ** 0.5 = 0.0; NumPy takes a broadcast exponent 0.5 as sqrt (NaN, -0.0). Only a
+    Python-number exponent is sqrt in PyTorch (fuzz seed 503105)."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        b = T.tensor([-float("inf"), -0.0, 4.0, 2.0], dtype=dt)
+        out = []
+        for e in (T.tensor(0.5, dtype=dt), T.tensor([0.5], dtype=dt),
+                  T.tensor([[0.5]], dtype=dt), T.tensor([-0.5], dtype=dt),
+                  T.tensor([2.0], dtype=dt)):
+            out += [1 / T.pow(b, e), 1 / T.pow(b[:1], e), 1 / (b ** e)]
+        out += [1 / T.pow(T.tensor(-0.0, dtype=dt), T.tensor(0.5, dtype=dt)), 1 / b ** 0.5]
+        return out
+    run_both(prog)

@@ -408,3 +408,27 @@ def test_pow_with_a_one_element_exponent_tensor_is_elementwise_pow(dtype):
         out += [1 / T.pow(T.tensor(-0.0, dtype=dt), T.tensor(0.5, dtype=dt)), 1 / b ** 0.5]
         return out
     run_both(prog)
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 2)),
+                                    ((2, 2, 3), (2, 3, 2)), ((3,), (3, 2))])
+def test_matmul_tangent_with_an_operand_without_tangent(shapes):
+    """An operand without a tangent adds nothing to dot's tangent (PyTorch's ZeroTensor):
+    x @ c of vectors with x holding -inf was NaN here, since the x @ 0 term was computed
+    (fuzz seed 512405); PyTorch's mm/mv/bmm tangents do compute it (NaN), as graphgrad's."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        inf = float("inf")
+        a = T.arange(1.0, 1.0 + T.zeros(shapes[0]).numel(), dtype=T.float64).reshape(shapes[0])
+        b = T.arange(2.0, 2.0 + T.zeros(shapes[1]).numel(), dtype=T.float64).reshape(shapes[1])
+        a.view(-1)[0] = -inf
+        b.view(-1)[-1] = inf
+        out = []
+        with fwd.dual_level():
+            da = fwd.make_dual(a, T.ones_like(a))
+            db = fwd.make_dual(b, T.ones_like(b))
+            out.append(fwd.unpack_dual(da @ b.clone().fill_(1.0)).tangent)
+            out.append(fwd.unpack_dual(a.clone().fill_(1.0) @ db).tangent)
+            out.append(fwd.unpack_dual(T.matmul(da, b.clone().fill_(1.0)) * 0.0).tangent)
+        return out
+    run_both(prog)

@@ -99,9 +99,16 @@ KNOWN = [
      "atanh values (201546); norm of "
      "log10's double backward inf vs NaN (205484); a mask over pow results selecting 3 "
      "elements, 4 in PyTorch (212991); the gradient through a write into the real view of "
-     "a complex tensor next to an infinite gradient, NaN in PyTorch (415514)",
+     "a complex tensor next to an infinite gradient, NaN in PyTorch (415514, 511291); "
+     "tangents NaN where PyTorch's are finite or 0 after sinh/hypot (507875) and through "
+     "a norm (518589), 0 where PyTorch's is NaN after log_softmax and norm (515542); a "
+     "float64 tangent in PyTorch for a float32 program through log10, frac_ and sgn "
+     "(515394); hypot_ on a view of an expanded clone, then view(): 'view size is not "
+     "compatible' here (508522); floor_divide of large erfc/matmul values, 4e-7 apart "
+     "(519919)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
-                             205484, 212991, 415514)),
+                             205484, 212991, 415514, 511291, 507875, 518589, 515542,
+                             515394, 508522, 519919)),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
      "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "
@@ -111,9 +118,11 @@ KNOWN = [
     ("sgn-zerotensor", OPEN,
      "PyTorch's gradient of sgn of a real tensor is an efficient ZeroTensor, which the "
      "backward formulas before it keep zero even against inf or NaN (pow at a negative "
-     "base); graphgrad's are ordinary zeros, so 0 * NaN = NaN there (seed 411636)",
-     lambda p, m: m.phase in ("grad", "gradgrad") and p.dtype != "complex128"
-     and _uses(p, "sgn") and _ours_nan_where_torch_not(m)),
+     "base; abs's double backward, which differentiates sgn; sgn's tangent); graphgrad's "
+     "are ordinary zeros, so 0 * NaN = NaN there (seeds 411636, 504764, 517112)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and p.dtype != "complex128"
+     and (_uses(p, "sgn") or (m.phase == "gradgrad" and _uses(p, "abs")))
+     and _ours_nan_where_torch_not(m)),
     ("expanded-index-put", OPEN,
      "index_put_/masked_fill_ (t[mask] = v) on an expanded tensor: PyTorch writes, with a "
      "deprecation warning; graphgrad raises its 'more than one element of the written-to "
@@ -125,7 +134,7 @@ KNOWN = [
      "PyTorch's float32 gelu at +inf is NaN (its vectorised erf approximation), inf in "
      "float64 and in graphgrad (the limit); a value of PyTorch's kernel, not of the function "
      "(seeds 404422, 415276)",
-     lambda p, m: p.dtype == "float32" and p.special and _uses(p, "gelu") and _arrays(m)
+     lambda p, m: p.dtype == "float32" and _uses(p, "gelu") and _arrays(m)
      and bool((np.isinf(m.ours) & np.isnan(m.theirs)).any())),
     ("copy-real-tangent-into-complex", DELIBERATE,
      "copy_ of a real dual tensor into a complex tensor without a tangent: PyTorch's tangent "

@@ -42,6 +42,14 @@ def _ours_zero_where_torch_not(m):
     return _arrays(m) and bool(((m.ours == 0) & (m.theirs != 0)).any())
 
 
+def _nonfinite(m):
+    return _arrays(m) and bool((~np.isfinite(m.ours) | ~np.isfinite(m.theirs)).any())
+
+
+def _nonfinite_leaf(p):
+    return any(not np.isfinite(lf.data).all() for lf in p.leaves)
+
+
 def _has_nan(m):
     return _arrays(m) and bool(np.isnan(m.ours).any() or np.isnan(m.theirs).any())
 
@@ -77,7 +85,8 @@ KNOWN = [
      "complex functions of infinite or NaN arguments (acosh, atanh, cosh, exp, reciprocal, "
      "...): NumPy's special values differ from PyTorch's (C++ std::complex) in which parts "
      "are inf or NaN",
-     lambda p, m: p.dtype == "complex128" and p.special and m.kind in ("nan-pattern", "value")),
+     lambda p, m: p.dtype == "complex128" and m.kind in ("nan-pattern", "value")
+     and (p.special or (m.phase == "forward" and _nonfinite(m)))),
     ("inplace-view-gradgrad-view", OPEN,
      "double backward through in-place ops on reshape views (pow_, setitem) raises 'view "
      "size is not compatible with input tensor's size and stride'",
@@ -105,10 +114,11 @@ KNOWN = [
      "float64 tangent in PyTorch for a float32 program through log10, frac_ and sgn "
      "(515394); hypot_ on a view of an expanded clone, then view(): 'view size is not "
      "compatible' here (508522); floor_divide of large erfc/matmul values, 4e-7 apart "
-     "(519919)",
+     "(519919); log_softmax's tangent over one -inf element, 0 where PyTorch's is NaN "
+     "(600305)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 415514, 511291, 507875, 518589, 515542,
-                             515394, 508522, 519919)),
+                             515394, 508522, 519919, 600305)),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
      "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "
@@ -166,8 +176,11 @@ KNOWN = [
     ("complex-add-inf", DELIBERATE,
      "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
      "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
-     lambda p, m: p.dtype == "complex128" and p.special and m.kind in ("nan-pattern", "value")
-     and m.phase == "forward" and _uses(p, "add", "sub", "operator+", "operator-")),
+     lambda p, m: p.dtype == "complex128" and (p.special or _nonfinite_leaf(p))
+     and _uses(p, "add", "sub", "operator+", "operator-")
+     and ((m.kind in ("nan-pattern", "value") and m.phase == "forward")
+          # (a mask over such a sum then selects other elements: all later values differ)
+          or (m.kind in _NUMERIC and _uses(p, "where", "masked_fill", "getitem-mask")))),
     ("complex-matmul-nonfinite", DELIBERATE,
      "complex matmul with infinite or NaN elements: BLAS products of inf (PyTorch's and "
      "NumPy's) disagree on which parts become NaN; nothing to follow",

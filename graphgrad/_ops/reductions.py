@@ -444,8 +444,13 @@ def _even_backward(grad, self, result, dims, keepdim, nan_aware=False):
     return _restore(grad, w.shape, dims, keepdim) * _const(w, grad)
 
 
-def _even_jvp(self_t, self, result, dims, keepdim, nan_aware=False):
+def _even_jvp(self_t, self, result, dims, keepdim, nan_aware=False, masked=False):
     w = _even_weights(self, result, dims, keepdim, nan_aware)
+    if masked:
+        # amax/amin: PyTorch's where(mask, t, 0): an inf or NaN tangent of an element that
+        # is not the extreme does not reach the result (max() multiplies: NaN, as here)
+        t = F.where(_const(w != 0, self_t), self_t * _const(w, self_t), 0.0)
+        return _sum_dims(t, dims, keepdim, F.ndim(self))
     return _sum_dims(self_t * _const(w, self_t), dims, keepdim, F.ndim(self))
 
 
@@ -499,12 +504,12 @@ AMAX = defop("amax(self, *, dim, keepdim)", _amax_kernel(np.amax), "AmaxBackward
              self=lambda grad, self, result, dim, keepdim:
                  _even_backward(grad, self, result, dim, keepdim),
              jvp=lambda self_t, self, result, dim, keepdim:
-                 _even_jvp(self_t, self, result, dim, keepdim), batched_jvp=True)
+                 _even_jvp(self_t, self, result, dim, keepdim, masked=True), batched_jvp=True)
 AMIN = defop("amin(self, *, dim, keepdim)", _amax_kernel(np.amin), "AminBackward0",
              self=lambda grad, self, result, dim, keepdim:
                  _even_backward(grad, self, result, dim, keepdim),
              jvp=lambda self_t, self, result, dim, keepdim:
-                 _even_jvp(self_t, self, result, dim, keepdim), batched_jvp=True)
+                 _even_jvp(self_t, self, result, dim, keepdim, masked=True), batched_jvp=True)
 
 
 def _argext_kernel(fn):

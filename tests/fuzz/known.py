@@ -115,10 +115,11 @@ KNOWN = [
      "(515394); hypot_ on a view of an expanded clone, then view(): 'view size is not "
      "compatible' here (508522); floor_divide of large erfc/matmul values, 4e-7 apart "
      "(519919); log_softmax's tangent over one -inf element, 0 where PyTorch's is NaN "
-     "(600305); float32 double backward of x / expm1(x) near 0, 4 % apart (700083)",
+     "(600305); float32 double backward of x / expm1(x) near 0, 4 % apart (700083); the "
+     "-inf-norm's double backward at a NaN entry, NaN where PyTorch's is 0 (416326)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 415514, 511291, 507875, 518589, 515542,
-                             515394, 508522, 519919, 600305, 700083)),
+                             515394, 508522, 519919, 600305, 700083, 416326)),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
      "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "

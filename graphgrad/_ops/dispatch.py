@@ -1218,8 +1218,7 @@ def dispatch_inplace(op, self, *args):
             old_self._grad_fn, old_self._output_nr = _edge(self)
             old_self._base = self._base
             old_self._vc = VersionCounter()  # the copy is never modified
-    if not sd.flags.writeable or 0 in sd.strides and _overlaps(sd) and \
-            op.name not in ("zero", "fill"):  # (one number: PyTorch allows it)
+    if not sd.flags.writeable or 0 in sd.strides and _overlaps(sd):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."

@@ -113,6 +113,17 @@ def _mm_mat2_vjp(grad, self):
     return F.matmul(F.mH(self), grad)
 
 
+def _product_jvp(f, a_t, b_t, a, b):
+    """f(a_t, b) + f(a, b_t) for a product f; an operand without a tangent adds nothing
+    (PyTorch's ZeroTensor: an inf or NaN in the other operand does not make it NaN). Only
+    dot's: PyTorch's mm/mv/bmm tangents compute both terms (NaN there)."""
+    if F.absent(b_t):
+        return F.plus(f(a_t, b), F.absent_term(a))
+    if F.absent(a_t):
+        return F.plus(f(a, b_t), F.absent_term(b))
+    return f(a_t, b) + f(a, b_t)
+
+
 MM = defop("mm(self, mat2)", _mm, "MmBackward0", promote=True,
            self=_mm_self_vjp, mat2=_mm_mat2_vjp,
            jvp=lambda self_t, mat2_t, self, mat2: F.matmul(self_t, mat2) + F.matmul(self, mat2_t),
@@ -131,8 +142,8 @@ MV = defop("mv(self, vec)", _mv, "MvBackward0", promote=True,
 DOT = defop("dot(self, tensor)", _dot, "DotBackward0", promote=True,
             self=lambda grad, tensor: F.unsqueeze_last(grad) * F.conj(tensor),
             tensor=lambda grad, self: F.unsqueeze_last(grad) * F.conj(self),
-            jvp=lambda self_t, tensor_t, self, tensor: F.dot(self_t, tensor)
-                + F.dot(self, tensor_t),
+            jvp=lambda self_t, tensor_t, self, tensor: _product_jvp(F.dot, self_t, tensor_t,
+                                                                    self, tensor),
             batched_jvp=lambda self_t, tensor_t, self, tensor:
                 F.matmul(self_t, tensor) + F.matmul(tensor_t, self))
 

@@ -11,8 +11,8 @@ import numpy as np
 from . import formulas as F
 from .dispatch import dispatch
 from .opmath import half_in_float32
-from .reductions import (_dims, _mean, _safe_half_inv, _sum_dims, _var_args, _var_jvp,
-                         _var_kernel, _var_vjp)
+from .reductions import (_all_none, _dims, _mean, _safe_half_inv, _sum_dims, _var_args,
+                         _var_jvp, _var_kernel, _var_vjp)
 from .registry import defop, export
 
 
@@ -59,14 +59,14 @@ STD_MEAN = defop(
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """``(var, mean)`` over ``dim`` with ``correction`` (Bessel's by default), one node."""
     dims, c = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return dispatch(VAR_MEAN, input, dims, c, bool(keepdim))
+    return dispatch(VAR_MEAN, input, _all_none(dim, dims), c, bool(keepdim))
 
 
 @export(method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """``(std, mean)`` over ``dim``; std's gradient is 0 (not NaN) where std is 0."""
     dims, c = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return dispatch(STD_MEAN, input, dims, c, bool(keepdim))
+    return dispatch(STD_MEAN, input, _all_none(dim, dims), c, bool(keepdim))
 
 
 __all__ = ["var_mean", "std_mean", "_dims"]

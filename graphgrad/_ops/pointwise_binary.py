@@ -68,7 +68,23 @@ def _remainder_kernel(a, b):
     no_bool("remainder_cpu", a)
     if a.dtype.kind in "iub":
         _int_zero_check(np.asarray(b))
-    return np.remainder(a, b)
+        return np.remainder(a, b)
+    # PyTorch's: fmod, then the divisor added where the sign is wrong, so a zero keeps the
+    # dividend's sign (NumPy's remainder gives it the divisor's: 1 / (3.0 % -1.5) was -inf)
+    r = np.fmod(a, b)
+    fix = (r != 0) & ((np.asarray(b) < 0) != (r < 0))
+    if fix.any():
+        r = np.where(fix, r + b, r)
+    return np.asarray(r, dtype=a.dtype) if np.ndim(r) == 0 else r
+
+
+def _mod_jvp(self_t, other_t, self, other, mode):
+    q = F.div_Tensor_mode(self, other, mode)
+    if F.absent(other_t):
+        # a divisor without a tangent adds nothing: fmod(x, 0) has tangent x_t, not NaN from
+        # 0 * the NaN quotient (PyTorch's zero tangent is a ZeroTensor)
+        return F.plus(self_t, F.absent_term(q))
+    return self_t - other_t * q
 
 
 # with a Python-number divisor only ``self`` has an edge (FmodBackward0 / RemainderBackward0)
@@ -77,8 +93,9 @@ FMOD_S = defop("fmod.Scalar(self, other)", _fmod_kernel, "FmodBackward0", promot
 FMOD = defop("fmod.Tensor(self, other)", _fmod_kernel, "FmodBackward1", promote=True,
              self=lambda grad: grad,
              other=lambda grad, self, other: -grad * F.div_Tensor_mode(self, other, "trunc"),
-             jvp=lambda self_t, other_t, self, other:
-                 self_t - other_t * F.div_Tensor_mode(self, other, "trunc"), batched_jvp=POINTWISE)
+             jvp=lambda self_t, other_t, self, other: _mod_jvp(self_t, other_t, self, other,
+                                                              "trunc"),
+             batched_jvp=POINTWISE)
 REMAINDER_S = defop("remainder.Scalar(self, other)", _remainder_kernel, "RemainderBackward0",
                     promote=True, self=lambda grad: grad, jvp=ELEMENTWISE)
 REMAINDER = defop("remainder.Tensor(self, other)", _remainder_kernel, "RemainderBackward1",
@@ -86,8 +103,8 @@ REMAINDER = defop("remainder.Tensor(self, other)", _remainder_kernel, "Remainder
                   self=lambda grad: grad,
                   other=lambda grad, self, other:
                       -grad * F.div_Tensor_mode(self, other, "floor"),
-                  jvp=lambda self_t, other_t, self, other:
-                      self_t - other_t * F.div_Tensor_mode(self, other, "floor"),
+                  jvp=lambda self_t, other_t, self, other: _mod_jvp(self_t, other_t, self,
+                                                                   other, "floor"),
                   batched_jvp=POINTWISE)
 
 

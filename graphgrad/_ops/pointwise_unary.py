@@ -266,7 +266,8 @@ def _nan_to_num_kernel(a, nan, posinf, neginf):
 
 NAN_TO_NUM = defop("nan_to_num(self, *, nan, posinf, neginf)", _nan_to_num_kernel,
                    "NanToNumBackward0",
-                   self=lambda grad, self: F.where(F.isfinite(self), grad, 0.0),
+                   # (PyTorch's grad * isfinite(self): a NaN gradient stays NaN there)
+                   self=lambda grad, self: grad * F.isfinite(self),
                    jvp=ELEMENTWISE)
 
 

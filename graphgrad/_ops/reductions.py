@@ -435,11 +435,22 @@ def _even_weights(self, result, dims, keepdim, nan_aware):
 
 def _even_backward(grad, self, result, dims, keepdim, nan_aware=False):
     w = _even_weights(self, result, dims, keepdim, nan_aware)
+    if nan_aware and F.ndim(grad) == 0:
+        # max()/min() of the whole tensor: PyTorch fills grad / count in at the extreme
+        # elements of zeros (masked_fill), so a NaN gradient does not spread to the others
+        mask = w != 0
+        return F.masked_fill_Tensor(_const(np.zeros(w.shape, w.dtype), grad),
+                                    _const(mask, grad), grad / int(mask.sum()))
     return _restore(grad, w.shape, dims, keepdim) * _const(w, grad)
 
 
-def _even_jvp(self_t, self, result, dims, keepdim, nan_aware=False):
+def _even_jvp(self_t, self, result, dims, keepdim, nan_aware=False, masked=False):
     w = _even_weights(self, result, dims, keepdim, nan_aware)
+    if masked:
+        # amax/amin: PyTorch's where(mask, t, 0): an inf or NaN tangent of an element that
+        # is not the extreme does not reach the result (max() multiplies: NaN, as here)
+        t = F.where(_const(w != 0, self_t), self_t * _const(w, self_t), 0.0)
+        return _sum_dims(t, dims, keepdim, F.ndim(self))
     return _sum_dims(self_t * _const(w, self_t), dims, keepdim, F.ndim(self))
 
 
@@ -493,12 +504,12 @@ AMAX = defop("amax(self, *, dim, keepdim)", _amax_kernel(np.amax), "AmaxBackward
              self=lambda grad, self, result, dim, keepdim:
                  _even_backward(grad, self, result, dim, keepdim),
              jvp=lambda self_t, self, result, dim, keepdim:
-                 _even_jvp(self_t, self, result, dim, keepdim), batched_jvp=True)
+                 _even_jvp(self_t, self, result, dim, keepdim, masked=True), batched_jvp=True)
 AMIN = defop("amin(self, *, dim, keepdim)", _amax_kernel(np.amin), "AminBackward0",
              self=lambda grad, self, result, dim, keepdim:
                  _even_backward(grad, self, result, dim, keepdim),
              jvp=lambda self_t, self, result, dim, keepdim:
-                 _even_jvp(self_t, self, result, dim, keepdim), batched_jvp=True)
+                 _even_jvp(self_t, self, result, dim, keepdim, masked=True), batched_jvp=True)
 
 
 def _argext_kernel(fn):
@@ -543,7 +554,11 @@ def _logsumexp_vjp(grad, self, result, dim, keepdim):
 
 def _logsumexp_jvp(self_t, self, result, dim, keepdim):
     w = F.exp(self - _restore(result, F.shape(self), dim, keepdim))
-    return _sum_dims(self_t * w, dim, keepdim, F.ndim(self))
+    t = _sum_dims(self_t * w, dim, keepdim, F.ndim(self))
+    if F.numel(F.shape(self)) == 0:
+        # (PyTorch's tangent is sum(exp(x) * x_t) / sum(exp(x)): 0 / 0 = NaN over empty rows)
+        return t / _sum_dims(F.exp(self), dim, keepdim, F.ndim(self))
+    return t
 
 
 LOGSUMEXP = defop("logsumexp(self, *, dim, keepdim)", _logsumexp_kernel, "LogsumexpBackward0",
@@ -560,7 +575,11 @@ def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
 @half_in_float32
 def _vector_norm_of(a, ord, dim, keepdim):
     x = np.abs(a)
-    if ord == 2:
+    if ord != 0 and F.numel(a.shape, dim) == 1:
+        # one element per result: PyTorch's norm is its absolute value, exactly (no
+        # (|x|^p)^(1/p) rounding, no overflow of x * x)
+        r = np.sum(x, axis=dim, keepdims=keepdim)
+    elif ord == 2:
         r = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
     elif ord == 1:
         r = np.sum(x, axis=dim, keepdims=keepdim)
@@ -658,8 +677,18 @@ def _var_kernel(a, dim, correction, keepdim):
 
 
 def _var_unit(self, dim, correction):
-    """d var / d conj(self), doubled: 2 (self - mean) / dof."""
-    dof = _dof(F.shape(self), dim, correction)
+    """d var / d conj(self), doubled: 2 (self - mean) / dof.
+
+    As PyTorch's: the dof is not clamped here (a correction above the count gives a
+    negative factor), and over all elements (``dim`` None, or a 0-d input) with dof <= 0
+    the derivative is the constant where(self == mean, nan, inf), which has no derivative
+    itself (graphgrad's (self - mean) * inf gave NaN in double backward)."""
+    sizes = F.shape(self)
+    dof = F.numel(sizes, dim) - correction
+    if dof <= 0 and (dim is None or not sizes):
+        x = _arr(self)
+        return _const(np.where(x == _mean(x, dim, True), np.nan, np.inf).astype(
+            np.empty(0, x.dtype).real.dtype), self)
     return (self - _mean_keep(self, dim)) * (2.0 / dof if dof else _INF)
 
 
@@ -1207,14 +1236,20 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Variance over ``dim`` with ``correction`` (Bessel's by default; ``unbiased=`` legacy)."""
     dims, c = _var_args("var", input, dim, unbiased, keepdim, correction)
-    return _out(dispatch(VAR, input, dims, c, bool(keepdim)), out)
+    return _out(dispatch(VAR, input, _all_none(dim, dims), c, bool(keepdim)), out)
 
 
 @export()
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation over ``dim``; the gradient is 0 (not NaN) where the result is 0."""
     dims, c = _var_args("std", input, dim, unbiased, keepdim, correction)
-    return _out(dispatch(STD, input, dims, c, bool(keepdim)), out)
+    return _out(dispatch(STD, input, _all_none(dim, dims), c, bool(keepdim)), out)
+
+
+def _all_none(dim, dims):
+    """``dim=None`` stays None for var/std (PyTorch's rules and ``_saved_dim`` tell "all
+    elements" from an explicit list of every dim)."""
+    return None if dim is None or isinstance(dim, bool) else dims
 
 
 # ============================================================ public: scans

@@ -167,9 +167,9 @@ def _alias_no_fw(tensor, view=False):
     tls.fw_level = None
     tls.refresh()
     try:
-        if view:
-            return dispatch(VIEW, tensor, tensor._data.shape)
-        return dispatch(ALIAS, tensor)
+        out = dispatch(VIEW, tensor, tensor._data.shape) if view else dispatch(ALIAS, tensor)
+        out._fw_nondiff = True  # (PyTorch's _fw_primal: never takes its base's tangent)
+        return out
     finally:
         tls.fw_level = saved
         tls.refresh()
@@ -180,18 +180,43 @@ def unpack_dual(tensor, *, level=None):
     lvl = _current(level)
     if lvl is None:
         return UnpackedDualTensor(tensor, None)
-    fw = tensor._fw
-    tangent = fw[1] if fw is not None and fw[0] is lvl else None
-    if tangent is None:
-        return UnpackedDualTensor(tensor, None)
-    return UnpackedDualTensor(_alias_no_fw(tensor), tangent)
+    # (the primal is always a view that never takes a tangent, as PyTorch's _fw_primal: a
+    # view of it must not see one its base gets later)
+    return UnpackedDualTensor(_alias_no_fw(tensor), tangent_of(tensor, lvl))
 
 
 def tangent_of(x, lvl):
     fw = getattr(x, "_fw", None)
     if fw is not None and fw[0] is lvl:
         return fw[1]
+    if getattr(x, "_base", None) is not None:
+        return _view_tangent(x, lvl)
     return None
+
+
+def _view_tangent(view, lvl):
+    """A view without a tangent of its own has the matching view of its base's, as in
+    PyTorch (whose views read their base's forward gradient lazily): a view taken before
+    its base got a tangent through an in-place op (``w = c.permute(0); c[0] = dual``)
+    sees it. None when the base has none (or the view cannot be replayed here)."""
+    from .._tensor import Tensor
+    from .._ops.dispatch import replay_view
+    if lvl is None or lvl.batch is not None or getattr(view, "_fw_nondiff", False):
+        return None
+    fw = view._base._fw
+    if fw is None or fw[0] is not lvl:
+        return None
+    bt = fw[1]
+    try:
+        if bt._requires_grad:
+            t = replay_view(view._view_fn, bt)
+        else:
+            t = Tensor._wrap(replay_view(view._view_fn, bt._data))
+    except Exception:  # (a chain that does not apply to the tangent: no tangent, as before)
+        return None
+    if t._data.shape != view._data.shape:
+        return None
+    return t
 
 
 def _zeros_like(x):

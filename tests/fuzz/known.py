@@ -2,8 +2,9 @@
 docs/differences.md, "Differential fuzzer"). ``classify(prog, mismatch)`` names the
 entry that explains a mismatch, or returns None for a new one: the test fails on those.
 
-An entry is (id, status, reason, predicate(prog, mismatch)). Status BEING_FIXED: other
-work of issue 16 fixes it (then its entry goes); DELIBERATE: a difference we keep.
+An entry is (id, status, reason, predicate(prog, mismatch)). Status DELIBERATE: a
+difference we keep; OPEN: found by the fuzzer, not fixed yet (the reason names a seed that
+replays it; the entry goes when its fix lands).
 """
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import re
 
 import numpy as np
 
-BEING_FIXED = "being fixed in issue 16"
 DELIBERATE = "deliberate"
 OPEN = "open: found by the fuzzer, not fixed yet (reported with a reproducer)"
 
@@ -42,6 +42,14 @@ def _ours_zero_where_torch_not(m):
     return _arrays(m) and bool(((m.ours == 0) & (m.theirs != 0)).any())
 
 
+def _nonfinite(m):
+    return _arrays(m) and bool((~np.isfinite(m.ours) | ~np.isfinite(m.theirs)).any())
+
+
+def _nonfinite_leaf(p):
+    return any(not np.isfinite(lf.data).all() for lf in p.leaves)
+
+
 def _has_nan(m):
     return _arrays(m) and bool(np.isnan(m.ours).any() or np.isnan(m.theirs).any())
 
@@ -67,24 +75,6 @@ KNOWN = [
      "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN",
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
      and _has_nan(m)),
-    ("one-input-singular", BEING_FIXED,
-     "rules at their singular points: elu/leaky_relu at 0 and NaN, relu's and clamp's "
-     "signed zeros and ties, real acosh for x <= -1, logit at 0 and 1 (issue 16: singular "
-     "points of one-input rules; each case checked fixed on that work's branch)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and m.kind in _NUMERIC
-     and _uses(p, "nn.functional.elu", "nn.functional.leaky_relu", "relu", "clamp", "acosh",
-               "logit")),
-    ("max-min-nan", BEING_FIXED,
-     "max()/min() reductions at NaN: gradient NaN everywhere (PyTorch puts it at the NaN; "
-     "issue 16, section 1.11)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "max", "min")
-     and _has_nan(m)),
-    ("var-dof-0", OPEN,
-     "var/std over all elements with no degrees of freedom (one element): PyTorch's "
-     "gradient is grad * where(x == mean, nan, inf), a constant, so its double backward "
-     "has no path; graphgrad's (x - mean) * inf gives NaN there",
-     lambda p, m: m.phase == "gradgrad" and _uses(p, "var", "std")
-     and _ours_nan_where_torch_not(m)),
     ("rounding-threshold", DELIBERATE,
      "a mask taken from values within rounding of its threshold (|sgn z| > 1, the "
      "imaginary part of z / z > 0): the last bit of each library decides it; nothing to fix",
@@ -95,7 +85,8 @@ KNOWN = [
      "complex functions of infinite or NaN arguments (acosh, atanh, cosh, exp, reciprocal, "
      "...): NumPy's special values differ from PyTorch's (C++ std::complex) in which parts "
      "are inf or NaN",
-     lambda p, m: p.dtype == "complex128" and p.special and m.kind in ("nan-pattern", "value")),
+     lambda p, m: p.dtype == "complex128" and m.kind in ("nan-pattern", "value")
+     and (p.special or (m.phase == "forward" and _nonfinite(m)))),
     ("inplace-view-gradgrad-view", OPEN,
      "double backward through in-place ops on reshape views (pow_, setitem) raises 'view "
      "size is not compatible with input tensor's size and stride'",
@@ -107,24 +98,68 @@ KNOWN = [
      "docs/differences.md, Op library)",
      lambda p, m: m.phase == "jvp" and _uses(p, "std") and _arrays(m)
      and bool((np.isnan(m.theirs) & (m.ours == 0)).any())),
-    ("remainder-number-signed-zero", OPEN,
-     "Number % Tensor giving zero: graphgrad's zero takes the divisor's sign (NumPy), "
-     "PyTorch's is +0.0 (1 / (0.0 % -1.5) is -inf here, inf in PyTorch; seed 110355)",
-     lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and _uses(p, "remainder")),
     ("open-misc", OPEN,
-     "found by the long run, each once, not fixed (replay the seed): logsumexp's tangent "
-     "over a row of -inf, 0 where PyTorch's is NaN (113389); vector_norm's double backward "
+     "found by the long run, each once, not fixed (replay the seed): vector_norm's double backward "
      "through matmul, NaN where PyTorch's is finite (109854); complex acosh_/atanh_ near "
      "their branch points, 4e-9 apart (114720); PyTorch's 'Tensor must have a last "
      "dimension with stride 1' for view_as_real in backward, accepted here (117439); an "
      "ill-conditioned var of reciprocals, 11 % apart (119184); an infinity's sign after "
      "matmul, division and angle of complex values (116310); atan2's double backward over "
-     "atanh values (201546); var's gradient NaN where PyTorch's is -inf (203075); norm of "
-     "log10's double backward inf vs NaN (205484); a NaN in exp2's gradient after "
-     "nan_to_num (212777); a mask over pow results selecting 3 elements, 4 in PyTorch "
-     "(212991); pow's gradient NaN pattern after nan_to_num (216713)",
-     lambda p, m: p.seed in (113389, 109854, 114720, 117439, 119184, 116310, 201546, 203075,
-                             205484, 212777, 212991, 216713)),
+     "atanh values (201546); norm of "
+     "log10's double backward inf vs NaN (205484); a mask over pow results selecting 3 "
+     "elements, 4 in PyTorch (212991); the gradient through a write into the real view of "
+     "a complex tensor next to an infinite gradient, NaN in PyTorch (415514, 511291); "
+     "tangents NaN where PyTorch's are finite or 0 after sinh/hypot (507875) and through "
+     "a norm (518589), 0 where PyTorch's is NaN after log_softmax and norm (515542); a "
+     "float64 tangent in PyTorch for a float32 program through log10, frac_ and sgn "
+     "(515394); hypot_ on a view of an expanded clone, then view(): 'view size is not "
+     "compatible' here (508522); floor_divide of large erfc/matmul values, 4e-7 apart "
+     "(519919); log_softmax's tangent over one -inf element, 0 where PyTorch's is NaN "
+     "(600305); float32 double backward of x / expm1(x) near 0, 4 % apart (700083); the "
+     "-inf-norm's double backward at a NaN entry, NaN where PyTorch's is 0 (416326)",
+     lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
+                             205484, 212991, 415514, 511291, 507875, 518589, 515542,
+                             515394, 508522, 519919, 600305, 700083, 416326)),
+    ("jvp-result-aliases-tangent", DELIBERATE,
+     "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
+     "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "
+     "graphgrad's is a copy, as PyTorch's is for every other op (seeds 401001, 403047)",
+     lambda p, m: m.phase == "jvp" and m.kind in ("jvp", "nan-pattern")
+     and _uses(p, "frac", "remainder", "fmod") and _uses(p, "inplace", "setitem")),
+    ("sgn-zerotensor", OPEN,
+     "PyTorch's gradient of sgn of a real tensor is an efficient ZeroTensor, which the "
+     "backward formulas before it keep zero even against inf or NaN (pow at a negative "
+     "base; abs's double backward, which differentiates sgn; sgn's tangent); graphgrad's "
+     "are ordinary zeros, so 0 * NaN = NaN there (seeds 411636, 504764, 517112)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and p.dtype != "complex128"
+     and (_uses(p, "sgn") or (m.phase == "gradgrad" and _uses(p, "abs")))
+     and _ours_nan_where_torch_not(m)),
+    ("expanded-index-put", OPEN,
+     "index_put_/masked_fill_ (t[mask] = v) on an expanded tensor: PyTorch writes, with a "
+     "deprecation warning; graphgrad raises its 'more than one element of the written-to "
+     "tensor' error (seed 408038)",
+     lambda p, m: m.kind == "false-error" and _uses(p, "@view:expand")
+     and _uses(p, "setitem", "masked_fill", "index_put")
+     and _our_msg(m, r"more than one element of the written-to tensor")),
+    ("expanded-fill", OPEN,
+     "zero_/fill_(number) on an expanded tensor: PyTorch writes the one value (and raises "
+     "only in backward, or for t[...] = v); graphgrad raises its overlap error at once "
+     "(seed 416663; allowing it here changes where the error comes: seeds 505756, 509614)",
+     lambda p, m: m.kind == "false-error" and m.phase == "forward"
+     and _uses(p, "zero_", "fill_") and _uses(p, "expand")
+     and _our_msg(m, r"more than one element of the written-to tensor")),
+    ("gelu-float32-inf", DELIBERATE,
+     "PyTorch's float32 gelu at +inf is NaN (its vectorised erf approximation), inf in "
+     "float64 and in graphgrad (the limit); a value of PyTorch's kernel, not of the function "
+     "(seeds 404422, 415276)",
+     lambda p, m: p.dtype == "float32" and _uses(p, "gelu") and _arrays(m)
+     and bool((np.isinf(m.ours) & np.isnan(m.theirs)).any())),
+    ("copy-real-tangent-into-complex", DELIBERATE,
+     "copy_ of a real dual tensor into a complex tensor without a tangent: PyTorch's tangent "
+     "keeps the source's real dtype (a complex tensor with a real tangent); graphgrad's has "
+     "the tensor's own dtype (seed 412146)",
+     lambda p, m: m.kind == "meta" and m.phase == "jvp" and _uses(p, "copy_")
+     and "complex" in m.detail and "torch float" in m.detail),
     ("zerotensor-immutable", DELIBERATE,
      "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
      "immutable'); graphgrad's are ordinary zeros",
@@ -149,8 +184,11 @@ KNOWN = [
     ("complex-add-inf", DELIBERATE,
      "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
      "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
-     lambda p, m: p.dtype == "complex128" and p.special and m.kind in ("nan-pattern", "value")
-     and m.phase == "forward" and _uses(p, "add", "sub", "operator+", "operator-")),
+     lambda p, m: p.dtype == "complex128" and (p.special or _nonfinite_leaf(p))
+     and _uses(p, "add", "sub", "operator+", "operator-")
+     and ((m.kind in ("nan-pattern", "value") and m.phase == "forward")
+          # (a mask over such a sum then selects other elements: all later values differ)
+          or (m.kind in _NUMERIC and _uses(p, "where", "masked_fill", "getitem-mask")))),
     ("complex-matmul-nonfinite", DELIBERATE,
      "complex matmul with infinite or NaN elements: BLAS products of inf (PyTorch's and "
      "NumPy's) disagree on which parts become NaN; nothing to follow",
@@ -161,66 +199,12 @@ KNOWN = [
      "change x as PyTorch's lazy conjugate view does",
      lambda p, m: m.kind != "false-error" and any(op == "conj" for op in p.ops)
      and _uses(p, "setitem", "inplace")),
-    ("two-input-singular", BEING_FIXED,
-     "atan2/hypot/fmod/remainder gradients at their singular points (0, 0), inf, NaN "
-     "(issue 16: two-input rules at singular points)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp")
-     and _uses(p, "atan2", "hypot", "fmod", "remainder") and _has_nan(m)),
     ("floor-divide-differentiable", DELIBERATE,
      "floor_divide, // and Number % Tensor are differentiable; PyTorch raises in backward "
      "(docs/differences.md, Op library)",
      lambda p, m: (m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
          m, r"derivative for aten::(floor_divide|remainder)"))
      or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))),
-    ("multi-output-view-inplace", BEING_FIXED,
-     "in-place on an output of unbind/split/chunk: PyTorch raises (issue 16, section 3)",
-     lambda p, m: m.kind == "error-type" and _torch_msg(m, r"returns multiple views")),
-    ("expand-stride-0", BEING_FIXED,
-     "expand puts stride 0 on size-1 dims it does not expand, so writing through such a "
-     "view raises a false overlap error (issue 16, section 2)",
-     lambda p, m: m.kind in ("false-error", "error-type") and _uses(p, "expand")
-     and _our_msg(m, r"more than one element of the written-to tensor")),
-    ("pow-real-complex", BEING_FIXED,
-     "pow(real, complex) under create_graph or forward AD raises NotImplementedError "
-     "'ge_cpu' (issue 16, section 2)",
-     lambda p, m: m.kind == "false-error" and _our_msg(m, r"ge_cpu")),
-    ("pow-singular", BEING_FIXED,
-     "pow's gradients at base 0 / exponent 0 (x**0, 0**e, b**e at 0): NaN where PyTorch's "
-     "are 0, and PyTorch's masked terms at exponent 0 in double backward (issue 16, "
-     "section 1.1)",
-     lambda p, m: (m.phase in ("grad", "gradgrad", "jvp") and _uses(p, *_POW)
-                   and (_ours_nan_where_torch_not(m) or (p.special and m.kind in _NUMERIC)))
-     or (m.phase == "forward" and m.kind == "nan-pattern" and _uses(p, *_POW))),
-    ("pnorm-singular", BEING_FIXED,
-     "p-norms' double backward at zero entries and zero vectors (issue 16: singular points; "
-     "checked fixed on that work's branch)",
-     lambda p, m: m.phase == "gradgrad" and m.kind == "nan-pattern"
-     and _uses(p, "norm", "vector_norm")),
-    ("relu-singular", BEING_FIXED,
-     "relu's gradient masks (sqrt(relu(x)) at x<0) and relu/max at NaN "
-     "(issue 16, sections 1.2 and 1.11)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "relu", "max")
-     and (_ours_nan_where_torch_not(m) or _has_nan(m))),
-    ("view-new-history", BEING_FIXED,
-     "a view does not see its base's new history after an in-place op on the base "
-     "(requires_grad, grad_fn; issue 16, section 1.4)",
-     lambda p, m: m.kind == "meta" and m.phase == "forward" and "requires_grad" in m.detail
-     and _uses(p, "setitem", "inplace")),
-    ("inplace-view-vjp-typeerror", BEING_FIXED,
-     "an in-place op with a grad-requiring operand on a view of a tensor that does not "
-     "require grad raises TypeError inside a VJP (issue 16, section 2)",
-     lambda p, m: m.kind in ("false-error", "error-type") and m.phase in ("grad", "gradgrad")
-     and _uses(p, "inplace", "setitem") and _our_msg(m, r"NoneType")),
-    ("expand-view-readonly", BEING_FIXED,
-     "backward through an expand view after its base changed in place raises NumPy's "
-     "'assignment destination is read-only' (issue 16, section 2)",
-     lambda p, m: m.kind in ("false-error", "error-type")
-     and _our_msg(m, r"assignment destination is read-only")),
-    ("inplace-view-double-backward", BEING_FIXED,
-     "double backward through an in-place op on a view raises 'backward through the graph a "
-     "second time' (issue 16, section 2)",
-     lambda p, m: m.kind == "false-error" and m.phase == "gradgrad" and _uses(p, "@view:")
-     and _our_msg(m, r"backward through the graph a second time")),
     ("conj-is-a-copy", DELIBERATE,
      "conj returns a copy, not a lazy conjugate view, so in-place on conj(leaf) is allowed "
      "(docs/differences.md, Op library)",
@@ -231,21 +215,6 @@ KNOWN = [
      "complex), view_as_real) gets its real part; PyTorch fails an internal check "
      "('input_is_complex == grad_is_complex')",
      lambda p, m: m.kind == "error-type" and _torch_msg(m, r"input_is_complex == grad_is_complex")),
-    ("forward-ad-zero-tangent", BEING_FIXED,
-     "forward AD multiplies an operand's absent (zero) tangent by an infinite or NaN "
-     "primal: NaN tangents where PyTorch's are finite (issue 16, section 1.7)",
-     lambda p, m: m.phase == "jvp" and _ours_nan_where_torch_not(m)),
-    ("forward-ad-inplace-view", BEING_FIXED,
-     "forward AD: writing a dual into a view (or a slice) of a tensor without a tangent "
-     "leaves the base without one (issue 16, section 1.6)",
-     lambda p, m: m.phase == "jvp" and m.kind in ("jvp", "nan-pattern")
-     and _uses(p, "inplace", "setitem")),
-    ("copyslices-nan", BEING_FIXED,
-     "the gradient through a slice assignment or in-place op on a view whose values were "
-     "overwritten multiplies by them: NaN (c[:]=0; c/c) where PyTorch's is 0 (issue 16, "
-     "section 1.3)",
-     lambda p, m: m.phase in ("grad", "gradgrad") and _uses(p, "setitem", "@view:", "@clone")
-     and _ours_nan_where_torch_not(m)),
 ]
 
 

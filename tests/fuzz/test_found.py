@@ -196,3 +196,257 @@ def test_results_of_transposed_inputs_are_contiguous(name, call):
         w[1] = 7
         return r.is_contiguous(), r.stride(), r
     run_both(prog)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.mul(T.zeros(0, 1, 2), T.ones(2, 1, 1, 1)),
+    lambda T: T.zeros(3, 0) + T.zeros(1, 1),
+    lambda T: T.zeros(1, 0).expand(4, 0),
+])
+def test_inplace_on_an_empty_tensor_is_not_an_overlap(make):
+    """An empty result of broadcasting has zero strides in NumPy; no element can share a
+    memory location, so writing into it is allowed (PyTorch). graphgrad raised its
+    'more than one element of the written-to tensor' error (fuzz seed 300806)."""
+    def prog(T):
+        x = T.ones(1, 1, requires_grad=True)
+        v = make(T)
+        v.mul_(x)
+        v.add_(1.0)
+        return [v, v.requires_grad]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("data, kw", [
+    ([2.0], {}), (2.0, {}), ([2.0], {"dim": 0}), ([[2.0], [3.0]], {"dim": 1}),
+    ([2.0, 3.0], {"correction": 2}), ([2.0, 2.0], {"correction": 2}),
+    ([2.0, 3.0], {"dim": 0, "correction": 3}), ([2.0, 3.0, 5.0], {"correction": 1}),
+    ([[1.0, 2.0]], {"dim": (0, 1), "correction": 2}),
+])
+def test_var_std_without_degrees_of_freedom(fn, data, kw):
+    """PyTorch's var rule over all elements (dim=None or a 0-d input) with dof <= 0 is the
+    constant grad * where(x == mean, nan, inf), so double backward has no path through it;
+    with an explicit dim its factor is 2 / (n - correction), not clamped (negative for a
+    correction above n). graphgrad used (x - mean) * inf in both: NaN double gradients and
+    tangents (fuzz: var-dof-0)."""
+    import warnings
+
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        x = T.tensor(data, dtype=T.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = getattr(T, fn)(x, **kw)
+            v = r[0] if isinstance(r, tuple) else r
+            out = [v, v.grad_fn._saved_dim if fn in ("var", "std") else None]
+            g, = T.autograd.grad(v.sum() * 1.0, x, create_graph=True)
+            if fn in ("var", "std"):
+                out.append(g)
+                w = T.arange(1.0, g.numel() + 1, dtype=T.float64).reshape(g.shape)
+                out.append(T.autograd.grad((g * w).sum(), x, allow_unused=True)
+                           if g.requires_grad else None)
+            else:  # (the two-output rules add the mean's zero gradient: an AddBackward0)
+                out.append(g.detach())
+            # a gradient that requires grad itself: the path through grad stays
+            u = T.tensor(1.5, dtype=T.float64, requires_grad=True)
+            g, = T.autograd.grad(v.sum() * u, x, create_graph=True)
+            out.append(T.autograd.grad(g.sum(), u))
+            with fwd.dual_level():
+                d = fwd.make_dual(x.detach(), T.ones_like(x) * 0.5)
+                r = getattr(T, fn)(d, **kw)
+                out.append(fwd.unpack_dual(r[0] if isinstance(r, tuple) else r).tangent)
+        return out
+    run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_remainder_zero_keeps_the_dividends_sign(dtype):
+    """PyTorch's remainder is fmod plus the divisor where the signs differ, so a zero
+    result has the dividend's sign (1 / (3.0 % -1.5) is inf); NumPy's remainder gives it
+    the divisor's (-inf). Fuzz seed 110355 (remainder-number-signed-zero)."""
+    def prog(T):
+        nan, inf = float("nan"), float("inf")
+        dt = getattr(T, dtype)
+        a = T.tensor([0.0, -0.0, 3.0, -3.0, 1.5, -1.5, 4.5, -1.0, 1.0, inf, nan, -2.5, 7.25],
+                     dtype=dt)
+        b = T.tensor([-1.5, -1.5, -1.5, 1.5, 1.5, -1.5, -1.5, inf, -inf, 2.0, 1.0, 0.0, -2.0],
+                     dtype=dt)
+        c = a.clone()
+        c.remainder_(b)
+        return [1 / T.remainder(a, b), 1 / (0.0 % b), 1 / T.remainder(a, -1.5),
+                1 / T.remainder(3.0, b), 1 / c, 1 / T.remainder(a[2], -1.5)]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("make_view", [
+    lambda x: x.squeeze(), lambda x: x.permute(0), lambda x: x[0], lambda x: x[1:],
+    lambda x: x.unsqueeze(0).transpose(0, 1),
+])
+def test_view_sees_the_tangent_its_base_gets_later(make_view):
+    """A view taken before its base gets a tangent through an in-place op (writing a dual
+    into another view of it) has the matching view of the base's tangent, as PyTorch's
+    views read their base's forward gradient; graphgrad's had none (fuzz seeds 400369,
+    401185). The primal unpack_dual returns never takes one."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        out = []
+        with fwd.dual_level():
+            base = T.tensor([-0.5, 2.0], dtype=T.float64)
+            w = make_view(base)
+            p = fwd.unpack_dual(base).primal
+            d = fwd.make_dual(T.tensor(1.5, dtype=T.float64), T.tensor(3.0, dtype=T.float64))
+            base.narrow(0, 0, 1)[...] = d
+            out += [fwd.unpack_dual(w).tangent, fwd.unpack_dual(base).tangent,
+                    fwd.unpack_dual(p).tangent, fwd.unpack_dual(w * 2).tangent]
+            w.mul_(3)   # through the view: the base's tangent changes too
+            out += [fwd.unpack_dual(w).tangent, fwd.unpack_dual(base).tangent]
+        return out
+    run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder", "fmod_", "remainder_"])
+def test_mod_tangent_with_a_divisor_without_tangent(name):
+    """A divisor without a tangent adds nothing to fmod's/remainder's tangent (PyTorch's
+    zero tangent is a ZeroTensor): at a zero divisor the quotient is inf or NaN, and
+    graphgrad's 0 * quotient made the tangent NaN (fuzz seeds 401237, 403637, 413449)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        nan, inf = float("nan"), float("inf")
+        with fwd.dual_level():
+            x = fwd.make_dual(T.tensor([1.0, -2.5, nan, inf, 0.0], dtype=T.float64),
+                              T.tensor([0.5, -1.0, 2.0, 3.0, 4.0], dtype=T.float64))
+            d = T.tensor([0.0, 0.0, 1.0, 2.0, -0.0], dtype=T.float64)
+            y = getattr(x.clone(), name)(d) if name.endswith("_") else getattr(T, name)(x, d)
+            e = fwd.make_dual(d, T.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=T.float64))
+            z = getattr(T, name.rstrip("_"))(T.tensor([1.0, 2.0, 3.0, 4.0, 5.0],
+                                                      dtype=T.float64), e)
+            return [fwd.unpack_dual(y).tangent, fwd.unpack_dual(z).tangent]
+    run_both(prog)
+
+
+def test_nan_to_num_keeps_a_nan_gradient_and_tangent():
+    """PyTorch's nan_to_num rule is grad * isfinite(self): a NaN gradient (or tangent) at a
+    non-finite input stays NaN; graphgrad's where(isfinite, grad, 0) gave 0 (fuzz seeds
+    403440, 212777, 216713)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        nan, inf = float("nan"), float("inf")
+        x = T.tensor([nan, inf, -inf, 1.0, 0.0], dtype=T.float64, requires_grad=True)
+        y = T.nn.functional.silu(x).nan_to_num()
+        g, = T.autograd.grad((y * T.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=T.float64)).sum(),
+                             x, create_graph=True)
+        gg, = T.autograd.grad(g.sum(), x)
+        with fwd.dual_level():
+            d = fwd.make_dual(x.detach(), T.ones(5, dtype=T.float64))
+            t = fwd.unpack_dual(T.nn.functional.silu(d).nan_to_num()).tangent
+        return [y, g, gg, t]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_of_all_elements_keep_a_nan_gradient_at_the_extremes(name):
+    """PyTorch's max()/min() backward fills grad / count in at the extreme elements of a
+    zero tensor (masked_fill): a NaN gradient stays there; graphgrad's mask * grad put
+    0 * NaN = NaN everywhere (fuzz seeds 405276, 411685, 410772)."""
+    def prog(T):
+        x = T.tensor([[3.0, 3.0, -2.0, 0.5]], dtype=T.float64, requires_grad=True)
+        m = getattr(x, name)()
+        y = m.unsqueeze(0).var() * m  # var of one element: NaN gradient into m
+        g, = T.autograd.grad(y, x, create_graph=True)
+        gg, = T.autograd.grad(g.sum(), x, allow_unused=True)
+        u = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+        g2, = T.autograd.grad(getattr(x, name)() * (u / u), x, create_graph=True)
+        return [g, gg, g2, T.autograd.grad(g2.sum(), u)]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_norm_of_one_element_is_its_absolute_value(dtype):
+    """With one element per result, PyTorch's p-norm (p != 0) is exactly |x|: graphgrad's
+    (|x|^0.5)^2 was 1 ulp off, so fmod(x, norm(x, 0.5)) gave x instead of 0 (fuzz seed
+    416696), and x * x overflowed float32 for 2-norms of 1e30."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([0.914312459625906, 0.3, -2.2, 1e30, -1e-30, 0.0], dtype=dt)
+        out = []
+        for p in (0, 0.5, 1, 1.5, 2, 3, -1, float("inf"), -float("inf")):
+            out.append(T.linalg.vector_norm(x.unsqueeze(0), p, dim=0))
+            out.append(x[:1].norm(p))
+        out.append(T.fmod(x[:1], x[:1].norm(0.5, -1, keepdim=True)))
+        return out
+    run_both(prog)
+
+
+def test_logsumexp_tangent_over_empty_rows_is_nan():
+    """PyTorch's logsumexp tangent is sum(exp(x) * x_t) / sum(exp(x)): over an empty row
+    0 / 0 = NaN; graphgrad's was 0 (fuzz seed 113389)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        with fwd.dual_level():
+            x = fwd.make_dual(T.zeros(3, 0), T.zeros(3, 0))
+            y = fwd.make_dual(T.tensor([[-float("inf"), -float("inf")], [1.0, 2.0]]),
+                              T.ones(2, 2))
+            return [fwd.unpack_dual(T.logsumexp(x, -1)).tangent,
+                    fwd.unpack_dual(T.logsumexp(x, -1, keepdim=True)).tangent,
+                    fwd.unpack_dual(T.logsumexp(y, 1)).tangent]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_with_a_one_element_exponent_tensor_is_elementwise_pow(dtype):
+    """pow(x, tensor([0.5])) is PyTorch's elementwise std::pow: (-inf) ** 0.5 = inf and
+    (-0.0) ** 0.5 = 0.0; NumPy takes a broadcast exponent 0.5 as sqrt (NaN, -0.0). Only a
+    Python-number exponent is sqrt in PyTorch (fuzz seed 503105)."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        b = T.tensor([-float("inf"), -0.0, 4.0, 2.0], dtype=dt)
+        out = []
+        for e in (T.tensor(0.5, dtype=dt), T.tensor([0.5], dtype=dt),
+                  T.tensor([[0.5]], dtype=dt), T.tensor([-0.5], dtype=dt),
+                  T.tensor([2.0], dtype=dt)):
+            out += [1 / T.pow(b, e), 1 / T.pow(b[:1], e), 1 / (b ** e)]
+        out += [1 / T.pow(T.tensor(-0.0, dtype=dt), T.tensor(0.5, dtype=dt)), 1 / b ** 0.5]
+        return out
+    run_both(prog)
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 2)),
+                                    ((2, 2, 3), (2, 3, 2)), ((3,), (3, 2))])
+def test_matmul_tangent_with_an_operand_without_tangent(shapes):
+    """An operand without a tangent adds nothing to dot's tangent (PyTorch's ZeroTensor):
+    x @ c of vectors with x holding -inf was NaN here, since the x @ 0 term was computed
+    (fuzz seed 512405); PyTorch's mm/mv/bmm tangents do compute it (NaN), as graphgrad's."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        inf = float("inf")
+        a = T.arange(1.0, 1.0 + T.zeros(shapes[0]).numel(), dtype=T.float64).reshape(shapes[0])
+        b = T.arange(2.0, 2.0 + T.zeros(shapes[1]).numel(), dtype=T.float64).reshape(shapes[1])
+        a.view(-1)[0] = -inf
+        b.view(-1)[-1] = inf
+        out = []
+        with fwd.dual_level():
+            da = fwd.make_dual(a, T.ones_like(a))
+            db = fwd.make_dual(b, T.ones_like(b))
+            out.append(fwd.unpack_dual(da @ b.clone().fill_(1.0)).tangent)
+            out.append(fwd.unpack_dual(a.clone().fill_(1.0) @ db).tangent)
+            out.append(fwd.unpack_dual(T.matmul(da, b.clone().fill_(1.0)) * 0.0).tangent)
+        return out
+    run_both(prog)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin", "max", "min"])
+def test_extreme_tangent_with_an_infinite_tangent_elsewhere(name):
+    """PyTorch's amax/amin tangent is where(mask, t, 0).sum() / count: an inf or NaN tangent
+    of an element that is not the extreme does not reach it (graphgrad's mask * t gave NaN;
+    fuzz seed 705747); max()/min() multiply (NaN in both)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        inf, nan = float("inf"), float("nan")
+        out = []
+        with fwd.dual_level():
+            for t in ([2.0, inf, 3.0], [2.0, nan, 3.0], [-inf, 1.0, 3.0]):
+                x = fwd.make_dual(T.tensor([[1.0, 0.5, 1.0]]), T.tensor([t]))
+                y = getattr(x, name)() if name in ("max", "min") else getattr(x, name)(-1)
+                out.append(fwd.unpack_dual(y).tangent)
+        return out
+    run_both(prog)

@@ -484,6 +484,8 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
+        if self._fw is not None:
+            self._fw = None  # the forward-AD tangent goes too, as detach()'s does
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

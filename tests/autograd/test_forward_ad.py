@@ -624,3 +624,17 @@ def test_custom_function_view_checks_in_gradcheck():
                 res.append(str(e)[:80])
         return res
     run_both(prog)
+
+
+def test_detach_in_place_drops_the_tangent():
+    def program(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(lib.ones(2, dtype=lib.float64),
+                                  lib.full((2,), 3.0, dtype=lib.float64))
+            a = dual.clone()
+            a.detach_()
+            out = a * 2
+            return (fwAD.unpack_dual(out).tangent, fwAD.unpack_dual(a).tangent,
+                    fwAD.unpack_dual(dual.detach()).tangent, out)
+    run_both(program)

@@ -218,10 +218,12 @@ def _elu_kernel(a, alpha):
 
 @half_in_float32
 def _elu_backward_kernel(g, x, alpha, is_result):
-    # x is the input, or the result (in-place elu_); NaN takes the linear branch (PyTorch)
+    # x is the input, or the result (in-place elu_). At NaN the gradient is NaN, as PyTorch's
+    # vectorised loop gives on every CPU (its scalar loop, which only handles a short tensor
+    # or the tail past the last full vector, gives the gradient itself: a CPU-dependent 1)
     if is_result:
-        return np.where(x <= 0, g * (x + alpha), g)
-    return np.where(x <= 0, g * (alpha * np.exp(np.minimum(x, 0))), g)
+        return np.where(x > 0, g, g * (x + alpha))
+    return np.where(x > 0, g, g * (alpha * np.exp(np.minimum(x, 0))))
 
 
 def _elu_double_backward(grad, grad_output, self_or_result, alpha, is_result):

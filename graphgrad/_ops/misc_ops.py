@@ -12,7 +12,7 @@ from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .dispatch import dispatch
 from .registry import LINEAR, defop, export
-from .views import (_bounds_of_sizes, _split_bounds, _split_dim, _split_kernel,
+from .views import (chunk_with, _bounds_of_sizes, _split_bounds, _split_dim, _split_kernel,
                     _split_with_sizes_kernel, _nd, cat_grads)
 
 
@@ -104,15 +104,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 @export()
 def unsafe_chunk(input, chunks, dim=0):
     """Like ``chunk``, but the outputs are not views to autograd."""
-    chunks = int(chunks)
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _split_dim(input, dim, "unsafe_chunk")
-    n = input._data.shape[d]
-    size = -(-n // chunks)
-    if size == 0 and n == 0:
-        return _unsafe_split_sizes(input, (0,) * chunks, d)
-    return _unsafe_split_int(input, size, d)
+    return chunk_with(input, chunks, dim, "unsafe_chunk", _unsafe_split_int, _unsafe_split_sizes)
 
 
 # ------------------------------------------------------------------ signbit

@@ -383,15 +383,20 @@ def split_with_sizes(input, split_sizes, dim=0):
 @export()
 def chunk(input, chunks, dim=0):
     """At most ``chunks`` views of (nearly) equal size along ``dim``."""
+    return chunk_with(input, chunks, dim, "chunk", _split_int, _split_sizes)
+
+
+def chunk_with(input, chunks, dim, name, split_int, split_sizes):
+    """``chunk``'s sizes, split by ``split_int``/``split_sizes`` (views, or not: unsafe_)."""
     chunks = int(chunks)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _split_dim(input, dim, "chunk")
+    d = _split_dim(input, dim, name)
     n = input._data.shape[d]
     size = -(-n // chunks)
     if size == 0 and n == 0:
-        return _split_sizes(input, (0,) * chunks, d)
-    return _split_int(input, size, d)
+        return split_sizes(input, (0,) * chunks, d)
+    return split_int(input, size, d)
 
 
 @export()

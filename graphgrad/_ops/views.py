@@ -501,7 +501,8 @@ def _inplace_view(self, op_name, node_name, view_fn, *args):
     check_inplace(self, op_name)
     out = view_fn(self, *args)  # (raises on bad arguments before self is touched)
     from .._state import tls
-    if tls.mutation_ctx is not None:  # allow_mutation_on_saved_tensors: a saved self keeps its shape
+    if tls.mutation_ctx is not None:
+        # allow_mutation_on_saved_tensors: a saved self keeps its shape
         from ..autograd._saved_hooks import before_inplace
         before_inplace(self)
     self._data = out._data

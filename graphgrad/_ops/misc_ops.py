@@ -12,7 +12,7 @@ from .._tensor import Tensor, _wrap_dim
 from . import formulas as F
 from .dispatch import dispatch
 from .registry import LINEAR, defop, export
-from .views import (chunk_with, _bounds_of_sizes, _split_bounds, _split_dim, _split_kernel,
+from .views import (check_split_size, check_split_sizes, chunk_with, _split_dim, _split_kernel,
                     _split_with_sizes_kernel, _nd, cat_grads)
 
 
@@ -61,23 +61,14 @@ UNSAFE_SPLIT_WITH_SIZES = defop(
 def _unsafe_split_int(input, split_size, d):
     nd = input._data.ndim
     n = input._data.shape[d]
-    if split_size < 0:
-        raise RuntimeError(f"unsafe_split expects split_size be non-negative, but got "
-                           f"split_size={split_size}")
-    if split_size == 0 and n != 0:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                           f"dimension size of {n}")
+    check_split_size("unsafe_split", split_size, n)
     return dispatch(UNSAFE_SPLIT, input, split_size, d - nd)
 
 
 def _unsafe_split_sizes(input, sizes, d):
     nd = input._data.ndim
     n = input._data.shape[d]
-    sizes = tuple(int(s) for s in sizes)
-    if sum(sizes) != n or any(s < 0 for s in sizes):
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-            f"at dimension {d}), but got split_sizes={list(sizes)}")
+    sizes = check_split_sizes(sizes, n, d)
     if not sizes:
         return ()
     return dispatch(UNSAFE_SPLIT_WITH_SIZES, input, sizes, d - nd)

@@ -325,15 +325,30 @@ def unbind(input, dim=0):
     return _set_output_views(input, outs, [(SELECT, (d - nd, i)) for i in range(n)])
 
 
-def _split_int(input, split_size, d):
-    nd = input._data.ndim
-    n = input._data.shape[d]
+def check_split_size(fn, split_size, n):
+    """split's / unsafe_split's argument checks (``n``: the size of the split dim)."""
     if split_size < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got split_size="
+        raise RuntimeError(f"{fn} expects split_size be non-negative, but got split_size="
                            f"{split_size}")
     if split_size == 0 and n != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {n}")
+
+
+def check_split_sizes(sizes, n, d):
+    """split_with_sizes' argument checks; the sizes as a tuple of ints."""
+    sizes = tuple(int(s_) for s_ in sizes)
+    if sum(sizes) != n or any(s_ < 0 for s_ in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+            f"dimension {d}), but got split_sizes={list(sizes)}")
+    return sizes
+
+
+def _split_int(input, split_size, d):
+    nd = input._data.ndim
+    n = input._data.shape[d]
+    check_split_size("split", split_size, n)
     outs = dispatch(SPLIT, input, split_size, d - nd)
     bounds = _split_bounds(n, split_size) if split_size else ((0, 0),)
     return _set_output_views(input, outs, [(SLICE, (d - nd, s_, e, 1)) for s_, e in bounds])
@@ -342,11 +357,7 @@ def _split_int(input, split_size, d):
 def _split_sizes(input, sizes, d):
     nd = input._data.ndim
     n = input._data.shape[d]
-    sizes = tuple(int(s_) for s_ in sizes)
-    if sum(sizes) != n or any(s_ < 0 for s_ in sizes):
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
-            f"dimension {d}), but got split_sizes={list(sizes)}")
+    sizes = check_split_sizes(sizes, n, d)
     if not sizes:
         return ()
     outs = dispatch(SPLIT_WITH_SIZES, input, sizes, d - nd)

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtype
 from ._state import HOT, tls
-from .autograd.saved import INFERENCE, VersionCounter
+from .autograd.saved import INFERENCE, VersionCounter, bump_for_detach, user_version
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -194,7 +194,7 @@ class Tensor:
         vc = self._vc
         if vc is INFERENCE:
             raise RuntimeError("Inference tensors do not track version counter.")
-        return 0 if vc is None else vc.value
+        return 0 if vc is None else user_version(vc)
 
     def _bump_version(self):
         vc = self._vc
@@ -481,6 +481,8 @@ class Tensor:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead (this tensor is a view of "
                 f"another tensor of shape {list(self._base._data.shape)}).")
+        if self._grad_fn is not None:
+            bump_for_detach(self)  # NOTE [detach_ of a saved tensor] (autograd/saved.py)
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0

@@ -113,7 +113,7 @@ class FormulaNode(Node):
         if s.__class__ is SavedVariable:
             if raw:
                 return _RawSaved(s, self, key)
-            return s.unpack(self, key)
+            return s.unpack(self, key, detached_ok=True)
         if key in op.tensor_params and s is not None:
             s = _wrap(np.asarray(s))  # a wrapped number, as PyTorch shows it
         if raw:

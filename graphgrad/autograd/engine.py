@@ -214,8 +214,8 @@ class _Journal:
 def _accumulate_grad(node, g, create_graph, journal):
     """AccumulateGrad: add ``g`` into ``variable.grad`` (seed 004 "default gradient layout")."""
     var = node.variable
-    if g is None:
-        return
+    if g is None or not var._requires_grad:
+        return  # (a leaf detached or set not to require grad since: no .grad, as PyTorch)
     # the read-modify-write of .grad is atomic across threads (PyTorch locks each leaf's
     # AccumulateGrad): two backwards into one leaf would otherwise lose updates
     _grad_lock.acquire()  # (acquire/release: half the cost of a with statement)

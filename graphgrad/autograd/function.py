@@ -116,7 +116,7 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
         sv = self._saved_variables
         if sv is None:
             return ()
-        return tuple(None if s is None else s.unpack(self, f"saved_tensors[{i}]")
+        return tuple(None if s is None else s.unpack(self, f"saved_tensors[{i}]", detached_ok=True)
                      for i, s in enumerate(sv))
 
     @property
@@ -558,7 +558,7 @@ def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
 
 def _version(t):
     vc = t._vc
-    return 0 if vc is None else vc.value
+    return 0 if vc is None else vc.value  # (compared with itself only: detach_ bumps count)
 
 
 def _checked_jvp(cls, ctx, args, tangents, given, outs):

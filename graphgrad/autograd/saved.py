@@ -11,6 +11,8 @@ the unpacking node as its grad_fn, and keeps the array it had when saved.
 """
 from __future__ import annotations
 
+import weakref
+
 from .._state import tls
 
 __all__ = ["VersionCounter", "SavedVariable", "INFERENCE"]
@@ -19,11 +21,47 @@ __all__ = ["VersionCounter", "SavedVariable", "INFERENCE"]
 class VersionCounter:
     """Shared by a tensor and all its views; bumped by every in-place op."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "__weakref__")
     inference = False
 
     def __init__(self, value=0):
         self.value = value
+
+
+# NOTE [detach_ of a saved tensor]
+# PyTorch refuses to unpack a saved non-leaf input that was detached in place since it was
+# saved, and accepts a detached saved output.  Nodes store a saved input inline as the
+# tensor and its version, and compare only the version in the hot path; so ``detach_()``
+# of a tensor with history bumps its version counter, which sends the next unpack of anything
+# saved from it to the slow path (``SavedVariable._check``).  There the bumps made by
+# ``detach_()`` are told apart from real in-place changes: ``_DETACH_BUMPS`` maps a counter
+# to the values it had right after each such bump, and ``_version`` does not count them.
+_DETACH_BUMPS = weakref.WeakKeyDictionary()
+
+DETACHED_MSG = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead")
+
+
+def bump_for_detach(t):
+    """``t.detach_()`` of a tensor with history: bump its counter (see the NOTE above)."""
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = VersionCounter()
+    vc.value += 1
+    _DETACH_BUMPS.setdefault(vc, []).append(vc.value)
+    t._detached_at = vc.value
+
+
+def detach_bumps_after(vc, version):
+    """How many of ``vc``'s bumps after ``version`` were made by ``detach_()``."""
+    bumps = _DETACH_BUMPS.get(vc)
+    return 0 if bumps is None else sum(1 for b in bumps if b > version)
+
+
+def user_version(vc):
+    """The version PyTorch shows (``t._version``): in-place changes, not detach_ bumps."""
+    return vc.value - detach_bumps_after(vc, 0)
 
 
 class _InferenceCounter(VersionCounter):
@@ -114,8 +152,10 @@ class SavedVariable:
         return t
 
     # -- unpacking ----------------------------------------------------------------
-    def _check(self, node, name):
+    def _check(self, node, name, detached_ok=False):
         if self.vc.value != self.version:
+            if self._only_detached_since_save(detached_ok):
+                return
             data = self.data if self.data is not None else self._from_hook()._data
             if self.tensor is not None and not isinstance(self.tensor, _LeafRef):
                 fn = self.tensor._grad_fn
@@ -124,12 +164,28 @@ class SavedVariable:
                 fn, nr = node, self.output_nr if self.tensor is None else 0
             which = f"output {nr} of {fn.name()}" if fn is not None else "a leaf"
             by = f" It was saved by {node.name()} as '{name}'." if node is not None else ""
+            vc = self.vc  # (versions as PyTorch shows them: without detach_ bumps)
+            saved = self.version - detach_bumps_after(vc, 0) + detach_bumps_after(vc, self.version)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {_describe(data)}, which is {which}, is at version "
-                f"{self.vc.value}; expected version {self.version} instead.{by} Hint: enable "
+                f"{user_version(vc)}; expected version {saved} instead.{by} Hint: enable "
                 "anomaly detection to find the operation that failed to compute its gradient, "
                 "with graphgrad.autograd.set_detect_anomaly(True).")
+
+    def _only_detached_since_save(self, detached_ok):
+        """Whether the version moved only by ``detach_()`` bumps (then the saved value is
+        still good); raises PyTorch's error for a saved non-leaf input detached in place
+        when a built-in node's backward unpacks it (``detached_ok``: a custom Function's
+        ``saved_tensors`` and ``grad_fn._saved_*``, which PyTorch lets through)."""
+        vc = self.vc
+        t = self.tensor
+        if not detached_ok and t is not None and not isinstance(t, _LeafRef) and \
+                t.__dict__.get("_detached_at", -1) > self.version:
+            # it had history when detached and, unless changed in place since save (which
+            # PyTorch reports after this), when saved: a non-leaf input
+            raise RuntimeError(DETACHED_MSG)
+        return vc.value - self.version == detach_bumps_after(vc, self.version)
 
     def unpack_data(self, node=None, name="?"):
         """The saved ndarray (array-mode backward)."""
@@ -146,7 +202,7 @@ class SavedVariable:
         # after the forward changes what backward reads; a saved output keeps its array
         return data if t is None else t._data
 
-    def unpack(self, node=None, name="?"):
+    def unpack(self, node=None, name="?", detached_ok=False):
         """The saved Tensor, with its history (tensor-mode backward, ``_saved_*``)."""
         from .._tensor import Tensor
         if self.data is None and self.packed is None:
@@ -162,7 +218,7 @@ class SavedVariable:
                 fn, nr = self._history(node)
                 t = _alias_with_history(t, None, fn, nr)
             return t
-        self._check(node, name)
+        self._check(node, name, detached_ok)
         t = self.tensor
         if t is not None:
             return t

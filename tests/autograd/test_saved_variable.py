@@ -295,3 +295,135 @@ def _random_inplace_program(seed):
 @pytest.mark.parametrize("seed", range(30))
 def test_random_inplace_programs(seed):
     run_both(_random_inplace_program(seed))
+
+
+# ------------------------------------------------------------------ detach_() of a saved tensor
+def _detached_input(lib):
+    a = lib.tensor([0.5, 1.0], requires_grad=True)
+    c = a.clone()
+    y = c.sin()
+    c.detach_()
+    y.sum().backward()
+    return a.grad
+
+
+def _detached_input_create_graph(lib):
+    a = lib.tensor([0.5, 1.0], requires_grad=True)
+    c = a * 1
+    y = c * c
+    c.detach_()
+    return lib.autograd.grad(y.sum(), a, create_graph=True)
+
+
+def _detached_output(lib):
+    a = lib.tensor([0.5, 1.0], requires_grad=True)
+    b = a.clone().exp()
+    c = b * 1
+    b.detach_()
+    c.sum().backward()
+    return a.grad, b._version
+
+
+def _detached_base_of_saved_view(lib):
+    a = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    base = a.clone()
+    y = base[:2].sin()
+    base.detach_()
+    y.sum().backward()
+    return a.grad, base._version
+
+
+def _detached_leaf(lib):
+    a = lib.tensor([0.5, 1.0], requires_grad=True)
+    y = a.sin()
+    a.detach_()
+    y.sum().backward()
+    return a.grad, a._version
+
+
+def _inplace_after_base_detached(lib):
+    a = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    base = a.clone()
+    v = base[:2]
+    y = v.sin()
+    base.detach_()
+    base.add_(1)  # a real change of what y's node saved
+    y.sum().backward()
+
+
+def _truncated_bptt(lib):
+    # the RNN idiom: the hidden state is detached in place between chunks
+    w = lib.tensor([0.9, -0.3], requires_grad=True)
+    h = lib.zeros(2)
+    for step in range(4):
+        h = (h * w + 1).tanh()
+        (h * h).sum().backward()
+        h.detach_()
+    return w.grad, h._version
+
+
+def _detached_custom_function_input(lib):
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    a = lib.tensor([0.5, 1.0], requires_grad=True)
+    c = a * 1
+    y = Square.apply(c)
+    c.detach_()
+    y.sum().backward()
+    return a.grad
+
+
+def _saved_attr_of_detached_input(lib):
+    a = lib.tensor([0.5, 1.0], requires_grad=True)
+    c = a * 1
+    y = c.sin()
+    c.detach_()
+    return y.grad_fn._saved_self
+
+
+def _leaf_set_not_to_require_grad_after_use(lib):
+    a = lib.tensor([0.5, 1.0], requires_grad=True)
+    y = a * a
+    a.requires_grad_(False)
+    y.sum().backward()
+    return a.grad
+
+
+@pytest.mark.parametrize("program", [
+    _saved_attr_of_detached_input, _leaf_set_not_to_require_grad_after_use,
+    _detached_input, _detached_input_create_graph, _detached_output,
+    _detached_base_of_saved_view, _detached_leaf, _inplace_after_base_detached,
+    _truncated_bptt, _detached_custom_function_input])
+def test_detach_in_place_of_a_saved_tensor(program):
+    """PyTorch refuses a saved non-leaf input detached in place, and accepts a detached
+    saved output, leaf or base of a saved view; detach_() leaves ``_version`` alone."""
+    run_both(program)
+
+
+def test_detach_in_place_error_message():
+    a = graphgrad.tensor([0.5], requires_grad=True).clone()
+    y = a.sin()
+    a.detach_()
+    with pytest.raises(RuntimeError, match=r"saved tensor that has been detached in-place.*"
+                                           r"use out-of-place `\.detach\(\)`"):
+        y.backward()
+
+
+def test_version_error_after_detach_counts_real_changes_only():
+    a = graphgrad.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    base = a.clone()
+    v = base[:2]
+    y = v.sin()
+    base.detach_()
+    base.add_(1)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
+        y.sum().backward()

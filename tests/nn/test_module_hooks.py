@@ -792,3 +792,82 @@ def test_node_post_hook_sees_grads_reduced_to_input_shapes():
         z.sum().backward()
         return log, b.grad, c.grad
     run_both(program)
+
+
+def test_full_backward_hooks_identity_and_nested_passthrough():
+    def program(lib):
+        log = []
+
+        class Id(lib.nn.Module):
+            def forward(self, x):
+                return x
+
+        class Outer(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = Id()
+
+            def forward(self, x):
+                return self.inner(x)
+
+        m = Outer()
+        record_all(lib, m, log, kinds=("bpre", "bwd"))
+        x = fixed(lib, 3).requires_grad_()
+        y = m(x)
+        (y * 2).sum().backward()
+        return log, x.grad, y.grad_fn, y.grad_fn.next_functions[0][0]
+    run_both(program)
+
+
+def test_full_backward_hook_kwargs_only_tensors():
+    def program(lib):
+        log = []
+
+        class M(lib.nn.Module):
+            def forward(self, *, x):
+                return x * 3
+
+        m = M()
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("bwd", tup(gi), tup(go))))
+        x = fixed(lib, 3).requires_grad_()
+        _, w = caught(lambda: m(x=x).sum().backward())
+        return log, w, x.grad
+    run_both(program)
+
+
+def test_full_backward_hook_namedtuple_output():
+    def program(lib):
+        import collections
+        Out = collections.namedtuple("Out", ["a", "b"])
+        log = []
+
+        class M(lib.nn.Module):
+            def forward(self, x):
+                return Out(x * 2, x.sum())
+
+        m = M()
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("bwd", tup(gi), tup(go))))
+        x = fixed(lib, 3).requires_grad_()
+        out = m(x)
+        (out.a.sum() + out.b * 3).backward()
+        return type(out).__name__, log, x.grad
+    run_both(program)
+
+
+def test_full_backward_hook_on_container_with_inplace_child():
+    # a Sequential whose first child changes its input in place: with hooks only on the
+    # Sequential, the child's in-place op hits the hook's view, as in PyTorch
+    def program(lib):
+        ns = build_modules(lib)
+        s = lib.nn.Sequential(ns.Linear(3, 3), ns.ReLU(inplace=True), ns.Linear(3, 2, seed=4))
+        log = []
+        s.register_full_backward_hook(lambda mod, gi, go: log.append(("bwd", tup(gi), tup(go))))
+        s[1].register_full_backward_pre_hook(lambda mod, go: log.append(("relu-pre", tup(go))))
+        x = fixed(lib, 4, 3).requires_grad_()
+        try:
+            y = s(x)
+            y.sum().backward()
+        except RuntimeError as e:
+            return "raised", str(e)[:60]
+        return log, x.grad
+    run_both(program)

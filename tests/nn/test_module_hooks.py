@@ -871,3 +871,27 @@ def test_full_backward_hook_on_container_with_inplace_child():
             return "raised", str(e)[:60]
         return log, x.grad
     run_both(program)
+
+
+@pytest.mark.parametrize("shape", [(10,), (3, 10), (2, 3, 10)])
+def test_register_backward_hook_on_functional_linear(shape):
+    # what nn.Linear does (F.linear: AddmmBackward0 for 2-d input, a view for others):
+    # the deprecated hook sees that last node's gradients
+    def program(lib):
+        class LinearF(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = lib.nn.Parameter(fixed(lib, 5, 10))
+                self.bias = lib.nn.Parameter(fixed(lib, 5, seed=3))
+
+            def forward(self, x):
+                return lib.nn.functional.linear(x, self.weight, self.bias)
+
+        log = []
+        m = LinearF()
+        m.register_backward_hook(lambda mod, gi, go: log.append((tup(gi), tup(go))))
+        x = fixed(lib, *shape).requires_grad_()
+        y, w = caught(lambda: m(x))
+        y.pow(2).sum().backward()
+        return log, w, x.grad, m.weight.grad, y.grad_fn
+    run_both(program)

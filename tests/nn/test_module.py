@@ -648,3 +648,24 @@ def test_call_without_hooks_goes_straight_to_forward(monkeypatch):
     finally:
         g.remove()
     m(fixed(graphgrad, 2, 3))
+
+
+def test_to_memory_format_and_bad_device():
+    def program(lib):
+        m = lib.nn.Module()
+        m.w = lib.nn.Parameter(fixed(lib, 2, 3, 4, 5))
+        m.v = lib.nn.Parameter(fixed(lib, 3, 4))
+        w = m.w
+        m.to(memory_format=lib.channels_last)
+        a = (m.w.stride(), m.v.stride(), m.w is w)
+        m.to(lib.float32, memory_format=lib.channels_last)
+        return a, m.w.stride(), m.w.dtype, m.w
+    run_both(program)
+
+    def cuda(lib):
+        build_modules(lib).Linear(2, 2).to("cuda")
+    run_both(cuda)
+
+    def cuda2(lib):
+        build_modules(lib).Linear(2, 2).cuda()
+    run_both(cuda2)

@@ -895,3 +895,39 @@ def test_register_backward_hook_on_functional_linear(shape):
         y.pow(2).sum().backward()
         return log, w, x.grad, m.weight.grad, y.grad_fn
     run_both(program)
+
+
+def test_full_backward_hook_integer_and_detached_outputs():
+    # like max_pool with return_indices: an integer output gets None in grad_output
+    def program(lib):
+        log = []
+
+        class M(lib.nn.Module):
+            def forward(self, x):
+                v, i = x.max(dim=1)
+                return v, i, x.detach() * 2
+
+        m = M()
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("bpre", tup(go))))
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("bwd", tup(gi), tup(go))))
+        x = fixed(lib, 3, 4).requires_grad_()
+        v, i, d = m(x)
+        v.sum().backward()
+        return log, x.grad, [(t.requires_grad, t.grad_fn) for t in (v, i, d)]
+    run_both(program)
+
+
+def test_full_backward_hooks_with_create_graph():
+    def program(lib):
+        log = []
+        m = build_modules(lib).Linear(3, 2)
+        m.register_full_backward_pre_hook(
+            lambda mod, go: log.append(("bpre", [(g.requires_grad, g.grad_fn) for g in go])))
+        m.register_full_backward_hook(
+            lambda mod, gi, go: log.append(("bwd", [(g.requires_grad, g.grad_fn) for g in gi])))
+        x = fixed(lib, 4, 3).requires_grad_()
+        y = m(x).pow(2).sum()
+        (gx,) = lib.autograd.grad(y, x, create_graph=True)
+        gx.pow(2).sum().backward()
+        return log, gx, x.grad, m.weight.grad
+    run_both(program)

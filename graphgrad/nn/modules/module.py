@@ -463,9 +463,11 @@ class Module:
                     "complex tensors as parameters or buffers.", stacklevel=2)
 
         def convert(t):
-            if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(dtype)
-            return t
+            dt = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) \
+                else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(dt, memory_format=memory_format)
+            return t.to(dt) if dt is not None else t
 
         return self._apply(convert)
 

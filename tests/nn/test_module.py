@@ -104,6 +104,8 @@ def test_registration_errors(case):
             m.add_module("", nn.Module())
         return None
     ours, theirs = run_both(program)
+    if hasattr(ours, "exc"):   # PyTorch's message, with graphgrad's names
+        assert norm_repr(str(ours.exc)) == str(theirs.exc)
 
 
 def test_registration_error_messages_name_the_attribute():
@@ -602,7 +604,7 @@ def test_deepcopy_and_pickle_modules():
     run_both(program)
     m = build_modules(graphgrad).Linear(2, 2)
     h = m.register_forward_hook(lambda *a: None)
-    c = pickle.loads(pickle.dumps(m, protocol=4)) if False else copy.deepcopy(m)
+    c = copy.deepcopy(m)  # (hooks are copied along; a lambda hook cannot be pickled)
     assert len(c._forward_hooks) == 1
     h.remove()
 

@@ -248,6 +248,7 @@ def test_forward_pre_hook_with_kwargs_bad_return():
         m.register_forward_pre_hook(lambda mod, a, kw: a, with_kwargs=True)
         m(lib.ones(1, 2, dtype=lib.float64))
     ours, theirs = run_both(program)
+    assert str(ours.exc).replace("graphgrad.", "torch.") == str(theirs.exc)
 
 
 def test_always_call_forward_hook_runs_when_forward_raises():
@@ -930,4 +931,23 @@ def test_full_backward_hooks_with_create_graph():
         (gx,) = lib.autograd.grad(y, x, create_graph=True)
         gx.pow(2).sum().backward()
         return log, gx, x.grad, m.weight.grad
+    run_both(program)
+
+
+def test_full_backward_hook_same_tensor_twice_and_non_leaf_views():
+    def program(lib):
+        log = []
+
+        class M(lib.nn.Module):
+            def forward(self, a, b, c):
+                return a * b + c.sum()
+
+        m = M()
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("bwd", tup(gi), tup(go))))
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("bpre", tup(go))))
+        x = fixed(lib, 4).requires_grad_()
+        h = x * 2
+        y = m(x, x, h[1:])
+        y.sum().backward()
+        return log, x.grad, y.grad_fn
     run_both(program)

@@ -671,3 +671,40 @@ def test_to_memory_format_and_bad_device():
     def cuda2(lib):
         build_modules(lib).Linear(2, 2).cuda()
     run_both(cuda2)
+
+
+def test_private_load_state_dict_pre_hook_with_and_without_module():
+    def program(lib):
+        calls = []
+        m = build_modules(lib).Linear(2, 2)
+        m._register_load_state_dict_pre_hook(
+            lambda sd, prefix, meta, strict, mk, uk, em: calls.append(("plain", sorted(sd))))
+        m._register_load_state_dict_pre_hook(
+            lambda mod, sd, prefix, *rest: calls.append(("with", type(mod).__name__)), True)
+
+        def add_error(mod, sd, prefix, meta, strict, mk, uk, em):
+            em.append("custom problem")
+        h = m.register_load_state_dict_pre_hook(add_error)
+        try:
+            m.load_state_dict(m.state_dict())
+        except RuntimeError as e:
+            calls.append(str(e))
+        h.remove()
+        m.load_state_dict(m.state_dict())
+        return calls
+    run_both(program)
+
+
+def test_call_super_init_cooperative_inheritance():
+    def program(lib):
+        class Mixin:
+            def __init__(self, *args, tag=None, **kwargs):
+                self.tag = tag
+                super().__init__(*args, **kwargs)
+
+        class M(lib.nn.Module, Mixin):
+            call_super_init = True
+
+        m = M(tag="x")
+        return m.tag, m.training
+    run_both(program)

@@ -24,7 +24,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._tensor import Tensor
-from ...utils.hooks import RemovableHandle, BackwardHook
+from ...utils._module_hooks import BackwardHook
+from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 
 __all__ = [

@@ -708,3 +708,19 @@ def test_call_super_init_cooperative_inheritance():
         m = M(tag="x")
         return m.tag, m.training
     run_both(program)
+
+
+@pytest.mark.parametrize("dst", ["float64", "DoubleTensor", "torch.DoubleTensor",
+                                 "torch.HalfTensor", "torch.Blah", "Blah",
+                                 "torch.cuda.FloatTensor"])
+def test_module_type(dst):
+    def program(lib):
+        m = build_modules(lib).MLP()
+        w = m.fc1.weight
+        if dst in ("float64", "DoubleTensor"):
+            arg = getattr(lib, dst)
+        else:
+            arg = dst
+        r = m.type(arg)
+        return r is m, m.fc1.weight is w, [t.dtype for t in m.state_dict().values()]
+    run_both(program)

@@ -336,12 +336,19 @@ class Optimizer:
     # ------------------------------------------------------------ grads
     def zero_grad(self, set_to_none=True):
         """Reset the gradients: ``None`` (default) or zeros, detached, in place."""
+        plain = not tls.extra  # no forward AD / saved-tensor hooks / mutation context active
         for group in self.param_groups:
             for p in group["params"]:
                 g = p._grad
                 if g is not None:
                     if set_to_none:
                         p._grad = None
+                    elif (plain and g._grad_fn is None and g._base is None
+                          and g._vc is not INFERENCE and g._data.flags.writeable):
+                        # the common case (a plain detached grad): zero_() without dispatch
+                        g._requires_grad = False
+                        g._bump_version()
+                        g._data.fill(0)
                     else:
                         if g._grad_fn is not None:
                             g.detach_()

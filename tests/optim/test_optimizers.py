@@ -536,3 +536,42 @@ def test_pickle_round_trip():
         warnings.simplefilter("error")
         opt2.step()
     assert_same(opt2.state_dict()["param_groups"], opt.state_dict()["param_groups"])
+
+
+def test_adagrad_group_added_later_gets_state():
+    def prog(lib):
+        a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        c = lib.tensor([3.0], dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.Adagrad([{"params": [a], "initial_accumulator_value": 2.0}], lr=0.1,
+                                initial_accumulator_value=0.5)
+        opt.add_param_group({"params": [c], "initial_accumulator_value": 3.0})
+        for _ in range(3):
+            opt.zero_grad()
+            ((a * a).sum() + (c ** 3).sum()).backward()
+            opt.step()
+        return a.detach(), c.detach(), _structure(opt.state_dict())
+    run_both(prog)
+
+
+def test_zero_grad_keeps_the_grad_object_and_bumps_its_version():
+    def prog(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        opt = lib.optim.SGD([a], lr=0.1)
+        (a * a).sum().backward()
+        g = a.grad
+        v = g._version
+        opt.zero_grad(set_to_none=False)
+        (a * 3).sum().backward()
+        return a.grad is g, g._version - v, a.grad, a.grad.requires_grad
+    run_both(prog)
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_zero_grad_detaches_a_grad_with_history():
+    def prog(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        opt = lib.optim.SGD([a], lr=0.1)
+        (a ** 3).sum().backward(create_graph=True)
+        opt.zero_grad(set_to_none=False)
+        return a.grad, a.grad.grad_fn is None, a.grad.requires_grad
+    run_both(prog)

@@ -1,6 +1,7 @@
 """Optimizers against PyTorch: 100-step parameter trajectories (float64, 1e-10 relative) for
 every optimizer and option combination, state_dict structure and round trips, hooks,
 zero_grad, version counters, and bad input (PyTorch's error types, nothing half-updated)."""
+import copy
 import importlib
 import warnings
 
@@ -178,7 +179,7 @@ def test_state_dict_round_trip_continues_the_trajectory(name, kwargs):
                 o.step()
 
         run(opt, (w, b, r), 10)
-        sd = opt.state_dict()
+        sd = copy.deepcopy(opt.state_dict())  # as if saved and loaded
         ps2 = [t.detach().clone().requires_grad_() for t in (w, b, r)]
         opt2 = getattr(lib.optim, name)(ps2, lr=123.0)
         opt2.load_state_dict(sd)
@@ -186,6 +187,24 @@ def test_state_dict_round_trip_continues_the_trajectory(name, kwargs):
         run(opt2, ps2, 10)
         return [t.detach() for t in (w, b, r)], [t.detach() for t in ps2], \
             opt2.param_groups[0]["lr"], _structure(opt2.state_dict())
+    ours, _ = run_both(prog)
+    for a, b in zip(ours[0], ours[1]):  # the reloaded optimizer continues the same path
+        assert a.tolist() == b.tolist()
+
+
+def test_loaded_state_shares_tensors_as_in_torch():
+    # load_state_dict casts state tensors with .to(): same dtype -> the very same tensors
+    def prog(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        opt = lib.optim.Adam([a], lr=0.1)
+        (a * a).sum().backward()
+        opt.step()
+        sd = opt.state_dict()
+        a2 = lib.tensor([1.0, 2.0], requires_grad=True)
+        opt2 = lib.optim.Adam([a2], lr=0.1)
+        opt2.load_state_dict(sd)
+        st, st2 = opt.state[a], opt2.state[a2]
+        return [st[k] is st2[k] for k in st]
     run_both(prog)
 
 

@@ -87,6 +87,20 @@ CASES = [
     ("Adagrad", {"lr": 1e-1, "lr_decay": 0.01}),
     ("Adagrad", {"lr": 1e-1, "initial_accumulator_value": 0.5}),
     ("Adagrad", {"lr": 1e-1, "weight_decay": 0.1, "maximize": True, "eps": 1e-6}),
+    ("Adamax", {"lr": 1e-2}),
+    ("Adamax", {"lr": 1e-2, "weight_decay": 0.1, "maximize": True, "betas": (0.8, 0.9)}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.5, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 1e-2}),
+    ("NAdam", {"lr": 1e-2, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    ("NAdam", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True,
+               "maximize": True}),
+    ("RAdam", {"lr": 1e-2}),
+    ("RAdam", {"lr": 1e-2, "weight_decay": 0.1, "betas": (0.8, 0.9)}),
+    ("RAdam", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True,
+               "maximize": True}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-4, 0.2), "maximize": True}),
 ]
 
 
@@ -108,6 +122,9 @@ def test_float32_trajectory(name):
 
 
 @pytest.mark.parametrize("name,kwargs", [("Adam", {"lr": 0.05, "amsgrad": True}),
+                                         ("NAdam", {"lr": 0.05}), ("RAdam", {"lr": 0.05}),
+                                         ("Adamax", {"lr": 0.05}), ("Adadelta", {}),
+                                         ("Rprop", {"lr": 0.05}),
                                          ("RMSprop", {"lr": 0.01, "centered": True,
                                                       "momentum": 0.5}),
                                          ("Adagrad", {"lr": 0.1}),
@@ -406,6 +423,9 @@ BAD_CTORS = [
     ("AdamW", {"betas": (0.9, 1.5)}), ("RMSprop", {"alpha": -1.0}),
     ("RMSprop", {"momentum": -1.0}), ("Adagrad", {"lr_decay": -1.0}),
     ("Adagrad", {"initial_accumulator_value": -1.0}), ("LBFGS", {"lr": -1.0}),
+    ("Adadelta", {"rho": 1.5}), ("Adamax", {"betas": (0.9, 1.0)}),
+    ("NAdam", {"momentum_decay": -1.0}), ("RAdam", {"eps": -1.0}),
+    ("Rprop", {"etas": (1.2, 0.5)}),
 ]
 
 
@@ -476,7 +496,8 @@ def test_add_param_group_defaults_and_required():
     run_both(prog)
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax",
+                                  "Adadelta", "NAdam", "RAdam", "Rprop"])
 def test_grad_of_wrong_shape_raises_and_nothing_is_updated(name):
     def prog(lib):
         a = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -593,4 +614,19 @@ def test_zero_grad_detaches_a_grad_with_history():
         (a ** 3).sum().backward(create_graph=True)
         opt.zero_grad(set_to_none=False)
         return a.grad, a.grad.grad_fn is None, a.grad.requires_grad
+    run_both(prog)
+
+
+def test_inference_tensor_parameter_raises_before_updating():
+    def prog(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        with lib.inference_mode():
+            c = lib.ones(2)
+        opt = lib.optim.SGD([a, c], lr=0.1)
+        a.grad = lib.ones(2)
+        c.grad = lib.ones(2)
+        try:
+            opt.step()
+        except RuntimeError as e:
+            return Raised(e)
     run_both(prog)

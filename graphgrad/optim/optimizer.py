@@ -156,11 +156,13 @@ class Optimizer:
     groups, each with its own options); ``defaults`` holds the options a group does not give.
     """
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        step = cls.__dict__.get("step")
-        if step is not None and not getattr(step, "hooked", False):
-            cls.step = _wrap_step(step)
+    def _patch_step_function(self):
+        """Make the class's ``step`` run the step hooks (once per class, when its first
+        instance is made -- PyTorch's timing, so a subclass whose ``step`` calls
+        ``super().step()`` runs the hooks once unless the base class was used on its own)."""
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _wrap_step(cls.step)
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -170,6 +172,7 @@ class Optimizer:
         self._optimizer_state_dict_post_hooks = OrderedDict()
         self._optimizer_load_state_dict_pre_hooks = OrderedDict()
         self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -201,6 +204,7 @@ class Optimizer:
                      "_optimizer_load_state_dict_post_hooks"):
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self):

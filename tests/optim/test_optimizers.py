@@ -630,3 +630,19 @@ def test_inference_tensor_parameter_raises_before_updating():
         except RuntimeError as e:
             return Raised(e)
     run_both(prog)
+
+
+def test_subclass_calling_super_step_runs_hooks_like_torch():
+    def prog(lib):
+        class MySGD(lib.optim.SGD):
+            def step(self, closure=None):
+                return super().step(closure)
+
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        opt = MySGD([a], lr=0.1)
+        calls = []
+        opt.register_step_pre_hook(lambda o, args, kw: calls.append("pre"))
+        (a * a).sum().backward()
+        opt.step()
+        return calls, a.detach()
+    run_both(prog)

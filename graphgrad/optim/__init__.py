@@ -1,7 +1,7 @@
 """graphgrad.optim: PyTorch's optimizers and learning-rate schedulers.
 
-``Optimizer`` and SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS (and Adadelta, Adamax,
-NAdam, RAdam, Rprop) follow PyTorch's
+``Optimizer`` and SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS (and ASGD, Adadelta,
+Adamax, NAdam, RAdam, Rprop) follow PyTorch's
 single-tensor ("for-loop") implementations, so parameter trajectories match
 torch's; ``lr_scheduler`` holds the schedulers.
 """
@@ -11,6 +11,7 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .radam import RAdam
@@ -20,5 +21,5 @@ from .optimizer import Optimizer, register_optimizer_step_post_hook, \
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]

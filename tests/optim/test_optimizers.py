@@ -100,6 +100,9 @@ CASES = [
     ("RAdam", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True,
                "maximize": True}),
     ("Rprop", {}),
+    ("ASGD", {}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 20, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.05, "t0": 0, "maximize": True}),
     ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-4, 0.2), "maximize": True}),
 ]
 
@@ -124,7 +127,7 @@ def test_float32_trajectory(name):
 @pytest.mark.parametrize("name,kwargs", [("Adam", {"lr": 0.05, "amsgrad": True}),
                                          ("NAdam", {"lr": 0.05}), ("RAdam", {"lr": 0.05}),
                                          ("Adamax", {"lr": 0.05}), ("Adadelta", {}),
-                                         ("Rprop", {"lr": 0.05}),
+                                         ("Rprop", {"lr": 0.05}), ("ASGD", {"t0": 5}),
                                          ("RMSprop", {"lr": 0.01, "centered": True,
                                                       "momentum": 0.5}),
                                          ("Adagrad", {"lr": 0.1}),
@@ -391,7 +394,7 @@ def test_step_bumps_version_and_stale_graph_raises():
     run_both(prog)
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "ASGD", "Rprop"])
 def test_version_bump_per_step_matches(name):
     def prog(lib):
         a = lib.tensor([1.0, 2.0], requires_grad=True)

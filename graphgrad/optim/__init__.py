@@ -20,6 +20,7 @@ from .optimizer import Optimizer, register_optimizer_step_post_hook, \
     register_optimizer_step_pre_hook  # noqa: F401
 from .rmsprop import RMSprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler"]

@@ -649,3 +649,27 @@ def test_subclass_calling_super_step_runs_hooks_like_torch():
         opt.step()
         return calls, a.detach()
     run_both(prog)
+
+
+def test_sparse_adam_rejects_dense_gradients():
+    def prog(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        opt = lib.optim.SparseAdam([a], lr=0.1)
+        opt.step()  # no gradients yet: nothing to do
+        (a * a).sum().backward()
+        try:
+            opt.step()
+        except RuntimeError as e:
+            return Raised(e), a.detach()
+    run_both(prog)
+
+
+def test_every_torch_optimizer_name_exists():
+    names = [n for n in dir(torch.optim) if n[0].isupper() and isinstance(
+        getattr(torch.optim, n), type) and issubclass(getattr(torch.optim, n),
+                                                        torch.optim.Optimizer)]
+    # Adafactor and Muon (torch's newest, in private modules) are not implemented
+    missing = [n for n in names if not hasattr(graphgrad.optim, n)]
+    assert names and missing == [n for n in ("Adafactor", "Muon") if n in names]
+    sched = [n for n in torch.optim.lr_scheduler.__all__]
+    assert [n for n in sched if not hasattr(graphgrad.optim.lr_scheduler, n)] == []

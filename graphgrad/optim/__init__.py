@@ -1,11 +1,12 @@
 """graphgrad.optim: PyTorch's optimizers and learning-rate schedulers.
 
 ``Optimizer`` and SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS (and ASGD, Adadelta,
-Adamax, NAdam, RAdam, Rprop) follow PyTorch's
+Adafactor, Adamax, NAdam, RAdam, Rprop) follow PyTorch's
 single-tensor ("for-loop") implementations, so parameter trajectories match
 torch's; ``lr_scheduler`` holds the schedulers.
 """
 from . import lr_scheduler  # noqa: F401
+from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -22,5 +23,5 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler"]

@@ -98,6 +98,17 @@ def _zeros_like(p):
     return Tensor._wrap(np.zeros_like(p._data))
 
 
+def _param_label(opt, p):
+    """How an error names ``p``: its name when the groups were given names, else its place."""
+    for gi, group in enumerate(opt.param_groups):
+        for i, q in enumerate(group["params"]):
+            if q is p:
+                names = group.get("param_names")
+                where = f"param_groups[{gi}]['params'][{i}]"
+                return f"parameter '{names[i]}' ({where})" if names else f"parameter {where}"
+    return "a parameter"
+
+
 def _bad_grad(opt, p, g):
     """Raise PyTorch's error for a gradient that cannot update ``p`` (called only when the
     shapes differ; a gradient that broadcasts to the parameter is accepted, as in PyTorch)."""
@@ -108,16 +119,18 @@ def _bad_grad(opt, p, g):
     except ValueError:
         pass
     raise RuntimeError(
-        f"{type(opt).__name__}.step(): the gradient of a parameter has shape {list(gs)} but the "
-        f"parameter has shape {list(ps)} (the parameter's .data was probably replaced after "
-        "backward); set its .grad to None or recompute the gradient. No parameter was updated.")
+        f"{type(opt).__name__}.step(): the gradient of {_param_label(opt, p)} has shape "
+        f"{list(gs)} but the parameter has shape {list(ps)} (its .data was probably replaced "
+        "after backward); set its .grad to None or recompute the gradient. No parameter was "
+        "updated.")
 
 
-def _inference_param(opt):
+def _inference_param(opt, p):
     raise RuntimeError(
         f"{type(opt).__name__}.step(): Inplace update to inference tensor outside InferenceMode "
-        "is not allowed (a parameter was created under inference_mode). You can make a clone to "
-        "get a normal tensor before doing inplace update. No parameter was updated.")
+        f"is not allowed ({_param_label(opt, p)} was created under inference_mode). You can "
+        "make a clone to get a normal tensor before doing inplace update. No parameter was "
+        "updated.")
 
 
 def _wrap_step(step):
@@ -438,7 +451,7 @@ class Optimizer:
                 if g._data.shape != p._data.shape:
                     _bad_grad(self, p, g)
                 if p._vc is INFERENCE and not tls.inference:
-                    _inference_param(self)
+                    _inference_param(self, p)
                 out.append((p, g))
         return out
 

@@ -525,7 +525,8 @@ def test_grad_of_wrong_shape_raises_and_nothing_is_updated(name):
     (a.sum() + c.sum()).backward()
     c.data = graphgrad.zeros(4)
     before = {k: dict(v) for k, v in opt.state.items()}
-    with pytest.raises(RuntimeError, match=r"shape \[3\].*shape \[4\]"):
+    with pytest.raises(RuntimeError, match=r"param_groups\[0\]\['params'\]\[1\] has shape \[3\]"
+                       r".*shape \[4\]"):
         opt.step()
     assert a.tolist() == [1.0, 2.0] and a._version == 0
     assert {k: dict(v) for k, v in opt.state.items()}.keys() == before.keys()
@@ -677,3 +678,12 @@ def test_every_torch_optimizer_name_exists():
     assert names and missing == [n for n in ("Muon",) if n in names]
     sched = [n for n in torch.optim.lr_scheduler.__all__]
     assert [n for n in sched if not hasattr(graphgrad.optim.lr_scheduler, n)] == []
+
+
+def test_wrong_shape_error_names_the_parameter():
+    a = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    opt = graphgrad.optim.SGD([("layer.weight", a)], lr=0.1)
+    a.sum().backward()
+    a.data = graphgrad.zeros(3)
+    with pytest.raises(RuntimeError, match="'layer.weight'"):
+        opt.step()

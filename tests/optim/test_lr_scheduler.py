@@ -379,3 +379,25 @@ def test_cosine_matches_closed_form():
         sched.step()
         assert math.isclose(sched.get_last_lr()[0], 0.05 * (1 + math.cos(math.pi * e / 10)),
                             rel_tol=1e-12, abs_tol=1e-15)
+
+
+@pytest.mark.parametrize("name,kwargs", [("StepLR", {"step_size": 3}),
+                                         ("CosineAnnealingLR", {"T_max": 8}),
+                                         ("ExponentialLR", {"gamma": 0.9}),
+                                         ("LinearLR", {"total_iters": 6}),
+                                         ("MultiStepLR", {"milestones": [3, 7]}),
+                                         ("OneCycleLR", {"max_lr": 1.0, "total_steps": 30})])
+def test_resume_with_last_epoch(name, kwargs):
+    # a checkpointed optimizer (with initial_lr in its groups) and last_epoch >= 0
+    def prog(lib):
+        opt, params = _opt(lib)
+        sched = getattr(lib.optim.lr_scheduler, name)(opt, **kwargs)
+        _train(opt, params, sched, 5)
+        opt2, params2 = _opt(lib)
+        opt2.load_state_dict(opt.state_dict())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sched2 = getattr(lib.optim.lr_scheduler, name)(opt2, last_epoch=4, **kwargs)
+        return sched2.get_last_lr(), _train(opt2, params2, sched2, 5), _state(sched2)
+    ours, theirs = run_both(prog)
+    assert ours[:2] == theirs[:2]

@@ -23,5 +23,6 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
-__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler"]
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam",
+           "lr_scheduler"]

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .adam import lerp_
-from .optimizer import Optimizer, _check_lr, _step_tensor, _to_scalar, _zeros_like
+from .optimizer import Optimizer, _step_tensor, _to_scalar, _zeros_like
 
 __all__ = ["Adafactor"]
 

@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 import graphgrad
-from tests.conftest import Raised, run_both, torch
+from tests.conftest import Raised, run_both
 
 
 def _opt(lib, name="SGD", two_groups=False, **kw):
@@ -95,7 +95,8 @@ def test_lr_sequence_matches_torch(name, kwargs, two_groups):
         return first, seq, moms, _state(sched), opt.state_dict()["param_groups"]
     ours, theirs = run_both(prog)
     # (max_lr given per group with one group raises ValueError in both)
-    assert isinstance(ours, Raised) or ours[:3] == theirs[:3]  # the lr (and momentum) sequences are bit-for-bit torch's
+    # the lr (and momentum) sequences are bit-for-bit torch's
+    assert isinstance(ours, Raised) or ours[:3] == theirs[:3]
 
 
 def test_one_cycle_cycles_adam_beta1():

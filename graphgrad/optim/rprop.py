@@ -12,6 +12,14 @@ from .optimizer import Optimizer, _check_lr, _step_tensor, _to_scalar, _zeros_li
 __all__ = ["Rprop"]
 
 
+def _sign(a):
+    """PyTorch's sign: 0 for NaN (NumPy's gives NaN), so a NaN gradient leaves Rprop's
+    parameter and step size unchanged, as in PyTorch."""
+    s = np.sign(a)
+    np.copyto(s, 0, where=s != s)
+    return s
+
+
 class Rprop(Optimizer):
     """Rprop: per-element step sizes grown by ``etas[1]`` while the gradient keeps its sign
     and shrunk by ``etas[0]`` when it flips (that element then skips one update)."""
@@ -58,17 +66,16 @@ class Rprop(Optimizer):
                 gd = _real(-g._data if maximize else g._data)
                 prev = _real(state["prev"]._data)
                 ss = _real(state["step_size"]._data)
-                sign = np.sign(gd * prev)
-                pos, neg = sign > 0, sign < 0
-                sign[pos] = etaplus
-                sign[neg] = etaminus
-                sign[~(pos | neg)] = 1
+                sign = _sign(gd * prev)
+                sign[sign > 0] = etaplus
+                sign[sign < 0] = etaminus
+                sign[sign == 0] = 1  # (etas are positive: only the original zeros)
                 ss *= sign
                 np.clip(ss, smin, smax, out=ss)
                 gd = gd.copy()
                 gd[sign == etaminus] = 0
                 p._bump_version()
                 pr = _real(p._data)
-                pr += (-1 * np.sign(gd)) * ss
+                pr += (-1 * _sign(gd)) * ss
                 prev[...] = gd
         return loss

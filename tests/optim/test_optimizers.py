@@ -687,3 +687,19 @@ def test_wrong_shape_error_names_the_parameter():
     a.data = graphgrad.zeros(3)
     with pytest.raises(RuntimeError, match="'layer.weight'"):
         opt.step()
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "Rprop", "Adamax",
+                                  "NAdam", "RAdam", "Adadelta", "ASGD", "Adafactor"])
+def test_nan_and_inf_gradients_propagate_like_torch(name):
+    def prog(lib):
+        a = lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64, requires_grad=True)
+        opt = getattr(lib.optim, name)([a], lr=0.1)
+        out = []
+        for g in ([1.0, -2.0, 0.5, 0.0], [float("nan"), 1.0, -1.0, 0.0],
+                  [1.0, float("inf"), 2.0, 1.0]):
+            a.grad = lib.tensor(g, dtype=lib.float64)
+            opt.step()
+            out.append(a.detach().clone())
+        return out
+    run_both(prog)

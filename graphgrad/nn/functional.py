@@ -41,6 +41,8 @@ __all__ = [
     "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "layer_norm", "normalize", "one_hot", "conv1d", "conv2d",
     "max_pool2d", "avg_pool2d", "embedding",
+    # graphgrad/nn/_functional_<family>.py (the nn layers' ops)
+    "conv_transpose1d", "conv_transpose2d",
 ]
 
 
@@ -2034,3 +2036,4 @@ def pad(input, pad, mode="constant", value=None):  # noqa: F811 - the public nn.
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     return _pad(input, pad, mode, value)
 # ====================================================================== end of pad block
+from ._functional_conv import *  # noqa: E402,F401,F403 - conv_transpose (nn layers' ops)

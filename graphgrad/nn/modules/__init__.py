@@ -1,0 +1,31 @@
+"""graphgrad.nn.modules: Module, the containers and (from the layer files) the layers."""
+from .module import Module  # noqa: F401  (first: the others subclass it)
+from .module import (register_module_backward_hook,  # noqa: F401
+                     register_module_buffer_registration_hook, register_module_forward_hook,
+                     register_module_forward_pre_hook, register_module_full_backward_hook,
+                     register_module_full_backward_pre_hook,
+                     register_module_module_registration_hook,
+                     register_module_parameter_registration_hook)
+from .container import (Container, ModuleDict, ModuleList, ParameterDict,  # noqa: F401
+                        ParameterList, Sequential)
+
+__all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
+
+# the layers (helper H): each family file's __all__
+from . import (activation, batchnorm, conv, dropout, flatten, linear, loss,  # noqa: E402
+               normalization, pooling, sparse)
+from .activation import *  # noqa: F401,F403,E402
+from .batchnorm import *  # noqa: F401,F403,E402
+from .conv import *  # noqa: F401,F403,E402
+from .dropout import *  # noqa: F401,F403,E402
+from .flatten import *  # noqa: F401,F403,E402
+from .linear import *  # noqa: F401,F403,E402
+from .loss import *  # noqa: F401,F403,E402
+from .normalization import *  # noqa: F401,F403,E402
+from .pooling import *  # noqa: F401,F403,E402
+from .sparse import *  # noqa: F401,F403,E402
+
+__all__ += (activation.__all__ + batchnorm.__all__ + conv.__all__ + dropout.__all__
+            + flatten.__all__ + linear.__all__ + loss.__all__ + normalization.__all__
+            + pooling.__all__ + sparse.__all__)

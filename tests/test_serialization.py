@@ -408,3 +408,61 @@ def test_save_does_not_import_torch():
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[1.0, 1.0]"
+
+
+# ------------------------------------------------------------------ nn and optim objects
+def _net(lib):
+    return lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.BatchNorm1d(4))
+
+
+def test_module_state_dicts_load_into_the_other_library():
+    torch.manual_seed(0)
+    tm, gm = _net(torch), _net(graphgrad)
+    buf = io.BytesIO()
+    torch.save(tm.state_dict(), buf)
+    buf.seek(0)
+    result = gm.load_state_dict(graphgrad.load(buf))
+    assert not result.missing_keys and not result.unexpected_keys
+    assert_same(dict(gm.state_dict()), dict(tm.state_dict()))
+    tm2 = _net(torch)
+    buf = io.BytesIO()
+    graphgrad.save(gm.state_dict(), buf)
+    buf.seek(0)
+    tm2.load_state_dict(torch.load(buf))
+    assert_same(dict(gm.state_dict()), dict(tm2.state_dict()))
+
+
+def test_optimizer_state_dicts_both_ways():
+    def step(lib, model, opt):
+        model(lib.ones(2, 3)).sum().backward()
+        opt.step()
+    gm = graphgrad.nn.Linear(3, 2)
+    tm = torch.nn.Linear(3, 2)
+    gopt, topt = graphgrad.optim.Adam(gm.parameters()), torch.optim.Adam(tm.parameters())
+    step(graphgrad, gm, gopt)
+    buf = io.BytesIO()
+    graphgrad.save(gopt.state_dict(), buf)
+    buf.seek(0)
+    topt.load_state_dict(torch.load(buf))
+    assert topt.state_dict()["state"][0]["exp_avg"].tolist() == \
+        gopt.state_dict()["state"][0]["exp_avg"].tolist()
+    step(torch, tm, topt)
+    buf = io.BytesIO()
+    torch.save(topt.state_dict(), buf)
+    buf.seek(0)
+    gopt.load_state_dict(graphgrad.load(buf))
+    assert gopt.state[gm.weight]["step"].item() == 2
+
+
+def test_whole_module_with_weights_only_false():
+    m = graphgrad.nn.Sequential(graphgrad.nn.Linear(3, 2), graphgrad.nn.ReLU())
+    buf = io.BytesIO()
+    graphgrad.save(m, buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="graphgrad.nn"):
+        graphgrad.load(buf)
+    buf.seek(0)
+    m2 = graphgrad.load(buf, weights_only=False)
+    x = graphgrad.ones(1, 3)
+    assert m2(x).tolist() == m(x).tolist()
+    assert isinstance(m2[0].weight, graphgrad.nn.Parameter)

@@ -5,7 +5,7 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Sta
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                       SubsetRandomSampler, WeightedRandomSampler)
 from ._utils.collate import default_collate, default_convert
-from .dataloader import DataLoader, get_worker_info
+from .dataloader import DataLoader, get_worker_info  # noqa: F401
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset",

@@ -215,9 +215,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         raise NotImplementedError("graphgrad.save writes PyTorch's zip format only "
                                   "(_use_new_zipfile_serialization=True)")
     if pickle_module is not pickle:
+        name = getattr(pickle_module, "__name__", pickle_module)
         raise NotImplementedError("graphgrad.save uses the standard pickle module; "
-                                  f"pickle_module={getattr(pickle_module, '__name__', pickle_module)!r} "
-                                  "is not supported")
+                                  f"pickle_module={name!r} is not supported")
     buf = io.BytesIO()
     pickler = _Pickler(buf, pickle_protocol)
     pickler.dump(obj)

@@ -466,3 +466,16 @@ def test_whole_module_with_weights_only_false():
     x = graphgrad.ones(1, 3)
     assert m2(x).tolist() == m(x).tolist()
     assert isinstance(m2[0].weight, graphgrad.nn.Parameter)
+
+
+def test_whole_torch_module_loads_as_graphgrad_module_with_weights_only_false():
+    """torch.save(model) pickles torch.nn classes by name; weights_only=False maps them to
+    graphgrad's classes of the same name."""
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+    buf = io.BytesIO()
+    torch.save(tm, buf)
+    buf.seek(0)
+    gm = graphgrad.load(buf, weights_only=False)
+    assert isinstance(gm, graphgrad.nn.Sequential) and isinstance(gm[0], graphgrad.nn.Linear)
+    assert_same(gm(graphgrad.ones(1, 3)), tm(torch.ones(1, 3)))

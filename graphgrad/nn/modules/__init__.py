@@ -14,7 +14,7 @@ __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "Par
 
 # the layers (helper H): each family file's __all__
 from . import (activation, batchnorm, conv, dropout, flatten, linear, loss,  # noqa: E402
-               normalization, pooling, rnn, sparse)
+               normalization, pooling, rnn, sparse, transformer)
 from .activation import *  # noqa: F401,F403,E402
 from .batchnorm import *  # noqa: F401,F403,E402
 from .conv import *  # noqa: F401,F403,E402
@@ -26,7 +26,9 @@ from .normalization import *  # noqa: F401,F403,E402
 from .pooling import *  # noqa: F401,F403,E402
 from .rnn import *  # noqa: F401,F403,E402
 from .sparse import *  # noqa: F401,F403,E402
+from .transformer import *  # noqa: F401,F403,E402
 
 __all__ += (activation.__all__ + batchnorm.__all__ + conv.__all__ + dropout.__all__
             + flatten.__all__ + linear.__all__ + loss.__all__ + normalization.__all__
-            + pooling.__all__ + rnn.__all__ + sparse.__all__)
+            + pooling.__all__ + rnn.__all__ + sparse.__all__
+            + transformer.__all__)

@@ -357,9 +357,20 @@ def _multi_head_attention(m, query, key, value, key_padding_mask, need_weights, 
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
     p = m.dropout if m.training else 0.0
     scores = _gg.bmm(q * (1.0 / head_dim) ** 0.5, k.transpose(-2, -1))
+    dead = None
     if attn_mask is not None:
         scores = scores + attn_mask
+        if not need_weights:
+            # PyTorch's attention kernel (need_weights=False) gives a query whose keys are
+            # all masked zero weights, not NaN (its "safe softmax"), and a zero gradient
+            dead = (scores == float("-inf")).all(-1, keepdim=True)
+            if bool(dead.any()):
+                scores = scores.masked_fill(dead, 0.0)
+            else:
+                dead = None
     weights = F.softmax(scores, dim=-1)
+    if dead is not None:
+        weights = weights.masked_fill(dead, 0.0)
     if p > 0.0:
         weights = F.dropout(weights, p=p)
     out = _gg.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)

@@ -42,7 +42,8 @@ __all__ = [
     "binary_cross_entropy_with_logits", "layer_norm", "normalize", "one_hot", "conv1d", "conv2d",
     "max_pool2d", "avg_pool2d", "embedding",
     # graphgrad/nn/_functional_<family>.py (the nn layers' ops)
-    "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose1d", "conv_transpose2d", "batch_norm", "instance_norm", "group_norm",
+    "rms_norm",
 ]
 
 
@@ -2037,3 +2038,4 @@ def pad(input, pad, mode="constant", value=None):  # noqa: F811 - the public nn.
     return _pad(input, pad, mode, value)
 # ====================================================================== end of pad block
 from ._functional_conv import *  # noqa: E402,F401,F403 - conv_transpose (nn layers' ops)
+from ._functional_norm import *  # noqa: E402,F401,F403 - batch/instance/group/rms norm

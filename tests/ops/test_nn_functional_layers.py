@@ -41,7 +41,59 @@ ERRORS = {
         _t(L, 2, 4, 5), _t(L, 4, 3, 3), padding="same"),
     "conv_transpose1d dtypes": lambda L, F: F.conv_transpose1d(_t(L, 2, 4, 5),
                                                                _t(L, 4, 3, 3).float()),
+    "batch_norm one value per channel": lambda L, F: F.batch_norm(
+        _t(L, 1, 3), L.zeros(3), L.ones(3), training=True),
+    "batch_norm eval without stats": lambda L, F: F.batch_norm(_t(L, 2, 3, 4), None, None),
+    "batch_norm stats size": lambda L, F: F.batch_norm(_t(L, 2, 3, 4), L.zeros(4), L.ones(4),
+                                                       training=True),
+    "batch_norm weight size": lambda L, F: F.batch_norm(
+        _t(L, 2, 3, 4), L.zeros(3), L.ones(3), L.ones(4), training=True),
+    "batch_norm 1-d input": lambda L, F: F.batch_norm(_t(L, 3), L.zeros(3), L.ones(3),
+                                                      training=True),
+    "batch_norm momentum None": lambda L, F: F.batch_norm(
+        _t(L, 2, 3, 4), L.zeros(3), L.ones(3), training=True, momentum=None),
+    "batch_norm mixed dtypes": lambda L, F: F.batch_norm(
+        _t(L, 2, 3, 4), L.zeros(3), L.ones(3), training=True),
+    "batch_norm integer input": lambda L, F: F.batch_norm(
+        _t(L, 2, 3, 4).long(), L.zeros(3), L.ones(3), training=True),
+    "group_norm groups": lambda L, F: F.group_norm(_t(L, 2, 3, 4), 2),
+    "group_norm weight": lambda L, F: F.group_norm(_t(L, 2, 3, 4), 3, L.ones(2)),
+    "group_norm 1-d": lambda L, F: F.group_norm(_t(L, 3), 1),
+    "group_norm 0 groups": lambda L, F: F.group_norm(_t(L, 2, 3, 4), 0),
+    "rms_norm shape": lambda L, F: F.rms_norm(_t(L, 2, 3, 4), (3,)),
+    "rms_norm weight": lambda L, F: F.rms_norm(_t(L, 2, 3, 4), (4,), L.ones(3)),
+    "rms_norm int shape": lambda L, F: F.rms_norm(_t(L, 2, 3, 4), 4),
+    "instance_norm 2-d": lambda L, F: F.instance_norm(_t(L, 2, 3)),
+    "instance_norm one spatial element": lambda L, F: F.instance_norm(_t(L, 2, 3, 1)),
 }
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_batch_norm_running_stats_vs_torch(training, dtype):
+    """Running statistics updated in place as PyTorch's: momentum, unbiased variance; their
+    versions bumped; eval mode leaves them alone and normalises by them."""
+    def prog(lib):
+        dt = getattr(lib, dtype)
+        x = _t(lib, 4, 3, 5).to(dt).requires_grad_()
+        rm, rv = lib.zeros(3, dtype=dt), lib.ones(3, dtype=dt)
+        w = lib.ones(3, dtype=dt).requires_grad_()
+        outs = []
+        for m in (0.1, 0.5):
+            y = lib.nn.functional.batch_norm(x * 2 + 1, rm, rv, w, None, training, m)
+            outs += [y, rm.clone(), rv.clone()]
+        outs.append(rm._version)
+        outs += list(lib.autograd.grad(y.sin().sum(), (x, w)))
+        return outs
+    run_both(prog)
+
+
+def test_instance_norm_running_stats_vs_torch():
+    def prog(lib):
+        rm, rv = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
+        y = lib.nn.functional.instance_norm(_t(lib, 2, 3, 4, 5) * 3, rm, rv, momentum=0.2)
+        return [y, rm, rv]
+    run_both(prog)
 
 
 @pytest.mark.parametrize("name", list(ERRORS))
@@ -55,6 +107,18 @@ def test_argument_errors_vs_torch(name):
     assert type(theirs).__name__ == "Raised", f"torch accepted {name}"
 
 
-@pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d"])
+@pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d", "rms_norm"])
 def test_torch_namespace_aliases(name):
     assert getattr(gg, name) is getattr(gg.nn.functional, name)
+
+
+def test_torch_batch_norm_argument_order():
+    """torch.batch_norm / torch.instance_norm / torch.group_norm take PyTorch's (aten) order."""
+    def prog(lib):
+        x = _t(lib, 4, 3, 5)
+        w, b = _t(lib, 3, seed=1), _t(lib, 3, seed=2)
+        rm, rv = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
+        return [lib.batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5, False), rm,
+                lib.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+                lib.group_norm(x, 3, w, b, 1e-5, False)]
+    run_both(prog)

@@ -51,7 +51,62 @@ def _conv_transpose2d_samples(rng):
     ]
 
 
+# ---------------------------------------------------------------- norm
+def _stat(rng, c, var=False):
+    """A running statistic (no grad; a fresh tensor per call, so in-place updates are fine)."""
+    return I(positive(rng, c) if var else randn(rng, c) * 0.3, cast=True)
+
+
+def _batch_norm_samples(rng):
+    return [
+        Sample((A(randn(rng, 4, 3)), None, None), {"training": True}, name="no stats"),
+        Sample((A(randn(rng, 3, 2, 4)), _stat(rng, 2), _stat(rng, 2, True), A(randn(rng, 2)),
+                A(randn(rng, 2))), {"training": True, "momentum": 0.3}, name="train affine"),
+        Sample((A(randn(rng, 2, 3, 2, 3)), _stat(rng, 3), _stat(rng, 3, True)),
+               {"weight": A(randn(rng, 3)), "training": True, "eps": 1e-3},
+               name="train 4-d weight only"),
+        Sample((A(randn(rng, 3, 2, 4)), _stat(rng, 2), _stat(rng, 2, True), A(randn(rng, 2)),
+                A(randn(rng, 2))), name="eval affine"),
+        Sample((A(randn(rng, 2, 3)), _stat(rng, 3), _stat(rng, 3, True)), name="eval"),
+    ]
+
+
+def _instance_norm_samples(rng):
+    return [
+        Sample((A(randn(rng, 2, 3, 4)),)),
+        Sample((A(randn(rng, 2, 2, 3, 2)), _stat(rng, 2), _stat(rng, 2, True),
+                A(randn(rng, 2)), A(randn(rng, 2))), name="affine stats"),
+        Sample((A(randn(rng, 2, 2, 3)), _stat(rng, 2), _stat(rng, 2, True)),
+               {"use_input_stats": False}, name="eval"),
+    ]
+
+
+def _group_norm_samples(rng):
+    return [
+        Sample((A(randn(rng, 2, 4, 3)), 2)),
+        Sample((A(randn(rng, 2, 6, 2, 2)), 3, A(randn(rng, 6)), A(randn(rng, 6))),
+               name="affine 4-d"),
+        Sample((A(randn(rng, 3, 4)), 2), {"weight": A(randn(rng, 4)), "eps": 1e-3},
+               name="2-d"),
+        # (PyTorch's backward fails for a bias without a weight)
+        Sample((A(randn(rng, 1, 3, 5)), 1, None, I(randn(rng, 3), cast=True)),
+               name="one group, bias"),
+    ]
+
+
+def _rms_norm_samples(rng):
+    return [
+        Sample((A(randn(rng, 3, 4)), (4,))),
+        Sample((A(randn(rng, 2, 3, 4)), [3, 4], A(randn(rng, 3, 4))), name="weight 2-d"),
+        Sample((A(randn(rng, 5)), (5,)), {"eps": 1e-3, "weight": A(randn(rng, 5))}, name="eps"),
+    ]
+
+
 OPS = [
     _nn("conv_transpose1d", _conv_transpose1d_samples, rtol=1e-4, atol=2e-5),
     _nn("conv_transpose2d", _conv_transpose2d_samples, rtol=1e-4, atol=2e-5),
+    _nn("batch_norm", _batch_norm_samples),
+    _nn("instance_norm", _instance_norm_samples),
+    _nn("group_norm", _group_norm_samples),
+    _nn("rms_norm", _rms_norm_samples),
 ]

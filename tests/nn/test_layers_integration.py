@@ -81,3 +81,30 @@ def test_sgd_steps_match_torch(make, x):
                                    atol=1e-12)
     finally:
         torch.set_num_threads(threads)
+
+
+FLOAT32_LAYERS = [
+    (lambda lib: lib.nn.Linear(5, 3), (4, 5)),
+    (lambda lib: lib.nn.Conv2d(2, 3, 3, padding=1), (2, 2, 5, 5)),
+    (lambda lib: lib.nn.BatchNorm1d(5), (4, 5)),
+    (lambda lib: lib.nn.LayerNorm(5), (4, 5)),
+    (lambda lib: lib.nn.GRU(5, 3, batch_first=True), (2, 4, 5)),
+    (lambda lib: lib.nn.LSTM(5, 3), (4, 2, 5)),
+    (lambda lib: lib.nn.MultiheadAttention(4, 2), (3, 2, 4)),
+    (lambda lib: lib.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0), (3, 2, 4)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(FLOAT32_LAYERS)))
+def test_default_float32_layers(i):
+    make, shape = FLOAT32_LAYERS[i]
+    tm, gm = make(torch), make(gg)
+    copy_weights(gm, tm)
+    x = randn(*shape).astype(np.float32)
+    args = (x, x, x) if "MultiheadAttention" in type(tm).__name__ else (x,)
+    ot = tm(*(torch.tensor(a) for a in args))
+    og = gm(*(gg.tensor(a) for a in args))
+    ot = ot[0] if isinstance(ot, tuple) else ot
+    og = og[0] if isinstance(og, tuple) else og
+    assert og.dtype == gg.float32 and all(p.dtype == gg.float32 for p in gm.parameters())
+    np.testing.assert_allclose(og.detach().numpy(), ot.detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -179,3 +179,69 @@ def test_encoder_layer_repr_and_state_dict():
     g, t = gg.nn.TransformerEncoderLayer(E, 2, 16), torch.nn.TransformerEncoderLayer(E, 2, 16)
     assert repr(g) == repr(t)
     assert list(g.state_dict()) == list(t.state_dict())
+
+
+# ------------------------------------------------------------------ encoder
+def _encoder(lib, batch_first=True, norm=True, **kw):
+    layer = lib.nn.TransformerEncoderLayer(E, 2, 16, dropout=0.0, batch_first=batch_first,
+                                           dtype=lib.float64, **kw)
+    return lib.nn.TransformerEncoder(layer, 2, norm=lib.nn.LayerNorm(E, dtype=lib.float64)
+                                     if norm else None, enable_nested_tensor=False)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("norm", [False, True])
+def test_encoder(batch_first, norm):
+    x = randn(N, L, E) if batch_first else randn(L, N, E)
+    check_layer(lambda lib: _encoder(lib, batch_first, norm), [x])
+
+
+def test_encoder_with_masks():
+    kpm = np.array([[False, False, True, True], [False] * 4, [False, False, False, True]])
+    causal = np.triu(np.ones((L, L), bool), 1)
+    check_layer(lambda lib: _encoder(lib), [randn(N, L, E), causal, kpm],
+                requires_grad=[True, False, False],
+                call=lambda m, x, am, kpm: m(x, mask=am, src_key_padding_mask=kpm))
+
+
+@pytest.mark.parametrize("kpm", [[[False, False, True, True], [False] * 4,
+                                  [False, False, False, True]],
+                                 [[False, True, False, False], [False] * 4, [False] * 4]])
+@pytest.mark.parametrize("grad", [False, True])
+def test_encoder_inference_with_padding_mask(kpm, grad):
+    # PyTorch's nested-tensor inference path leaves 0 at padded positions
+    def prog(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(E, 2, 16, batch_first=True, dtype=lib.float64)
+        enc = lib.nn.TransformerEncoder(layer, 2)
+        with lib.no_grad():
+            for i, p in enumerate(enc.parameters()):
+                p.copy_(lib.linspace(-0.3, 0.3 + i / 50, p.numel(),
+                                     dtype=lib.float64).reshape(p.shape))
+        enc.eval()
+        x = lib.linspace(-1, 1, N * L * E, dtype=lib.float64).reshape(N, L, E)
+        with lib.set_grad_enabled(grad):
+            return enc(x, src_key_padding_mask=lib.tensor(kpm)).detach()
+    run_both(prog)
+
+
+@pytest.mark.parametrize("kw", [{"batch_first": False}, {"norm_first": True},
+                                {"activation": "gelu"}, {"bias": False}])
+def test_encoder_nested_tensor_warning(kw):
+    kw.setdefault("batch_first", True)
+    for lib in (gg, torch):
+        layer = lib.nn.TransformerEncoderLayer(E, 2, 16, **kw)
+        if kw.get("activation") == "gelu":
+            lib.nn.TransformerEncoder(layer, 2)  # relu/gelu allow nested tensors: no warning
+            continue
+        with pytest.warns(UserWarning, match="enable_nested_tensor is True"):
+            enc = lib.nn.TransformerEncoder(layer, 2)
+        assert enc.use_nested_tensor is False
+
+
+def test_encoder_repr_and_state_dict():
+    g, t = _encoder(gg), _encoder(torch)
+    assert repr(g) == repr(t)
+    assert list(g.state_dict()) == list(t.state_dict())
+    a, b = g.layers[0].linear1.weight, g.layers[1].linear1.weight
+    assert a is not b and np.array_equal(a.detach().numpy(), b.detach().numpy())

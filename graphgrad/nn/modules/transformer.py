@@ -1,17 +1,21 @@
 """TransformerEncoderLayer (PyTorch's torch.nn.modules.transformer): self-attention and a
 feed-forward block, each with a residual connection and LayerNorm (after the block, or
-before it with norm_first=True)."""
+before it with norm_first=True); TransformerEncoder, a stack of copies of one."""
 from __future__ import annotations
+
+import copy
+import warnings
 
 import graphgrad as _gg
 from .. import functional as F
 from .activation import MultiheadAttention
+from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoderLayer"]
+__all__ = ["TransformerEncoder", "TransformerEncoderLayer"]
 
 
 def _get_activation_fn(activation):
@@ -83,3 +87,89 @@ class TransformerEncoderLayer(Module):
     def _ff_block(self, x):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
+
+
+def _why_no_nested_tensors(layer):
+    """PyTorch's reason (if any) why a TransformerEncoder of ``layer`` cannot use its
+    nested-tensor fast path."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return (f"{name}.self_attn.batch_first was not True(use batch_first for better "
+                "inference performance)")
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer`` (in ``layers``) applied in turn, then
+    the optional ``norm``."""
+
+    __constants__ = ["norm"]
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why = _why_no_nested_tensors(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why}", stacklevel=2)
+            self.use_nested_tensor = False
+
+    def _pads_to_zero(self, src, mask, src_key_padding_mask):
+        """Whether PyTorch would take its nested-tensor path, whose output is 0 at padded
+        positions: inference (eval mode, no parameter or input recording gradients),
+        batched input, a left-aligned key padding mask and no attention mask."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.dim() != 3 or \
+                src_key_padding_mask is None or mask is not None:
+            return False
+        if src_key_padding_mask.dtype != _gg.bool:
+            return False
+        if getattr(self, "mask_check", True):
+            pad = src_key_padding_mask.to(_gg.int64)
+            # left-aligned: once padding starts in a row, it continues to the row's end
+            if bool((pad[:, 1:] < pad[:, :-1]).any()):
+                return False
+        if _gg.is_grad_enabled() and (src.requires_grad or any(
+                p.requires_grad for p in first.parameters())):
+            return False
+        return True
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        from .activation import _float_mask
+        zero_pads = self._pads_to_zero(src, mask, src_key_padding_mask)
+        pad_rows = src_key_padding_mask
+        src_key_padding_mask = _float_mask(src_key_padding_mask, "src_key_padding_mask", mask,
+                                           "mask", src.dtype)
+        mask = _float_mask(mask, "mask", None, "", src.dtype)
+        output = src
+        for mod in self.layers:
+            output = mod(output, src_mask=mask, is_causal=bool(is_causal),
+                         src_key_padding_mask=src_key_padding_mask)
+        if zero_pads:
+            keep = ~pad_rows
+            if not self.layers[0].self_attn.batch_first:
+                keep = keep.transpose(0, 1)
+            output = output * keep.unsqueeze(-1).to(output.dtype)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output

@@ -65,6 +65,22 @@ ERRORS = {
     "rms_norm int shape": lambda L, F: F.rms_norm(_t(L, 2, 3, 4), 4),
     "instance_norm 2-d": lambda L, F: F.instance_norm(_t(L, 2, 3)),
     "instance_norm one spatial element": lambda L, F: F.instance_norm(_t(L, 2, 3, 1)),
+    "max_pool1d 4-d": lambda L, F: F.max_pool1d(_t(L, 2, 3, 4, 5), 2),
+    "max_pool1d 1-d": lambda L, F: F.max_pool1d(_t(L, 5), 2),
+    "max_pool1d kernel 0": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), 0),
+    "max_pool1d padding": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), 2, padding=2),
+    "max_pool1d too small": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), 9),
+    "max_pool1d 2 kernel sizes": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), (2, 2)),
+    "avg_pool1d padding": lambda L, F: F.avg_pool1d(_t(L, 2, 3, 7), 2, padding=2),
+    "avg_pool1d 4-d": lambda L, F: F.avg_pool1d(_t(L, 2, 3, 4, 5), 2),
+    "avg_pool1d too small": lambda L, F: F.avg_pool1d(_t(L, 2, 3, 7), 9),
+    "adaptive_avg_pool1d 4-d": lambda L, F: F.adaptive_avg_pool1d(_t(L, 2, 3, 4, 5), 2),
+    "adaptive_avg_pool2d output_size length": lambda L, F: F.adaptive_avg_pool2d(
+        _t(L, 2, 3, 4, 5), (2,)),
+    "adaptive_avg_pool2d negative": lambda L, F: F.adaptive_avg_pool2d(_t(L, 2, 3, 4, 5), -1),
+    "adaptive_avg_pool2d empty dim": lambda L, F: F.adaptive_avg_pool2d(_t(L, 2, 3, 0, 5), 2),
+    "adaptive_max_pool2d integer": lambda L, F: F.adaptive_max_pool2d(
+        _t(L, 2, 3, 4, 5).long(), 2),
 }
 
 

@@ -102,6 +102,50 @@ def _rms_norm_samples(rng):
     ]
 
 
+# ---------------------------------------------------------------- pool
+def _max_pool1d_samples(rng):
+    return [
+        Sample((A(_distinct(rng, 2, 3, 7)), 2)),
+        Sample((A(_distinct(rng, 2, 3, 8)), 3), {"stride": 2, "padding": 1, "ceil_mode": True},
+               name="stride pad ceil"),
+        Sample((A(_distinct(rng, 3, 9)), 2), {"dilation": 2, "return_indices": True},
+               name="dilation indices unbatched"),
+    ]
+
+
+def _avg_pool1d_samples(rng):
+    return [
+        Sample((A(randn(rng, 2, 3, 7)), 2)),
+        Sample((A(randn(rng, 2, 3, 8)), 3), {"stride": 2, "padding": 1,
+                                             "count_include_pad": False}, name="exclude pad"),
+        Sample((A(randn(rng, 3, 9)), 3), {"ceil_mode": True, "stride": 2}, name="unbatched"),
+    ]
+
+
+def _adaptive_avg1d_samples(rng):
+    return [Sample((A(randn(rng, 2, 3, 7)), 3)), Sample((A(randn(rng, 3, 5)), 1), name="to 1"),
+            Sample((A(randn(rng, 2, 2, 4)), 6), name="upsample")]
+
+
+def _adaptive_avg2d_samples(rng):
+    return [Sample((A(randn(rng, 2, 3, 7, 5)), 3)),
+            Sample((A(randn(rng, 2, 6, 5)), (2, 4)), name="unbatched"),
+            Sample((A(randn(rng, 1, 2, 4, 5)), (None, 3)), name="None"),
+            Sample((A(randn(rng, 2, 3, 4, 5)), 1), name="to 1: a mean")]
+
+
+def _adaptive_max1d_samples(rng):
+    return [Sample((A(_distinct(rng, 2, 3, 7)), 3)),
+            Sample((A(_distinct(rng, 3, 5)), 2), {"return_indices": True}, name="indices")]
+
+
+def _adaptive_max2d_samples(rng):
+    return [Sample((A(_distinct(rng, 2, 3, 7, 5)), 3)),
+            Sample((A(_distinct(rng, 2, 6, 5)), (2, 4)), {"return_indices": True},
+                   name="unbatched indices"),
+            Sample((A(_distinct(rng, 1, 2, 4, 5)), (None, 3)), name="None")]
+
+
 OPS = [
     _nn("conv_transpose1d", _conv_transpose1d_samples, rtol=1e-4, atol=2e-5),
     _nn("conv_transpose2d", _conv_transpose2d_samples, rtol=1e-4, atol=2e-5),
@@ -109,4 +153,10 @@ OPS = [
     _nn("instance_norm", _instance_norm_samples),
     _nn("group_norm", _group_norm_samples),
     _nn("rms_norm", _rms_norm_samples),
+    _nn("max_pool1d", _max_pool1d_samples, nondiff_outputs=(1,)),
+    _nn("avg_pool1d", _avg_pool1d_samples),
+    _nn("adaptive_avg_pool1d", _adaptive_avg1d_samples),
+    _nn("adaptive_avg_pool2d", _adaptive_avg2d_samples),
+    _nn("adaptive_max_pool1d", _adaptive_max1d_samples, nondiff_outputs=(1,)),
+    _nn("adaptive_max_pool2d", _adaptive_max2d_samples, nondiff_outputs=(1,)),
 ]

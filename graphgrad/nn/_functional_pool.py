@@ -17,7 +17,7 @@ from .._ops import formulas as F
 from .._ops import registry as _registry
 from .._ops.dispatch import dispatch
 from .._ops.opmath import half_in_float32
-from .._ops.registry import LINEAR, defop
+from .._ops.registry import LINEAR, defop, export
 from .functional import _pub, _tensor_arg, _type_name, avg_pool2d, max_pool2d
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -260,6 +260,20 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     sq = _pub("squeeze")
     return (sq(r[0], -2), sq(r[1], -2)) if return_indices else sq(r[0], -2)
 
+
+export("max_pool1d", method=False)(max_pool1d)
+export("avg_pool1d", method=False)(avg_pool1d)
+export("adaptive_avg_pool1d", method=False)(adaptive_avg_pool1d)
+
+
+@export("adaptive_max_pool1d", method=False)
+def _adaptive_max_pool1d_public(input, output_size):
+    """``graphgrad.adaptive_max_pool1d(input, output_size)``: (values, indices), as torch's."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+_adaptive_max_pool1d_public.__name__ = "adaptive_max_pool1d"
+_adaptive_max_pool1d_public.__qualname__ = "adaptive_max_pool1d"
 
 F.install(_registry.OPS)
 F._bind(_registry.OPS)

@@ -44,7 +44,9 @@ __all__ = [
     # graphgrad/nn/_functional_<family>.py (the nn layers' ops)
     "conv_transpose1d", "conv_transpose2d", "batch_norm", "instance_norm", "group_norm",
     "rms_norm", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "hardtanh", "hardtanh_", "relu6",
+    "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign", "tanhshrink", "prelu", "glu",
+    "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout",
 ]
 
 
@@ -2041,3 +2043,4 @@ def pad(input, pad, mode="constant", value=None):  # noqa: F811 - the public nn.
 from ._functional_conv import *  # noqa: E402,F401,F403 - conv_transpose (nn layers' ops)
 from ._functional_norm import *  # noqa: E402,F401,F403 - batch/instance/group/rms norm
 from ._functional_pool import *  # noqa: E402,F401,F403 - 1-d and adaptive pools
+from ._functional_activation import *  # noqa: E402,F401,F403 - activations, dropouts

@@ -43,7 +43,10 @@ __all__ = [
     "max_pool2d", "avg_pool2d", "embedding",
     # graphgrad/nn/_functional_<family>.py (the nn layers' ops)
     "conv_transpose1d", "conv_transpose2d", "batch_norm", "instance_norm", "group_norm",
-    "rms_norm",
+    "rms_norm", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "hardtanh", "hardtanh_", "relu6",
+    "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign", "tanhshrink", "prelu", "glu",
+    "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout",
 ]
 
 
@@ -2039,3 +2042,5 @@ def pad(input, pad, mode="constant", value=None):  # noqa: F811 - the public nn.
 # ====================================================================== end of pad block
 from ._functional_conv import *  # noqa: E402,F401,F403 - conv_transpose (nn layers' ops)
 from ._functional_norm import *  # noqa: E402,F401,F403 - batch/instance/group/rms norm
+from ._functional_pool import *  # noqa: E402,F401,F403 - 1-d and adaptive pools
+from ._functional_activation import *  # noqa: E402,F401,F403 - activations, dropouts

@@ -65,7 +65,95 @@ ERRORS = {
     "rms_norm int shape": lambda L, F: F.rms_norm(_t(L, 2, 3, 4), 4),
     "instance_norm 2-d": lambda L, F: F.instance_norm(_t(L, 2, 3)),
     "instance_norm one spatial element": lambda L, F: F.instance_norm(_t(L, 2, 3, 1)),
+    "max_pool1d 4-d": lambda L, F: F.max_pool1d(_t(L, 2, 3, 4, 5), 2),
+    "max_pool1d 1-d": lambda L, F: F.max_pool1d(_t(L, 5), 2),
+    "max_pool1d kernel 0": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), 0),
+    "max_pool1d padding": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), 2, padding=2),
+    "max_pool1d too small": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), 9),
+    "max_pool1d 2 kernel sizes": lambda L, F: F.max_pool1d(_t(L, 2, 3, 7), (2, 2)),
+    "avg_pool1d padding": lambda L, F: F.avg_pool1d(_t(L, 2, 3, 7), 2, padding=2),
+    "avg_pool1d 4-d": lambda L, F: F.avg_pool1d(_t(L, 2, 3, 4, 5), 2),
+    "avg_pool1d too small": lambda L, F: F.avg_pool1d(_t(L, 2, 3, 7), 9),
+    "adaptive_avg_pool1d 4-d": lambda L, F: F.adaptive_avg_pool1d(_t(L, 2, 3, 4, 5), 2),
+    "adaptive_avg_pool2d output_size length": lambda L, F: F.adaptive_avg_pool2d(
+        _t(L, 2, 3, 4, 5), (2,)),
+    "adaptive_avg_pool2d negative": lambda L, F: F.adaptive_avg_pool2d(_t(L, 2, 3, 4, 5), -1),
+    "adaptive_avg_pool2d empty dim": lambda L, F: F.adaptive_avg_pool2d(_t(L, 2, 3, 0, 5), 2),
+    "adaptive_max_pool2d integer": lambda L, F: F.adaptive_max_pool2d(
+        _t(L, 2, 3, 4, 5).long(), 2),
+    "hardtanh min > max": lambda L, F: F.hardtanh(_t(L, 3), 2.0, 1.0),
+    "hardtanh bool": lambda L, F: F.hardtanh(_t(L, 3) > 0, -1.0, 2.0),
+    "hardsigmoid integer": lambda L, F: F.hardsigmoid(_t(L, 3).long()),
+    "hardswish integer": lambda L, F: F.hardswish(_t(L, 3).long()),
+    "mish integer": lambda L, F: F.mish(_t(L, 3).long()),
+    "logsigmoid integer": lambda L, F: F.logsigmoid(_t(L, 3).long()),
+    "glu odd dim": lambda L, F: F.glu(_t(L, 2, 3, 4), 1),
+    "glu 0-d": lambda L, F: F.glu(_t(L)),
+    "glu integer": lambda L, F: F.glu(_t(L, 4).long()),
+    "prelu channels": lambda L, F: F.prelu(_t(L, 2, 3, 4), L.ones(2, dtype=L.float64)),
+    "prelu 2-d weight": lambda L, F: F.prelu(_t(L, 2, 3, 4), L.ones(1, 3, dtype=L.float64)),
+    "prelu 1-d input": lambda L, F: F.prelu(_t(L, 3), L.ones(3, dtype=L.float64)),
+    "prelu dtypes": lambda L, F: F.prelu(_t(L, 4).long(), L.ones(1)),
+    "dropout1d 4-d": lambda L, F: F.dropout1d(_t(L, 2, 3, 4, 5)),
+    "dropout1d p": lambda L, F: F.dropout1d(_t(L, 2, 3), p=1.5),
+    "dropout2d p": lambda L, F: F.dropout2d(_t(L, 2, 3, 4, 5), p=-0.1),
+    "alpha_dropout p": lambda L, F: F.alpha_dropout(_t(L, 2, 3), p=1.5, training=True),
 }
+
+
+@pytest.mark.parametrize("name,args", [("hardtanh_", (-0.5, 2.0)), ("relu6", ())])
+def test_inplace_activations_vs_torch(name, args):
+    """hardtanh_ and relu6(inplace=True): values, the input's version, HardtanhBackward0 (the
+    in-place node saves the result) and the gradient through it."""
+    def prog(lib):
+        x = (_t(lib, 3, 4) * 4).requires_grad_()
+        y = x * 1.5
+        F = lib.nn.functional
+        r = getattr(F, name)(y, *args) if name == "hardtanh_" else F.relu6(y, inplace=True)
+        assert r is y
+        return [r, y._version, r.grad_fn.name(), lib.autograd.grad(r.exp().sum(), x)[0]]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("fn,shape,mask_shape", [
+    ("dropout1d", (40, 30, 6), (40, 30, 1)), ("dropout1d", (30, 6), (30, 1)),
+    ("dropout2d", (40, 30, 3, 2), (40, 30, 1, 1)), ("dropout2d", (40, 30, 6), (40, 30, 1))])
+def test_channel_dropout_zeroes_whole_channels(fn, shape, mask_shape):
+    gg.manual_seed(0)
+    x = gg.ones(shape, dtype=gg.float64, requires_grad=True)
+    with pytest.warns(UserWarning) if fn == "dropout2d" and len(shape) == 3 else _nothing():
+        y = getattr(gg.nn.functional, fn)(x, 0.25)
+    d = y.detach().numpy()
+    m = d.reshape(mask_shape[:-1] + (-1,)) if len(shape) > 2 else d
+    # every channel all zero or all 1 / (1 - p)
+    assert set(np.unique(d)) <= {0.0, 1 / 0.75}
+    assert (m.min(axis=-1) == m.max(axis=-1)).all()
+    assert 0.15 < (m[..., 0] == 0).mean() < 0.35
+    # (an unbatched input is unsqueezed and squeezed back, as in PyTorch)
+    assert y.grad_fn.name() == ("SqueezeBackward1" if len(shape) == 2 else "MulBackward0")
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), d)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    gg.manual_seed(0)
+    x = gg.randn(200000, dtype=gg.float64)
+    y = gg.nn.functional.alpha_dropout(x, 0.2, training=True)
+    assert y.grad_fn is None
+    assert abs(float(y.mean())) < 0.02 and abs(float(y.std()) - 1) < 0.02
+    z = gg.nn.functional.alpha_dropout(x.requires_grad_(), 0.2, training=True)
+    assert z.grad_fn.name() == "AddBackward0"
+    f = gg.nn.functional.feature_alpha_dropout(gg.randn(50, 40, 8, dtype=gg.float64), 0.5, True)
+    v = f.numpy()
+    assert v.shape == (50, 40, 8)
 
 
 @pytest.mark.parametrize("training", [True, False])
@@ -107,9 +195,17 @@ def test_argument_errors_vs_torch(name):
     assert type(theirs).__name__ == "Raised", f"torch accepted {name}"
 
 
-@pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d", "rms_norm"])
+@pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d", "rms_norm", "prelu",
+                                  "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish",
+                                  "mish", "logsigmoid", "softsign", "tanhshrink", "glu",
+                                  "dropout1d", "dropout2d", "alpha_dropout",
+                                  "feature_alpha_dropout", "max_pool1d", "avg_pool1d",
+                                  "adaptive_avg_pool1d", "adaptive_max_pool1d"])
 def test_torch_namespace_aliases(name):
-    assert getattr(gg, name) is getattr(gg.nn.functional, name)
+    """The names torch.* has too (torch.prelu, torch.max_pool1d, ...); nn.functional ones
+    that torch.* lacks are not added there."""
+    has = hasattr(torch, name)
+    assert hasattr(gg, name) == has, f"torch.{name}: {has}"
 
 
 def test_torch_batch_norm_argument_order():

@@ -514,6 +514,7 @@ def test_gradients_are_contiguous_where_pytorchs_are(op, dtype):
 # integer inputs that graphgrad handles otherwise on purpose (docs/differences.md)
 _INT_INPUT_DIFFERENCES = {
     "nn.functional.avg_pool2d": "integer inputs raise NotImplementedError",
+    "nn.functional.avg_pool1d": "as avg_pool2d: integer inputs raise NotImplementedError",
     "nn.functional.layer_norm": "integer weight/bias with float input: error type differs",
     "nn.functional.binary_cross_entropy": "integer weight with float input: error type differs",
     "nn.functional.dropout": "integer inputs are refused",

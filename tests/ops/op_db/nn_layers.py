@@ -102,6 +102,85 @@ def _rms_norm_samples(rng):
     ]
 
 
+# ---------------------------------------------------------------- pool
+def _max_pool1d_samples(rng):
+    return [
+        Sample((A(_distinct(rng, 2, 3, 7)), 2)),
+        Sample((A(_distinct(rng, 2, 3, 8)), 3), {"stride": 2, "padding": 1, "ceil_mode": True},
+               name="stride pad ceil"),
+        Sample((A(_distinct(rng, 3, 9)), 2), {"dilation": 2, "return_indices": True},
+               name="dilation indices unbatched"),
+    ]
+
+
+def _avg_pool1d_samples(rng):
+    return [
+        Sample((A(randn(rng, 2, 3, 7)), 2)),
+        Sample((A(randn(rng, 2, 3, 8)), 3), {"stride": 2, "padding": 1,
+                                             "count_include_pad": False}, name="exclude pad"),
+        Sample((A(randn(rng, 3, 9)), 3), {"ceil_mode": True, "stride": 2}, name="unbatched"),
+    ]
+
+
+def _adaptive_avg1d_samples(rng):
+    return [Sample((A(randn(rng, 2, 3, 7)), 3)), Sample((A(randn(rng, 3, 5)), 1), name="to 1"),
+            Sample((A(randn(rng, 2, 2, 4)), 6), name="upsample")]
+
+
+def _adaptive_avg2d_samples(rng):
+    return [Sample((A(randn(rng, 2, 3, 7, 5)), 3)),
+            Sample((A(randn(rng, 2, 6, 5)), (2, 4)), name="unbatched"),
+            Sample((A(randn(rng, 1, 2, 4, 5)), (None, 3)), name="None"),
+            Sample((A(randn(rng, 2, 3, 4, 5)), 1), name="to 1: a mean")]
+
+
+def _adaptive_max1d_samples(rng):
+    return [Sample((A(_distinct(rng, 2, 3, 7)), 3)),
+            Sample((A(_distinct(rng, 3, 5)), 2), {"return_indices": True}, name="indices")]
+
+
+def _adaptive_max2d_samples(rng):
+    return [Sample((A(_distinct(rng, 2, 3, 7, 5)), 3)),
+            Sample((A(_distinct(rng, 2, 6, 5)), (2, 4)), {"return_indices": True},
+                   name="unbatched indices"),
+            Sample((A(_distinct(rng, 1, 2, 4, 5)), (None, 3)), name="None")]
+
+
+# ---------------------------------------------------------------- activations
+def _unary(rng, domain=_away, **kwargs):
+    return [Sample((A(domain(randn(rng, 3, 4))),), dict(kwargs)),
+            Sample((A(domain(randn(rng))),), dict(kwargs), name="0-d")]
+
+
+def _kinks(*points, eps=0.1):
+    """Keep values (scaled up) away from the kinks at ``points``."""
+    def d(x):
+        x = x * 3
+        for k in points:
+            x = np.where(np.abs(x - k) < eps, k + 2 * eps * np.sign(x - k + 1e-12), x)
+        return x
+    return d
+
+
+def _prelu_samples(rng):
+    return [
+        Sample((A(_away(randn(rng, 2, 3, 4))), A(positive(rng, 3) * 0.3))),
+        Sample((A(_away(randn(rng, 2, 3))), A(positive(rng, 1) * 0.2)), name="one weight"),
+        Sample((A(_away(randn(rng, 4))), A(positive(rng, 1) * 0.2)), name="1-d"),
+        Sample((A(_away(randn(rng, 2, 2, 3, 2))), A(randn(rng, 2))), name="4-d"),
+    ]
+
+
+def _glu_samples(rng):
+    return [Sample((A(randn(rng, 3, 4)),)), Sample((A(randn(rng, 4, 3)), 0)),
+            Sample((A(randn(rng, 2, 6, 2)),), {"dim": 1}, name="3-d dim 1")]
+
+
+def _dropout_eval(rng):
+    return [Sample((A(randn(rng, 2, 3, 4)),), {"training": False}, name="eval"),
+            Sample((A(randn(rng, 2, 3, 4)), 1.0), name="p=1")]
+
+
 OPS = [
     _nn("conv_transpose1d", _conv_transpose1d_samples, rtol=1e-4, atol=2e-5),
     _nn("conv_transpose2d", _conv_transpose2d_samples, rtol=1e-4, atol=2e-5),
@@ -109,4 +188,29 @@ OPS = [
     _nn("instance_norm", _instance_norm_samples),
     _nn("group_norm", _group_norm_samples),
     _nn("rms_norm", _rms_norm_samples),
+    _nn("max_pool1d", _max_pool1d_samples, nondiff_outputs=(1,)),
+    _nn("avg_pool1d", _avg_pool1d_samples),
+    _nn("adaptive_avg_pool1d", _adaptive_avg1d_samples),
+    _nn("adaptive_avg_pool2d", _adaptive_avg2d_samples),
+    _nn("adaptive_max_pool1d", _adaptive_max1d_samples, nondiff_outputs=(1,)),
+    _nn("adaptive_max_pool2d", _adaptive_max2d_samples, nondiff_outputs=(1,)),
+    _nn("hardtanh", lambda rng: _unary(rng, _kinks(-1, 1)) + [
+        Sample((A(_kinks(-0.5, 2)(randn(rng, 3, 4))), -0.5, 2.0), name="bounds")]),
+    _nn("relu6", lambda rng: _unary(rng, _kinks(0, 6))),
+    _nn("hardsigmoid", lambda rng: _unary(rng, _kinks(-3, 3)), gradgrad=False),  # (PyTorch
+    # has no derivative of hardsigmoid_backward; graphgrad's second derivative, 0, is checked by
+    # finite differences)
+    _nn("hardswish", lambda rng: _unary(rng, _kinks(-3, 3))),
+    _nn("mish", lambda rng: _unary(rng, lambda x: x * 3)),
+    _nn("logsigmoid", lambda rng: _unary(rng, lambda x: x * 3) + [
+        Sample((A(np.array([-40.0, -1.0, 0.5, 30.0])),), name="tails")]),
+    _nn("softsign", lambda rng: _unary(rng)),
+    _nn("tanhshrink", lambda rng: _unary(rng, lambda x: x * 2)),
+    _nn("prelu", _prelu_samples),
+    _nn("glu", _glu_samples),
+    _nn("dropout1d", _dropout_eval),
+    _nn("dropout2d", lambda rng: [
+        Sample((A(randn(rng, 2, 3, 2, 2)),), {"training": False}, name="eval"),
+        Sample((A(randn(rng, 2, 3, 2, 2)), 1.0), name="p=1")]),
+    _nn("alpha_dropout", lambda rng: [Sample((A(randn(rng, 3, 4)),), name="eval (default)")]),
 ]

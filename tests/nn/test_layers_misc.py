@@ -16,11 +16,12 @@ torch = pytest.importorskip("torch")
 
 
 # ------------------------------------------------------------------ dropout
-@pytest.mark.parametrize("name", ["Dropout", "Dropout2d"])
-def test_dropout_eval_is_identity(name):
-    if name == "Dropout2d" and not hasattr(gg.nn.functional, "dropout2d"):
-        pytest.skip("graphgrad.nn.functional lacks dropout2d")
-    check_layer(lambda lib: getattr(lib.nn, name)(0.3), [randn(2, 3, 4, 5)], train=False)
+@pytest.mark.parametrize("name,shape", [("Dropout", (2, 3, 4, 5)), ("Dropout1d", (2, 3, 4)),
+                                        ("Dropout2d", (2, 3, 4, 5)),
+                                        ("AlphaDropout", (2, 3, 4)),
+                                        ("FeatureAlphaDropout", (2, 3, 4, 5))])
+def test_dropout_eval_is_identity(name, shape):
+    check_layer(lambda lib: getattr(lib.nn, name)(0.3), [randn(*shape)], train=False)
 
 
 @pytest.mark.parametrize("p", [0.0, 1.0])
@@ -53,14 +54,27 @@ def test_dropout2d_drops_whole_channels():
 
 
 @pytest.mark.parametrize("p", [-0.1, 1.5])
-def test_dropout_bad_p(p):
-    run_both(lambda lib: lib.nn.Dropout(p))
+@pytest.mark.parametrize("name", ["Dropout", "Dropout1d", "AlphaDropout"])
+def test_dropout_bad_p(p, name):
+    run_both(lambda lib: getattr(lib.nn, name)(p))
+
+
+def test_dropout1d_drops_whole_channels():
+    y = gg.nn.Dropout1d(0.5)(gg.ones(8, 50, 6, dtype=gg.float64)).numpy()
+    assert (y.min(-1) == y.max(-1)).all() and set(np.unique(y)) <= {0.0, 2.0}
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    x = gg.randn(400, 250, dtype=gg.float64)
+    y = gg.nn.AlphaDropout(0.2)(x).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
 
 
 def test_dropout_repr():
     for args in [(), (0.2,), (0.1, True)]:
         assert repr(gg.nn.Dropout(*args)) == repr(torch.nn.Dropout(*args))
-        assert repr(gg.nn.Dropout2d(*args)) == repr(torch.nn.Dropout2d(*args))
+        for name in ("Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"):
+            assert repr(getattr(gg.nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
 
 
 # ------------------------------------------------------------------ flatten

@@ -10,7 +10,8 @@ from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish",
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
+           "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink",
            "Softplus", "Hardtanh", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "MultiheadAttention"]
 
@@ -210,6 +211,69 @@ class PReLU(Module):
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"
+
+
+class Hardsigmoid(Module):
+    """relu6(x + 3) / 6."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    """x * relu6(x + 3) / 6."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x))."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class GLU(Module):
+    """Gated linear unit: a * sigmoid(b) for the two halves a, b of ``dim``."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
 
 
 class _SoftmaxLike(Module):

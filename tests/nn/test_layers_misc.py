@@ -136,3 +136,27 @@ def test_embedding_out_of_range_index_raises_like_torch():
                                 {"scale_grad_by_freq": True}])
 def test_embedding_repr(kw):
     assert repr(gg.nn.Embedding(6, 2, **kw)) == repr(torch.nn.Embedding(6, 2, **kw))
+
+
+# ------------------------------------------------------------------ padding
+PADS = [("ConstantPad1d", (2, 1.5)), ("ConstantPad1d", ((1, 3), -1.0)),
+        ("ConstantPad2d", ((1, 0, 2, 1), 0.5)), ("ZeroPad1d", ((0, 2),)), ("ZeroPad2d", (1,)),
+        ("ReflectionPad1d", (2,)), ("ReflectionPad2d", ((1, 2, 0, 1),)),
+        ("ReplicationPad1d", ((3, 1),)), ("ReplicationPad2d", (2,)),
+        ("CircularPad1d", (1,)), ("CircularPad2d", ((1, 2, 2, 0),))]
+
+
+@pytest.mark.parametrize("name,args", PADS)
+@pytest.mark.parametrize("batched", [True, False])
+def test_padding(name, args, batched):
+    x = randn(2, 3, 4, 5) if batched else randn(3, 4, 5)
+    if name.endswith("1d"):
+        x = x[..., 0, :].copy()
+    check_layer(lambda lib: getattr(lib.nn, name)(*args), [x])
+
+
+@pytest.mark.parametrize("name,args,shape", [("ReflectionPad1d", (5,), (2, 3, 4)),
+                                             ("CircularPad2d", (1,), (4, 5)),
+                                             ("CircularPad1d", (1,), (1, 2, 3, 4))])
+def test_padding_errors_like_torch(name, args, shape):
+    run_both(lambda lib: getattr(lib.nn, name)(*args)(lib.randn(*shape)))

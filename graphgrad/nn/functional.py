@@ -46,7 +46,8 @@ __all__ = [
     "rms_norm", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "hardtanh", "hardtanh_", "relu6",
     "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign", "tanhshrink", "prelu", "glu",
-    "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout",
+    "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout", "huber_loss", "kl_div",
+    "cosine_similarity", "pairwise_distance", "cosine_embedding_loss", "margin_ranking_loss",
 ]
 
 
@@ -2044,3 +2045,4 @@ from ._functional_conv import *  # noqa: E402,F401,F403 - conv_transpose (nn lay
 from ._functional_norm import *  # noqa: E402,F401,F403 - batch/instance/group/rms norm
 from ._functional_pool import *  # noqa: E402,F401,F403 - 1-d and adaptive pools
 from ._functional_activation import *  # noqa: E402,F401,F403 - activations, dropouts
+from ._functional_loss import *  # noqa: E402,F401,F403 - losses and distances

@@ -98,6 +98,24 @@ ERRORS = {
     "dropout1d p": lambda L, F: F.dropout1d(_t(L, 2, 3), p=1.5),
     "dropout2d p": lambda L, F: F.dropout2d(_t(L, 2, 3, 4, 5), p=-0.1),
     "alpha_dropout p": lambda L, F: F.alpha_dropout(_t(L, 2, 3), p=1.5, training=True),
+    "huber_loss delta 0": lambda L, F: F.huber_loss(_t(L, 3), _t(L, 3, seed=1), delta=0.0),
+    "huber_loss reduction": lambda L, F: F.huber_loss(_t(L, 3), _t(L, 3, seed=1), "avg"),
+    "huber_loss weight shape": lambda L, F: F.huber_loss(_t(L, 3), _t(L, 3, seed=1),
+                                                         weight=_t(L, 2)),
+    "kl_div reduction": lambda L, F: F.kl_div(_t(L, 3), _t(L, 3, seed=1), reduction="avg"),
+    "kl_div integer": lambda L, F: F.kl_div(_t(L, 3).long(), _t(L, 3, seed=1),
+                                            reduction="sum"),
+    "cosine_similarity integer": lambda L, F: F.cosine_similarity(_t(L, 2, 3).long(),
+                                                                  _t(L, 2, 3).long()),
+    "cosine_similarity shapes": lambda L, F: F.cosine_similarity(_t(L, 2, 3), _t(L, 2, 4)),
+    "cosine_embedding_loss 2-d target": lambda L, F: F.cosine_embedding_loss(
+        _t(L, 2, 3), _t(L, 2, 3), L.ones(2, 3)),
+    "cosine_embedding_loss 1-d target 1-d inputs": lambda L, F: F.cosine_embedding_loss(
+        _t(L, 3), _t(L, 3), L.ones(3)),
+    "cosine_embedding_loss 0-d target 2-d inputs": lambda L, F: F.cosine_embedding_loss(
+        _t(L, 2, 3), _t(L, 2, 3), L.tensor(1.0)),
+    "margin_ranking_loss ranks": lambda L, F: F.margin_ranking_loss(_t(L, 3), _t(L, 3),
+                                                                    L.ones(1, 3)),
 }
 
 
@@ -156,6 +174,23 @@ def test_alpha_dropout_keeps_mean_and_variance():
     assert v.shape == (50, 40, 8)
 
 
+def test_kl_div_mean_warns_like_torch():
+    for lib in (gg, torch):
+        with pytest.warns(UserWarning, match="batchmean"):
+            lib.nn.functional.kl_div(lib.zeros(2, 3), lib.ones(2, 3) / 3)
+
+
+def test_cosine_similarity_clamps_the_norms_outside_the_graph():
+    """A zero vector: its norm is clamped at eps for the value, while the gradient is taken
+    through the unclamped norm, as PyTorch's."""
+    def prog(lib):
+        x = lib.tensor([[0.0, 0.0], [1.0, 2.0]], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([[1.0, 1.0], [2.0, -1.0]], dtype=lib.float64, requires_grad=True)
+        r = lib.nn.functional.cosine_similarity(x, y)
+        return [r] + list(lib.autograd.grad(r[1], (x, y)))
+    run_both(prog)
+
+
 @pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_batch_norm_running_stats_vs_torch(training, dtype):
@@ -200,7 +235,8 @@ def test_argument_errors_vs_torch(name):
                                   "mish", "logsigmoid", "softsign", "tanhshrink", "glu",
                                   "dropout1d", "dropout2d", "alpha_dropout",
                                   "feature_alpha_dropout", "max_pool1d", "avg_pool1d",
-                                  "adaptive_avg_pool1d", "adaptive_max_pool1d"])
+                                  "adaptive_avg_pool1d", "adaptive_max_pool1d",
+                                  "cosine_similarity", "pairwise_distance", "huber_loss"])
 def test_torch_namespace_aliases(name):
     """The names torch.* has too (torch.prelu, torch.max_pool1d, ...); nn.functional ones
     that torch.* lacks are not added there."""

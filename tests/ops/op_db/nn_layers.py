@@ -181,6 +181,69 @@ def _dropout_eval(rng):
             Sample((A(randn(rng, 2, 3, 4)), 1.0), name="p=1")]
 
 
+# ---------------------------------------------------------------- losses
+def _huber_samples(rng):
+    def pair(*shape, delta=1.0):
+        x = randn(rng, *shape)
+        d = rng.choice([-1, 1], shape) * rng.uniform(0.1, 2.5, shape) * delta
+        d = np.where(np.abs(np.abs(d) - delta) < 0.1 * delta, d * 1.3, d)
+        return x, x - d
+    out = []
+    for red in ("mean", "sum", "none"):
+        x, y = pair(3, 4)
+        out.append(Sample((A(x), A(y)), {"reduction": red}))
+    x, y = pair(2, 3, delta=2.5)
+    out.append(Sample((A(x), A(y)), {"delta": 2.5, "reduction": "sum"}, name="delta"))
+    x, y = pair(2, 3)
+    out.append(Sample((A(x), A(y)), {"weight": A(positive(rng, 2, 3))}, name="weight"))
+    return out
+
+
+def _kl_samples(rng):
+    def logp(*s):
+        x = randn(rng, *s)
+        return x - np.log(np.exp(x).sum(-1, keepdims=True))
+    out = []
+    for red in ("batchmean", "sum", "none", "mean"):
+        out.append(Sample((A(logp(3, 4)), A(np.exp(logp(3, 4)))), {"reduction": red}))
+    out.append(Sample((A(logp(3, 4)), A(logp(3, 4))), {"reduction": "batchmean",
+                                                       "log_target": True}, name="log_target"))
+    out.append(Sample((A(logp(2, 3)), A(logp(2, 3))), {"reduction": "none", "log_target": True},
+                      name="log_target none"))
+    return out
+
+
+def _cos_samples(rng):
+    return [Sample((A(randn(rng, 3, 4)), A(randn(rng, 3, 4)))),
+            Sample((A(randn(rng, 3, 4)), A(randn(rng, 4))), {"dim": -1}, name="broadcast"),
+            Sample((A(randn(rng, 2, 3, 4)), A(randn(rng, 2, 3, 4))), {"dim": 0}, name="dim 0")]
+
+
+def _pdist_samples(rng):
+    return [Sample((A(randn(rng, 3, 4)), A(randn(rng, 3, 4)))),
+            Sample((A(randn(rng, 3, 4)), A(randn(rng, 4))), {"p": 1.0, "keepdim": True},
+                   name="p=1 broadcast keepdim"),
+            Sample((A(randn(rng, 5)), A(randn(rng, 5))), {"p": 3.0}, name="1-d")]
+
+
+def _cel_samples(rng):
+    t = I(np.array([1.0, -1.0, 1.0, -1.0]), cast=True)
+    return [Sample((A(randn(rng, 4, 3)), A(randn(rng, 4, 3)), t)),
+            Sample((A(randn(rng, 4, 3)), A(randn(rng, 4, 3)), t),
+                   {"margin": -0.3, "reduction": "none"}, name="margin none"),
+            Sample((A(randn(rng, 4, 3)), A(randn(rng, 4, 3)), t), {"reduction": "sum"}),
+            Sample((A(randn(rng, 3)), A(randn(rng, 3)), I(np.array(-1.0), cast=True)),
+                   {"margin": -0.9}, name="0-d target")]
+
+
+def _mrl_samples(rng):
+    t = I(np.array([1.0, -1.0, 1.0, -1.0, 1.0]), cast=True)
+    return [Sample((A(randn(rng, 5)), A(randn(rng, 5)), t)),
+            Sample((A(randn(rng, 5)), A(randn(rng, 5)), t), {"margin": 0.2, "reduction": "none"},
+                   name="margin none"),
+            Sample((A(randn(rng, 5)), A(randn(rng, 5)), t), {"reduction": "sum"})]
+
+
 OPS = [
     _nn("conv_transpose1d", _conv_transpose1d_samples, rtol=1e-4, atol=2e-5),
     _nn("conv_transpose2d", _conv_transpose2d_samples, rtol=1e-4, atol=2e-5),
@@ -212,5 +275,11 @@ OPS = [
     _nn("dropout2d", lambda rng: [
         Sample((A(randn(rng, 2, 3, 2, 2)),), {"training": False}, name="eval"),
         Sample((A(randn(rng, 2, 3, 2, 2)), 1.0), name="p=1")]),
+    _nn("huber_loss", _huber_samples),
+    _nn("kl_div", _kl_samples),
+    _nn("cosine_similarity", _cos_samples),
+    _nn("pairwise_distance", _pdist_samples),
+    _nn("cosine_embedding_loss", _cel_samples),
+    _nn("margin_ranking_loss", _mrl_samples),
     _nn("alpha_dropout", lambda rng: [Sample((A(randn(rng, 3, 4)),), name="eval (default)")]),
 ]

@@ -160,3 +160,19 @@ def test_padding(name, args, batched):
                                              ("CircularPad1d", (1,), (1, 2, 3, 4))])
 def test_padding_errors_like_torch(name, args, shape):
     run_both(lambda lib: getattr(lib.nn, name)(*args)(lib.randn(*shape)))
+
+
+# ------------------------------------------------------------------ distances
+@pytest.mark.parametrize("kw", [{}, {"p": 1.0}, {"p": 3.0, "keepdim": True}, {"eps": 0.1}])
+def test_pairwise_distance(kw):
+    check_layer(lambda lib: lib.nn.PairwiseDistance(**kw), [randn(4, 5), randn(4, 5, seed=1)])
+
+
+@pytest.mark.parametrize("kw", [{}, {"dim": 0}, {"dim": -1, "eps": 0.5}])
+def test_cosine_similarity(kw):
+    check_layer(lambda lib: lib.nn.CosineSimilarity(**kw), [randn(4, 5), randn(4, 5, seed=1)])
+
+
+def test_distance_reprs():
+    assert repr(gg.nn.CosineSimilarity()) == repr(torch.nn.CosineSimilarity())
+    assert repr(gg.nn.PairwiseDistance(1.0)) == repr(torch.nn.PairwiseDistance(1.0))

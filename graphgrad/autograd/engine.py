@@ -610,7 +610,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         else:
             outs = node._apply(grads, mask, create_graph)
         if node._post_hooks:
-            outs = _call_post_hooks(node, list(outs), grads, create_graph)
+            outs = _call_post_hooks(node, list(outs), grads, create_graph, batch_nd)
         if anomaly:
             from .anomaly_mode import check_nan
             check_nan(node, outs)
@@ -709,7 +709,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
             grads = _before_node(node, grads, None, None, None, False, journal)
             outs = node._apply(grads, None, False)
             if node._post_hooks:
-                outs = _call_post_hooks(node, list(outs), grads, False)
+                outs = _call_post_hooks(node, list(outs), grads, False, batch_nd)
             if not keep_graph:
                 node.release_variables()
         else:
@@ -931,7 +931,27 @@ def _call_pre_hooks(node, grads, create_graph):
     return [_from_tensor(g, create_graph) for g in tgrads]
 
 
-def _call_post_hooks(node, outs, grads, create_graph):
+def _call_post_hooks(node, outs, grads, create_graph, batch_nd=0):
+    # PyTorch validates a node's outputs (sums away broadcasting, casts to the input's
+    # dtype) before its post hooks run: a hook sees grad_inputs of its inputs' shapes
+    # (e.g. a module's deprecated backward hook on ``x @ w.t() + b`` sees b's shape)
+    for i, (child, nr) in enumerate(zip(node._next_nodes, node._next_nrs)):
+        g = outs[i] if i < len(outs) else None
+        if child is None or g is None:
+            continue
+        data = g._data if isinstance(g, Tensor) else g
+        if not isinstance(data, _ndarray):
+            continue
+        shape, dt = child._out_meta[nr]
+        if data.shape != shape and data.shape[batch_nd:] != shape:
+            g = _sum_to_shape(node, i, g, data.shape, shape, batch_nd)
+            data = g._data if isinstance(g, Tensor) else g
+        if data.dtype != dt:
+            if create_graph and isinstance(g, Tensor):
+                g = _cast(g, dt, True)
+            else:
+                g = _cast(data, dt, False)
+        outs[i] = g
     tin = tuple(_to_tensor(g) for g in outs)
     tout = tuple(_to_tensor(g) for g in grads)
     for fn in tuple(node._post_hooks.values()):

@@ -39,9 +39,11 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         if data is None:
             data = _empty()
         elif not isinstance(data, Tensor):
-            raise TypeError(
-                f"Parameter(): data must be a Tensor (or None), not {type(data).__name__}; "
-                "wrap it with graphgrad.tensor(...) first")
+            # (AttributeError, as PyTorch's: its Parameter calls data.detach())
+            raise AttributeError(
+                f"Parameter(): data must be a Tensor (or None), not {type(data).__name__} "
+                f"('{type(data).__name__}' object has no attribute 'detach'); wrap it with "
+                "graphgrad.tensor(...) first")
         t = data.detach()
         t.__class__ = cls
         t.requires_grad_(requires_grad)
@@ -91,8 +93,10 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         if data is None:
             data = _empty()
         elif not isinstance(data, Tensor):
-            raise TypeError(
-                f"Buffer(): data must be a Tensor (or None), not {type(data).__name__}")
+            raise AttributeError(
+                f"Buffer(): data must be a Tensor (or None), not {type(data).__name__} "
+                f"('{type(data).__name__}' object has no attribute 'detach'); wrap it with "
+                "graphgrad.tensor(...) first")
         t = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
         t._is_buffer = True

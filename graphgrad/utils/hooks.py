@@ -16,6 +16,15 @@ class RemovableHandle:
         self.id = next(_next_id)
         self.hooks_dict_refs = tuple(weakref.ref(d) for d in hooks_dicts)
 
+    @property
+    def hooks_dict_ref(self):
+        """The weakref to the (first) hook dict, as PyTorch's handle has."""
+        return self.hooks_dict_refs[0]
+
+    @property
+    def extra_dict_ref(self):
+        return self.hooks_dict_refs[1:]
+
     def remove(self):
         for ref in self.hooks_dict_refs:
             d = ref()

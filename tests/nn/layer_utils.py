@@ -63,6 +63,15 @@ def check_layer(make, inputs, *, call=None, train=True, steps=1, check_repr=True
     """``make(lib)`` builds the layer; ``inputs`` are NumPy arrays (floats require grad
     unless ``requires_grad`` says otherwise); ``call(module, *inputs)`` runs it (default
     ``module(*inputs)``).  Runs ``steps`` forward/backward passes; returns both modules."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny ops: torch's thread pool only costs time (2 shared CPUs)
+    try:
+        return _check_layer(make, inputs, call, train, steps, check_repr, requires_grad)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _check_layer(make, inputs, call, train, steps, check_repr, requires_grad):
     call = call or (lambda m, *xs: m(*xs))
     tm, gm = make(torch), make(gg)
     if check_repr:

@@ -13,7 +13,7 @@ from tests.nn.layer_utils import check_layer, needs, randn
 
 torch = pytest.importorskip("torch")
 
-X = randn(3, 4, 5) * 3
+X = randn(3, 4, 6) * 3
 
 CASES = [
     ("ReLU", (), {}), ("ReLU", (), {"inplace": True}), ("LeakyReLU", (), {}), ("LeakyReLU", (0.2, True), {}),
@@ -23,10 +23,20 @@ CASES = [
     ("Softmax", (1,), {}), ("Softmax", (), {"dim": -1}), ("LogSoftmax", (0,), {}),
     ("LogSoftmax", (), {"dim": 2}),
 ]
+# PyTorch's CPU hardsigmoid_backward multiplies by 1.0f / 6.0f, a float32 constant, even in
+# float64; graphgrad's F.hardsigmoid (helper G's op) uses the exact 1/6, 3e-8 relative apart
+HARDSIGMOID_GRAD = pytest.mark.xfail(reason="F.hardsigmoid's gradient uses 1/6, PyTorch's "
+                                     "float32 1.0f/6.0f (op-level, not the module)")
 G_CASES = [("ReLU6", (), {}, "hardtanh"), ("ReLU6", (), {"inplace": True}, "hardtanh"),
            ("Mish", (), {}, "mish"), ("Mish", (True,), {}, "mish"),
            ("Hardtanh", (), {}, "hardtanh"), ("Hardtanh", (-2.0, 0.5), {}, "hardtanh"),
-           ("Hardtanh", (), {"inplace": True}, "hardtanh")]
+           ("Hardtanh", (), {"inplace": True}, "hardtanh"),
+           pytest.param("Hardsigmoid", (), {}, "hardsigmoid", marks=HARDSIGMOID_GRAD),
+           pytest.param("Hardsigmoid", (True,), {}, "hardsigmoid", marks=HARDSIGMOID_GRAD),
+           ("Hardswish", (), {}, "hardswish"), ("Hardswish", (True,), {}, "hardswish"),
+           ("LogSigmoid", (), {}, "logsigmoid"), ("GLU", (), {}, "glu"),
+           ("GLU", (1,), {}, "glu"), ("Softsign", (), {}, "softsign"),
+           ("Tanhshrink", (), {}, "tanhshrink")]
 
 
 def _check(name, args, kw):
@@ -87,6 +97,9 @@ def test_inplace_on_leaf_raises_like_torch():
                                        ("GELU", ("tanh",)), ("Softplus", (1.5, 10)),
                                        ("Softmax", (1,)), ("LogSoftmax", ()), ("SiLU", ()),
                                        ("Mish", (True,)), ("Hardtanh", (-2.0, 3.0, True)),
-                                       ("ReLU6", (True,)), ("Tanh", ()), ("Sigmoid", ())])
+                                       ("ReLU6", (True,)), ("Tanh", ()), ("Sigmoid", ()),
+                                       ("GLU", (0,)), ("Hardswish", (True,)),
+                                       ("Hardsigmoid", ()), ("LogSigmoid", ()), ("Softsign", ()),
+                                       ("Tanhshrink", ())])
 def test_repr(name, args):
     assert repr(getattr(gg.nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))

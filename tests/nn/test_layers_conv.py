@@ -40,6 +40,7 @@ CONV2 = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:Using padding='same'")  # torch's note on its copy
 @pytest.mark.parametrize("args,kw", CONV2)
 @pytest.mark.parametrize("batched", [True, False])
 def test_conv2d(args, kw, batched):

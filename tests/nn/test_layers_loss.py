@@ -87,6 +87,7 @@ def test_bce_with_logits(reduction, weight, pos_weight):
         reduction=reduction), [A, y])
 
 
+@pytest.mark.filterwarnings("ignore:reduction. 'mean' divides")  # both libraries warn
 @pytest.mark.parametrize("reduction", RED + ["batchmean"])
 @pytest.mark.parametrize("log_target", [False, True])
 def test_kl_div(reduction, log_target):

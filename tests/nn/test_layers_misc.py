@@ -16,11 +16,12 @@ torch = pytest.importorskip("torch")
 
 
 # ------------------------------------------------------------------ dropout
-@pytest.mark.parametrize("name", ["Dropout", "Dropout2d"])
-def test_dropout_eval_is_identity(name):
-    if name == "Dropout2d" and not hasattr(gg.nn.functional, "dropout2d"):
-        pytest.skip("graphgrad.nn.functional lacks dropout2d")
-    check_layer(lambda lib: getattr(lib.nn, name)(0.3), [randn(2, 3, 4, 5)], train=False)
+@pytest.mark.parametrize("name,shape", [("Dropout", (2, 3, 4, 5)), ("Dropout1d", (2, 3, 4)),
+                                        ("Dropout2d", (2, 3, 4, 5)),
+                                        ("AlphaDropout", (2, 3, 4)),
+                                        ("FeatureAlphaDropout", (2, 3, 4, 5))])
+def test_dropout_eval_is_identity(name, shape):
+    check_layer(lambda lib: getattr(lib.nn, name)(0.3), [randn(*shape)], train=False)
 
 
 @pytest.mark.parametrize("p", [0.0, 1.0])
@@ -53,14 +54,27 @@ def test_dropout2d_drops_whole_channels():
 
 
 @pytest.mark.parametrize("p", [-0.1, 1.5])
-def test_dropout_bad_p(p):
-    run_both(lambda lib: lib.nn.Dropout(p))
+@pytest.mark.parametrize("name", ["Dropout", "Dropout1d", "AlphaDropout"])
+def test_dropout_bad_p(p, name):
+    run_both(lambda lib: getattr(lib.nn, name)(p))
+
+
+def test_dropout1d_drops_whole_channels():
+    y = gg.nn.Dropout1d(0.5)(gg.ones(8, 50, 6, dtype=gg.float64)).numpy()
+    assert (y.min(-1) == y.max(-1)).all() and set(np.unique(y)) <= {0.0, 2.0}
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    x = gg.randn(400, 250, dtype=gg.float64)
+    y = gg.nn.AlphaDropout(0.2)(x).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
 
 
 def test_dropout_repr():
     for args in [(), (0.2,), (0.1, True)]:
         assert repr(gg.nn.Dropout(*args)) == repr(torch.nn.Dropout(*args))
-        assert repr(gg.nn.Dropout2d(*args)) == repr(torch.nn.Dropout2d(*args))
+        for name in ("Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"):
+            assert repr(getattr(gg.nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
 
 
 # ------------------------------------------------------------------ flatten
@@ -122,3 +136,43 @@ def test_embedding_out_of_range_index_raises_like_torch():
                                 {"scale_grad_by_freq": True}])
 def test_embedding_repr(kw):
     assert repr(gg.nn.Embedding(6, 2, **kw)) == repr(torch.nn.Embedding(6, 2, **kw))
+
+
+# ------------------------------------------------------------------ padding
+PADS = [("ConstantPad1d", (2, 1.5)), ("ConstantPad1d", ((1, 3), -1.0)),
+        ("ConstantPad2d", ((1, 0, 2, 1), 0.5)), ("ZeroPad1d", ((0, 2),)), ("ZeroPad2d", (1,)),
+        ("ReflectionPad1d", (2,)), ("ReflectionPad2d", ((1, 2, 0, 1),)),
+        ("ReplicationPad1d", ((3, 1),)), ("ReplicationPad2d", (2,)),
+        ("CircularPad1d", (1,)), ("CircularPad2d", ((1, 2, 2, 0),))]
+
+
+@pytest.mark.parametrize("name,args", PADS)
+@pytest.mark.parametrize("batched", [True, False])
+def test_padding(name, args, batched):
+    x = randn(2, 3, 4, 5) if batched else randn(3, 4, 5)
+    if name.endswith("1d"):
+        x = x[..., 0, :].copy()
+    check_layer(lambda lib: getattr(lib.nn, name)(*args), [x])
+
+
+@pytest.mark.parametrize("name,args,shape", [("ReflectionPad1d", (5,), (2, 3, 4)),
+                                             ("CircularPad2d", (1,), (4, 5)),
+                                             ("CircularPad1d", (1,), (1, 2, 3, 4))])
+def test_padding_errors_like_torch(name, args, shape):
+    run_both(lambda lib: getattr(lib.nn, name)(*args)(lib.randn(*shape)))
+
+
+# ------------------------------------------------------------------ distances
+@pytest.mark.parametrize("kw", [{}, {"p": 1.0}, {"p": 3.0, "keepdim": True}, {"eps": 0.1}])
+def test_pairwise_distance(kw):
+    check_layer(lambda lib: lib.nn.PairwiseDistance(**kw), [randn(4, 5), randn(4, 5, seed=1)])
+
+
+@pytest.mark.parametrize("kw", [{}, {"dim": 0}, {"dim": -1, "eps": 0.5}])
+def test_cosine_similarity(kw):
+    check_layer(lambda lib: lib.nn.CosineSimilarity(**kw), [randn(4, 5), randn(4, 5, seed=1)])
+
+
+def test_distance_reprs():
+    assert repr(gg.nn.CosineSimilarity()) == repr(torch.nn.CosineSimilarity())
+    assert repr(gg.nn.PairwiseDistance(1.0)) == repr(torch.nn.PairwiseDistance(1.0))

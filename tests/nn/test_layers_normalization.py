@@ -108,3 +108,39 @@ def test_repr_and_state_dict(cls, args, kw):
     assert list(g.state_dict()) == list(t.state_dict())
     for (n, a), (_, b) in zip(g.state_dict().items(), t.state_dict().items()):
         assert a.detach().numpy().tolist() == b.detach().numpy().tolist(), n
+
+
+# ------------------------------------------------------------------ instance norm
+IN = [{}, {"affine": True}, {"track_running_stats": True}, {"affine": True, "bias": False},
+      {"track_running_stats": True, "momentum": None}]
+
+
+@needs("instance_norm")
+@pytest.mark.parametrize("kw", IN)
+@pytest.mark.parametrize("cls,shape", [("InstanceNorm1d", (3, 4, 6)), ("InstanceNorm1d", (4, 6)),
+                                       ("InstanceNorm2d", (2, 4, 3, 5)),
+                                       ("InstanceNorm2d", (4, 3, 5))])
+@pytest.mark.parametrize("train", [True, False])
+def test_instance_norm(kw, cls, shape, train):
+    check_layer(lambda lib: getattr(lib.nn, cls)(4, dtype=lib.float64, **kw),
+                [randn(*shape) * 2 + 1], train=train, steps=2)
+
+
+@pytest.mark.parametrize("cls,shape,kw", [("InstanceNorm1d", (2, 3, 4, 5), {}),
+                                          ("InstanceNorm2d", (3, 4), {}),
+                                          ("InstanceNorm1d", (2, 5, 6), {"affine": True})])
+def test_instance_norm_bad_input_raises_value_error(cls, shape, kw):
+    run_both(lambda lib: getattr(lib.nn, cls)(4, **kw)(lib.randn(*shape)))
+
+
+def test_instance_norm_channel_mismatch_warns_without_affine():
+    for lib in (gg, torch):
+        with pytest.warns(UserWarning, match="does not match num_features"):
+            lib.nn.InstanceNorm1d(4)(lib.randn(2, 5, 6))
+
+
+@pytest.mark.parametrize("kw", IN)
+def test_instance_norm_repr_and_state_dict(kw):
+    g, t = gg.nn.InstanceNorm2d(5, **kw), torch.nn.InstanceNorm2d(5, **kw)
+    assert repr(g) == repr(t)
+    assert list(g.state_dict()) == list(t.state_dict())

@@ -64,6 +64,20 @@ def test_adaptive_avg_pool2d(size, batched):
     check_layer(lambda lib: lib.nn.AdaptiveAvgPool2d(size), [X2 if batched else X2[0]])
 
 
+@needs("adaptive_max_pool1d")
+@pytest.mark.parametrize("size", [1, 4, 11])
+@pytest.mark.parametrize("ri", [False, True])
+def test_adaptive_max_pool1d(size, ri):
+    check_layer(lambda lib: lib.nn.AdaptiveMaxPool1d(size, ri), [X1])
+
+
+@needs("adaptive_max_pool2d")
+@pytest.mark.parametrize("size", [1, (2, 5), (None, 3)])
+@pytest.mark.parametrize("ri", [False, True])
+def test_adaptive_max_pool2d(size, ri):
+    check_layer(lambda lib: lib.nn.AdaptiveMaxPool2d(size, ri), [X2])
+
+
 @pytest.mark.parametrize("cls,args,shape", [("MaxPool1d", (3,), (2, 3, 4, 5)),
                                             ("MaxPool1d", (3,), (5,)),
                                             ("AvgPool1d", (3,), (1, 2, 3, 4)),
@@ -79,6 +93,7 @@ def test_bad_input_raises_like_torch(cls, args, shape):
     ("MaxPool1d", (3,), {}), ("MaxPool2d", (3, 2, 1), {"ceil_mode": True}),
     ("MaxPool2d", ((2, 3),), {"dilation": 2}), ("AvgPool1d", (3, 2), {}),
     ("AvgPool2d", (3,), {"padding": 1}), ("AdaptiveAvgPool1d", (4,), {}),
-    ("AdaptiveAvgPool2d", ((None, 3),), {})])
+    ("AdaptiveAvgPool2d", ((None, 3),), {}), ("AdaptiveMaxPool1d", (2, True), {}),
+    ("AdaptiveMaxPool2d", ((3, None),), {})])
 def test_repr(cls, args, kw):
     assert repr(getattr(gg.nn, cls)(*args, **kw)) == repr(getattr(torch.nn, cls)(*args, **kw))

@@ -147,9 +147,20 @@ def test_reassign_between_kinds():
         m = nn.Module()
         m.x = nn.Parameter(lib.zeros(1))
         a = names(m.named_parameters())
-        m.x = nn.Module()                              # parameter -> module
-        b = (names(m.named_parameters()), names(m.named_children()))
-        m.x = nn.Buffer(lib.ones(1), persistent=False)  # module -> buffer
+        try:
+            m.x = nn.Module()                          # parameter -> module: TypeError
+        except TypeError as e:
+            a = (a, type(e).__name__)
+        del m.x
+        m.x = nn.Module()
+        b = (names(m.named_parameters()), names(m.named_children()), list(m._parameters))
+        try:
+            m.x = nn.Buffer(lib.ones(1), persistent=False)  # module slot -> buffer: TypeError
+        except TypeError as e:
+            b = (b, type(e).__name__)
+        m.x = None
+        del m.x
+        m.x = nn.Buffer(lib.ones(1), persistent=False)
         c = (names(m.named_children()), names(m.named_buffers()), list(m.state_dict()))
         m.x = nn.Parameter(lib.ones(1))                # buffer -> parameter
         d = (names(m.named_buffers()), names(m.named_parameters()),
@@ -260,8 +271,10 @@ def test_zero_grad_detaches_a_grad_with_history():
         m = build_modules(lib).Linear(2, 2)
         x = fixed(lib, 3, 2)
         (g,) = lib.autograd.grad(m(x).pow(2).sum(), [m.weight], create_graph=True)
-        m.weight.grad = g
+        m.weight.grad = g * 1
+        gg = m.weight.grad
         m.zero_grad(set_to_none=False)
+        return m.weight.grad, gg.grad_fn, m.weight.grad is gg
         return m.weight.grad
     run_both(program)
 

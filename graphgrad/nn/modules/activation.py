@@ -10,7 +10,8 @@ from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish",
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
+           "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink",
            "Softplus", "Hardtanh", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "MultiheadAttention"]
 
@@ -212,6 +213,69 @@ class PReLU(Module):
         return f"num_parameters={self.num_parameters}"
 
 
+class Hardsigmoid(Module):
+    """relu6(x + 3) / 6."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    """x * relu6(x + 3) / 6."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x))."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class GLU(Module):
+    """Gated linear unit: a * sigmoid(b) for the two halves a, b of ``dim``."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
 class _SoftmaxLike(Module):
     __constants__ = ["dim"]
 
@@ -357,9 +421,20 @@ def _multi_head_attention(m, query, key, value, key_padding_mask, need_weights, 
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
     p = m.dropout if m.training else 0.0
     scores = _gg.bmm(q * (1.0 / head_dim) ** 0.5, k.transpose(-2, -1))
+    dead = None
     if attn_mask is not None:
         scores = scores + attn_mask
+        if not need_weights:
+            # PyTorch's attention kernel (need_weights=False) gives a query whose keys are
+            # all masked zero weights, not NaN (its "safe softmax"), and a zero gradient
+            dead = (scores == float("-inf")).all(-1, keepdim=True)
+            if bool(dead.any()):
+                scores = scores.masked_fill(dead, 0.0)
+            else:
+                dead = None
     weights = F.softmax(scores, dim=-1)
+    if dead is not None:
+        weights = weights.masked_fill(dead, 0.0)
     if p > 0.0:
         weights = F.dropout(weights, p=p)
     out = _gg.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)

@@ -1,5 +1,6 @@
-"""Gradient clipping (PyTorch's torch/nn/utils/clip_grad.py semantics, CPU path: one
-vector_norm per gradient, then the norm of those norms)."""
+"""Gradient clipping (PyTorch's torch/nn/utils/clip_grad.py semantics: one vector_norm
+per gradient, then the norm of those norms; ``foreach`` is accepted and changes nothing,
+graphgrad has no separate multi-tensor kernels)."""
 from __future__ import annotations
 
 import functools
@@ -21,12 +22,6 @@ def _no_grad(func):
     return wrapper
 
 
-def _check_foreach(foreach):
-    if foreach:
-        raise RuntimeError("foreach=True was passed, but can't use the foreach API on cpu "
-                           "tensors")
-
-
 @_no_grad
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The ``norm_type``-norm of the norms of ``tensors`` (as if concatenated)."""
@@ -35,7 +30,6 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if len(tensors) == 0:
         return tensor(0.0)
-    _check_foreach(foreach)
     norms = [linalg.vector_norm(g, norm_type) for g in tensors]
     total_norm = linalg.vector_norm(stack(norms), norm_type)
     if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
@@ -56,7 +50,6 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     max_norm = float(max_norm)
     if len(grads) == 0:
         return
-    _check_foreach(foreach)
     clip_coef_clamped = clamp(max_norm / (total_norm + 1e-6), max=1.0)
     for g in grads:
         g.mul_(clip_coef_clamped)
@@ -97,7 +90,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         parameters = [parameters]
     clip_value = float(clip_value)
     grads = [p.grad for p in parameters if p.grad is not None]
-    if grads:
-        _check_foreach(foreach)
     for grad in grads:
         grad.clamp_(min=-clip_value, max=clip_value)

@@ -37,8 +37,9 @@ class Adagrad(Optimizer):
                 self._init_state(p, group)
 
     def _init_state(self, p, group):
+        # (PyTorch fills every accumulator with the constructor's value, whatever the group says)
         state = self.state[p]
-        v = group["initial_accumulator_value"]
+        v = self.defaults["initial_accumulator_value"]
         state["step"] = _step_tensor(0.0, bool(group["fused"]))
         state["sum"] = Tensor._wrap(np.full_like(p._data, complex(v, v)
                                                  if p._data.dtype.kind == "c" else v))
@@ -72,7 +73,7 @@ class Adagrad(Optimizer):
             maximize = group["maximize"]
             for p, g in pairs:
                 state = state_of[p]
-                if "sum" not in state:  # a group added after construction
+                if len(state) == 0:  # a group added after construction
                     self._init_state(p, group)
                 sd = state["step"]._data
                 sd += 1

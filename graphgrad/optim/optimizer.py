@@ -98,6 +98,17 @@ def _zeros_like(p):
     return Tensor._wrap(np.zeros_like(p._data))
 
 
+def _param_label(opt, p):
+    """How an error names ``p``: its name when the groups were given names, else its place."""
+    for gi, group in enumerate(opt.param_groups):
+        for i, q in enumerate(group["params"]):
+            if q is p:
+                names = group.get("param_names")
+                where = f"param_groups[{gi}]['params'][{i}]"
+                return f"parameter '{names[i]}' ({where})" if names else f"parameter {where}"
+    return "a parameter"
+
+
 def _bad_grad(opt, p, g):
     """Raise PyTorch's error for a gradient that cannot update ``p`` (called only when the
     shapes differ; a gradient that broadcasts to the parameter is accepted, as in PyTorch)."""
@@ -108,16 +119,18 @@ def _bad_grad(opt, p, g):
     except ValueError:
         pass
     raise RuntimeError(
-        f"{type(opt).__name__}.step(): the gradient of a parameter has shape {list(gs)} but the "
-        f"parameter has shape {list(ps)} (the parameter's .data was probably replaced after "
-        "backward); set its .grad to None or recompute the gradient. No parameter was updated.")
+        f"{type(opt).__name__}.step(): the gradient of {_param_label(opt, p)} has shape "
+        f"{list(gs)} but the parameter has shape {list(ps)} (its .data was probably replaced "
+        "after backward); set its .grad to None or recompute the gradient. No parameter was "
+        "updated.")
 
 
-def _inference_param(opt):
+def _inference_param(opt, p):
     raise RuntimeError(
         f"{type(opt).__name__}.step(): Inplace update to inference tensor outside InferenceMode "
-        "is not allowed (a parameter was created under inference_mode). You can make a clone to "
-        "get a normal tensor before doing inplace update. No parameter was updated.")
+        f"is not allowed ({_param_label(opt, p)} was created under inference_mode). You can "
+        "make a clone to get a normal tensor before doing inplace update. No parameter was "
+        "updated.")
 
 
 def _wrap_step(step):
@@ -156,11 +169,13 @@ class Optimizer:
     groups, each with its own options); ``defaults`` holds the options a group does not give.
     """
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        step = cls.__dict__.get("step")
-        if step is not None and not getattr(step, "hooked", False):
-            cls.step = _wrap_step(step)
+    def _patch_step_function(self):
+        """Make the class's ``step`` run the step hooks (once per class, when its first
+        instance is made -- PyTorch's timing, so a subclass whose ``step`` calls
+        ``super().step()`` runs the hooks once unless the base class was used on its own)."""
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _wrap_step(cls.step)
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -170,6 +185,7 @@ class Optimizer:
         self._optimizer_state_dict_post_hooks = OrderedDict()
         self._optimizer_load_state_dict_pre_hooks = OrderedDict()
         self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -201,6 +217,7 @@ class Optimizer:
                      "_optimizer_load_state_dict_post_hooks"):
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self):
@@ -336,12 +353,19 @@ class Optimizer:
     # ------------------------------------------------------------ grads
     def zero_grad(self, set_to_none=True):
         """Reset the gradients: ``None`` (default) or zeros, detached, in place."""
+        plain = not tls.extra  # no forward AD / saved-tensor hooks / mutation context active
         for group in self.param_groups:
             for p in group["params"]:
                 g = p._grad
                 if g is not None:
                     if set_to_none:
                         p._grad = None
+                    elif (plain and g._grad_fn is None and g._base is None
+                          and g._vc is not INFERENCE and g._data.flags.writeable):
+                        # the common case (a plain detached grad): zero_() without dispatch
+                        g._requires_grad = False
+                        g._bump_version()
+                        g._data.fill(0)
                     else:
                         if g._grad_fn is not None:
                             g.detach_()
@@ -427,7 +451,7 @@ class Optimizer:
                 if g._data.shape != p._data.shape:
                     _bad_grad(self, p, g)
                 if p._vc is INFERENCE and not tls.inference:
-                    _inference_param(self)
+                    _inference_param(self, p)
                 out.append((p, g))
         return out
 

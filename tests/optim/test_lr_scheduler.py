@@ -66,6 +66,13 @@ SCHEDULERS = [
                     "three_phase": True}),
     ("OneCycleLR", {"max_lr": 0.3, "epochs": 5, "steps_per_epoch": 5, "pct_start": 0.4,
                     "cycle_momentum": False}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 4}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3, "step_size_down": 5,
+                  "mode": "triangular2"}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3, "mode": "exp_range",
+                  "gamma": 0.9, "cycle_momentum": False}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 4}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.001}),
 ]
 
 
@@ -137,6 +144,36 @@ def test_closed_form_with_epoch_argument(name, kwargs):
                 sched.step(e)
                 out.append(sched.get_last_lr())
         return out, sum("epoch parameter" in str(x.message) for x in w)
+    run_both(prog)
+
+
+def test_cosine_warm_restarts_fractional_epochs():
+    def prog(lib):
+        opt, params = _opt(lib)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2)
+        out = []
+        for e in [0.5, 1.25, 3.0, 4.5, 9.75, 2.0, 20.0]:
+            opt.step()
+            sched.step(e)
+            out.append((sched.get_last_lr(), sched.T_i, sched.last_epoch))
+        return out
+    ours, theirs = run_both(prog)
+    assert ours == theirs
+
+
+def test_cyclic_lr_custom_scale_fn_state_dict():
+    class Half:
+        def __init__(self):
+            self.k = 0.5
+
+        def __call__(self, x):
+            return self.k ** x
+
+    def prog(lib):
+        opt, params = _opt(lib, "Adam")
+        sched = lib.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, step_size_up=2, scale_fn=Half())
+        seq = _train(opt, params, sched, 9)
+        return seq, _state(sched), opt.param_groups[0]["betas"]
     run_both(prog)
 
 

@@ -31,6 +31,7 @@ from . import cuda, random  # noqa: F401
 from ._ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
 from . import autograd
 from . import backends, linalg, nn, return_types  # noqa: F401
+from .serialization import load, save  # noqa: F401
 from . import optim  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)

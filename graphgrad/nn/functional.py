@@ -41,6 +41,13 @@ __all__ = [
     "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "layer_norm", "normalize", "one_hot", "conv1d", "conv2d",
     "max_pool2d", "avg_pool2d", "embedding",
+    # graphgrad/nn/_functional_<family>.py (the nn layers' ops)
+    "conv_transpose1d", "conv_transpose2d", "batch_norm", "instance_norm", "group_norm",
+    "rms_norm", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "hardtanh", "hardtanh_", "relu6",
+    "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign", "tanhshrink", "prelu", "glu",
+    "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout", "huber_loss", "kl_div",
+    "cosine_similarity", "pairwise_distance", "cosine_embedding_loss", "margin_ranking_loss",
 ]
 
 
@@ -2034,3 +2041,8 @@ def pad(input, pad, mode="constant", value=None):  # noqa: F811 - the public nn.
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     return _pad(input, pad, mode, value)
 # ====================================================================== end of pad block
+from ._functional_conv import *  # noqa: E402,F401,F403 - conv_transpose (nn layers' ops)
+from ._functional_norm import *  # noqa: E402,F401,F403 - batch/instance/group/rms norm
+from ._functional_pool import *  # noqa: E402,F401,F403 - 1-d and adaptive pools
+from ._functional_activation import *  # noqa: E402,F401,F403 - activations, dropouts
+from ._functional_loss import *  # noqa: E402,F401,F403 - losses and distances

@@ -1,4 +1,5 @@
-"""The main job: fit y = sin(x) with a cubic polynomial by gradient descent.
+"""The first demo (``python -m graphgrad.demo.sin``): fit y = sin(x) with a cubic
+polynomial by gradient descent.
 
 The classic PyTorch autograd example, run on graphgrad: the four coefficients
 are leaf tensors, the loss is built from tensor ops, ``loss.backward()``

@@ -1,0 +1,3 @@
+from .digits import main
+
+main()

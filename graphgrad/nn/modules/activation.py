@@ -1,0 +1,564 @@
+"""Activation modules and MultiheadAttention (PyTorch's torch.nn.modules.activation)."""
+from __future__ import annotations
+
+import warnings
+
+import graphgrad as _gg
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .linear import Linear
+from .module import Module
+
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
+           "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink",
+           "Softplus", "Hardtanh", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
+           "MultiheadAttention"]
+
+
+def _inplace_str(inplace, sep=", "):
+    return f"{sep}inplace=True" if inplace else ""
+
+
+
+class ReLU(Module):
+    """max(0, x)."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_str(self.inplace, "")
+
+
+class Hardtanh(Module):
+    """x clamped to [min_val, max_val]."""
+
+    __constants__ = ["min_val", "max_val", "inplace"]
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None,
+                 max_value=None):
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val "
+                                 f"({self.min_val})")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_str(self.inplace)}"
+
+
+class ReLU6(Hardtanh):
+    """min(max(0, x), 6)."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return _inplace_str(self.inplace, "")
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x))."""
+
+    def forward(self, input):
+        return _gg.sigmoid(input)
+
+
+class Tanh(Module):
+    """tanh(x)."""
+
+    def forward(self, input):
+        return _gg.tanh(input)
+
+
+class SiLU(Module):
+    """x * sigmoid(x)."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_str(self.inplace, "")
+
+
+class Mish(Module):
+    """x * tanh(softplus(x))."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.mish(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_str(self.inplace, "")
+
+
+class ELU(Module):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+
+    __constants__ = ["alpha", "inplace"]
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_str(self.inplace)}"
+
+
+class GELU(Module):
+    """x * Phi(x) (``approximate='tanh'`` for the tanh approximation)."""
+
+    __constants__ = ["approximate"]
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class LeakyReLU(Module):
+    """x if x >= 0 else negative_slope * x."""
+
+    __constants__ = ["inplace", "negative_slope"]
+
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}{_inplace_str(self.inplace)}"
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
+
+    __constants__ = ["beta", "threshold"]
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class PReLU(Module):
+    """x if x >= 0 else a * x with a learnable ``weight`` a (one value, or one per
+    channel), ``init`` (0.25) initially."""
+
+    __constants__ = ["num_parameters"]
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_gg.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class Hardsigmoid(Module):
+    """relu6(x + 3) / 6."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    """x * relu6(x + 3) / 6."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x))."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class GLU(Module):
+    """Gated linear unit: a * sigmoid(b) for the two halves a, b of ``dim``."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class _SoftmaxLike(Module):
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_SoftmaxLike):
+    """exp(x) / sum(exp(x)) along ``dim``."""
+
+    def forward(self, input):
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+
+class LogSoftmax(_SoftmaxLike):
+    """log(softmax(x)) along ``dim``."""
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+
+# ---------------------------------------------------------------------- attention
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    qd = query.dim()
+    if qd not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{qd}-D query tensor")
+    what = "batched (3-D)" if qd == 3 else "unbatched (2-D)"
+    if key.dim() != qd or value.dim() != qd:
+        raise AssertionError(f"For {what} `query`, expected `key` and `value` to be {qd}-D but "
+                             f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != qd - 1:
+        raise AssertionError(f"For {what} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{qd - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {what} `query`, expected `attn_mask` to be `None`, 2-D or "
+                                 f"3-D but found {attn_mask.dim()}-D tensor instead")
+        if qd == 2 and attn_mask.dim() == 3:
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                     f"{tuple(attn_mask.shape)}")
+    return qd == 3
+
+
+def _float_mask(mask, name, other, other_name, dtype):
+    """A bool mask (True = do not attend) becomes an additive float mask with -inf there;
+    a float mask is used as given."""
+    if mask is None:
+        return None
+    if mask.dtype != _gg.bool and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    if other is not None and mask.dtype != other.dtype:
+        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
+                      "type for both instead.", stacklevel=3)
+    if mask.dtype == _gg.bool:
+        return _gg.zeros(mask.shape, dtype=dtype).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _multi_head_attention(m, query, key, value, key_padding_mask, need_weights, attn_mask,
+                          average_attn_weights, is_causal):
+    """PyTorch's multi-head attention math (sequence-first layout (L, N, E))."""
+    H = m.num_heads
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, H)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _float_mask(key_padding_mask, "key_padding_mask", attn_mask,
+                                   "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    attn_mask = _float_mask(attn_mask, "attn_mask", None, "", query.dtype)
+    if embed_dim != m.embed_dim:
+        raise AssertionError(f"was expecting embedding dimension of {m.embed_dim}, but got "
+                             f"{embed_dim}")
+    head_dim = embed_dim // H
+    if m._qkv_same_embed_dim:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError(f"key shape {key.shape} does not match value shape "
+                                 f"{value.shape}")
+        w_q, w_k, w_v = m.in_proj_weight.chunk(3)
+    else:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+        w_q, w_k, w_v = m.q_proj_weight, m.k_proj_weight, m.v_proj_weight
+    b_q = b_k = b_v = None
+    if m.in_proj_bias is not None:
+        b_q, b_k, b_v = m.in_proj_bias.chunk(3)
+    q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif tuple(attn_mask.shape) != (bsz * H, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(bsz * H, tgt_len, src_len)}.")
+    if m.bias_k is not None and m.bias_v is not None:
+        k = _gg.cat([k, m.bias_k.repeat(1, bsz, 1)])
+        v = _gg.cat([v, m.bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    # (L, N, E) -> (N * H, L, head_dim)
+    q = q.reshape(tgt_len, bsz * H, head_dim).transpose(0, 1)
+    k = k.reshape(k.shape[0], bsz * H, head_dim).transpose(0, 1)
+    v = v.reshape(v.shape[0], bsz * H, head_dim).transpose(0, 1)
+    if m.add_zero_attn:
+        zeros = _gg.zeros((bsz * H, 1, head_dim), dtype=k.dtype)
+        k = _gg.cat([k, zeros], dim=1)
+        v = _gg.cat([v, zeros], dim=1)
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(f"Expected key_padded_mask.shape to be {(bsz, src_len)}, but "
+                                 f"got {tuple(key_padding_mask.shape)}")
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, H, -1, -1) \
+            .reshape(bsz * H, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    p = m.dropout if m.training else 0.0
+    scores = _gg.bmm(q * (1.0 / head_dim) ** 0.5, k.transpose(-2, -1))
+    dead = None
+    if attn_mask is not None:
+        scores = scores + attn_mask
+        if not need_weights:
+            # PyTorch's attention kernel (need_weights=False) gives a query whose keys are
+            # all masked zero weights, not NaN (its "safe softmax"), and a zero gradient
+            dead = (scores == float("-inf")).all(-1, keepdim=True)
+            if bool(dead.any()):
+                scores = scores.masked_fill(dead, 0.0)
+            else:
+                dead = None
+    weights = F.softmax(scores, dim=-1)
+    if dead is not None:
+        weights = weights.masked_fill(dead, 0.0)
+    if p > 0.0:
+        weights = F.dropout(weights, p=p)
+    out = _gg.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = F.linear(out, m.out_proj.weight, m.out_proj.bias).reshape(tgt_len, bsz, embed_dim)
+    if not need_weights:
+        return (out if batched else out.squeeze(1)), None
+    weights = weights.reshape(bsz, H, tgt_len, src_len)
+    if average_attn_weights:
+        weights = weights.mean(dim=1)
+    if not batched:
+        return out.squeeze(1), weights.squeeze(0)
+    return out, weights
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """MultiheadAttention's ``out_proj``: a Linear under PyTorch's class name (its repr)."""
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention ("Attention Is All You Need"), with PyTorch's parameters:
+    ``in_proj_weight`` (3E, E) and ``in_proj_bias`` (3E,), or ``q/k/v_proj_weight`` when
+    kdim/vdim differ from embed_dim, ``out_proj`` (a Linear), ``bias_k``/``bias_v`` with
+    add_bias_kv.  ``forward`` returns (output, weights averaged over heads or per head, or
+    None when need_weights=False)."""
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        fk = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(_gg.empty((embed_dim, embed_dim), **fk))
+            self.k_proj_weight = Parameter(_gg.empty((embed_dim, self.kdim), **fk))
+            self.v_proj_weight = Parameter(_gg.empty((embed_dim, self.vdim), **fk))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(_gg.empty((3 * embed_dim, embed_dim), **fk))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_gg.empty(3 * embed_dim, **fk))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
+        if add_bias_kv:
+            self.bias_k = Parameter(_gg.empty((1, 1, embed_dim), **fk))
+            self.bias_v = Parameter(_gg.empty((1, 1, embed_dim), **fk))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def __setstate__(self, state):
+        if "_qkv_same_embed_dim" not in state:
+            state["_qkv_same_embed_dim"] = True
+        super().__setstate__(state)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        if self.batch_first and query.dim() == 3:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = query.transpose(1, 0), key.transpose(1, 0)
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        out, weights = _multi_head_attention(self, query, key, value, key_padding_mask,
+                                             need_weights, attn_mask, average_attn_weights,
+                                             is_causal)
+        if self.batch_first and query.dim() == 3:
+            return out.transpose(1, 0), weights
+        return out, weights
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """The combined additive mask of shape (N, num_heads, L, S) and its type (0: 2-D
+        attn_mask, 2: combined), as PyTorch's merge_masks."""
+        mask_type = None
+        merged = None
+        if key_padding_mask is not None:
+            mask_type = 1
+            merged = key_padding_mask
+        if attn_mask is not None:
+            bsz, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                am = attn_mask.view(bsz, -1, seq_len, seq_len)
+            else:
+                am = attn_mask.view(1, 1, seq_len, seq_len).expand(bsz, self.num_heads, -1, -1)
+            merged = am
+            if key_padding_mask is not None:
+                kpm = key_padding_mask.view(bsz, 1, 1, seq_len).expand(-1, self.num_heads,
+                                                                       -1, -1)
+                merged = am + kpm
+        return merged, mask_type

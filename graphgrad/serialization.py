@@ -1,0 +1,648 @@
+"""``graphgrad.save`` / ``graphgrad.load`` in PyTorch's file format.
+
+A file is a zip archive (stored, not compressed) whose records all sit under one folder
+(the file's stem, or ``archive`` for a file object), as ``torch.save`` writes them:
+
+- ``data.pkl``: a pickle (protocol 2) of the object in which every tensor is
+  ``torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+  OrderedDict())`` and every storage a persistent id ``('storage', torch.<Type>Storage, key,
+  'cpu', numel)``; a Parameter is ``torch._utils._rebuild_parameter(tensor, requires_grad,
+  OrderedDict())``, dtypes are the globals ``torch.float32`` ..., devices ``torch.device``
+  and sizes ``torch.Size``;
+- ``data/<key>``: the raw bytes of each storage, 64-byte aligned in the file;
+- ``byteorder``, ``version`` (3), ``.format_version``, ``.storage_alignment`` and
+  ``.data/serialization_id``.
+
+Tensors that view one NumPy buffer share one storage (their offsets and strides are
+written), so views loaded back still share memory.  The pickle names PyTorch's functions
+without importing torch, and ``load`` maps those names to graphgrad's, so files go both ways
+between graphgrad and PyTorch and torch is never needed.
+
+``load(weights_only=True)`` (the default, as in PyTorch) unpickles with an allow-list of
+globals (containers, tensors, Parameters, dtypes, devices, sizes, storages and the tensor
+rebuild functions; ``add_safe_globals`` adds more): any other global -- ``os.system``, a
+class with a malicious ``__reduce__`` -- stops the load with ``pickle.UnpicklingError``
+before anything is called.  ``weights_only=False`` unpickles arbitrary objects (only for
+trusted files).
+"""
+from __future__ import annotations
+
+import _compat_pickle
+import collections
+import contextlib
+import io
+import os
+import pickle
+import secrets
+import struct
+import sys
+import zipfile
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Size, Tensor, device
+
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals", "DEFAULT_PROTOCOL"]
+
+DEFAULT_PROTOCOL = 2
+_ALIGNMENT = 64
+_FILE_VERSION = 3
+
+# graphgrad dtype name <-> PyTorch's legacy typed-storage class name
+_STORAGE_NAMES = {
+    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+    "bfloat16": "BFloat16Storage", "complex64": "ComplexFloatStorage",
+    "complex128": "ComplexDoubleStorage", "int64": "LongStorage", "int32": "IntStorage",
+    "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage",
+    "bool": "BoolStorage",
+}
+_DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16",
+                  "cfloat": "complex64", "cdouble": "complex128", "long": "int64",
+                  "int": "int32", "short": "int16"}
+
+
+def _parameter_class():
+    """graphgrad.nn.Parameter when the nn package provides it (else None)."""
+    try:
+        from .nn.parameter import Parameter
+    except ImportError:
+        return None
+    return Parameter
+
+
+# ============================================================================ saving
+class _TorchName:
+    """A global written into the pickle by name (``torch._utils._rebuild_tensor_v2``...),
+    so that the file names PyTorch's objects although torch is not imported."""
+
+    _cache: dict = {}
+
+    def __new__(cls, module, name):
+        key = (module, name)
+        obj = cls._cache.get(key)
+        if obj is None:
+            obj = cls._cache[key] = object.__new__(cls)
+            obj.module, obj.name = module, name
+        return obj
+
+    def __call__(self, *args):   # pickle requires reduce functions to be callable
+        raise TypeError(f"{self.module}.{self.name} is only a name written into a pickle")
+
+
+class _StorageRef:
+    __slots__ = ("key", "type_name", "numel")
+
+    def __init__(self, key, type_name, numel):
+        self.key, self.type_name, self.numel = key, type_name, numel
+
+
+def _root(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+class _Pickler(pickle._Pickler):
+    """The pure-Python pickler, taught to write tensors as PyTorch does (its ``save_global``
+    would import and check the module of each global; PyTorch's names are written as they
+    are instead)."""
+
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file, protocol):
+        super().__init__(file, protocol)
+        self.storages = {}     # id(root array) -> (key, array, _StorageRef)
+        self._refs = {}        # id(_StorageRef) -> _StorageRef (kept alive)
+
+    def _write_name(self, obj, module, name):
+        if self.proto >= 4:
+            self.save(module)
+            self.save(name)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + module.encode("utf-8") + b"\n" +
+                       name.encode("utf-8") + b"\n")
+        self.memoize(obj)
+
+    def _save_torch_name(self, obj):
+        self._write_name(obj, obj.module, obj.name)
+
+    def _save_dtype(self, obj):
+        self._write_name(obj, "torch", obj.name)
+
+    dispatch[_TorchName] = _save_torch_name
+    dispatch[_dtype.dtype] = _save_dtype
+
+    def persistent_id(self, obj):
+        if obj.__class__ is _StorageRef:
+            return ("storage", _TorchName("torch", obj.type_name), obj.key, "cpu", obj.numel)
+        return None
+
+    def _storage_of(self, a):
+        """(storage ref, offset, strides) of array ``a``: its root buffer's storage when it
+        can be described by an offset and non-negative element strides, else a copy."""
+        root = _root(a)
+        isz = a.itemsize
+        share = (root.dtype == a.dtype and root.flags.c_contiguous and a.size > 0
+                 and all(s >= 0 and s % isz == 0 for s in a.strides))
+        if share:
+            off = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+            extent = off + sum((n - 1) * s for n, s in zip(a.shape, a.strides)) + isz
+            share = off >= 0 and off % isz == 0 and extent <= root.nbytes
+        if not share:
+            root = np.ascontiguousarray(a)
+            off = 0
+        entry = self.storages.get(id(root))
+        if entry is None:
+            name = _STORAGE_NAMES[_dtype.from_numpy_dtype(root.dtype).name]
+            ref = _StorageRef(str(len(self.storages)), name, root.size)
+            entry = self.storages[id(root)] = (ref.key, root, ref)
+        strides = tuple(s // isz for s in a.strides) if share else \
+            tuple(s // isz for s in root.strides)
+        return entry[2], off // isz, strides
+
+    def _reduce_tensor(self, t):
+        ref, offset, stride = self._storage_of(t._data)
+        return (_TorchName("torch._utils", "_rebuild_tensor_v2"),
+                (ref, offset, tuple(t._data.shape), stride, bool(t._requires_grad),
+                 collections.OrderedDict()))
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            param = _parameter_class()
+            if param is not None and isinstance(obj, param):
+                data = Tensor._wrap(obj._data)
+                return (_TorchName("torch._utils", "_rebuild_parameter"),
+                        (data, bool(obj._requires_grad), collections.OrderedDict()))
+            return self._reduce_tensor(obj)
+        cls = obj.__class__
+        if cls is device:
+            return (_TorchName("torch", "device"), (str(obj),))
+        if cls is Size:
+            return (_TorchName("torch", "Size"), (tuple(obj),))
+        return NotImplemented
+
+
+def _is_path(f):
+    return isinstance(f, (str, os.PathLike))
+
+
+def _archive_name(f):
+    if _is_path(f):
+        stem = os.path.splitext(os.path.basename(os.fspath(f)))[0]
+        return stem or "archive"
+    return "archive"
+
+
+def _aligned_write(zf, name, data, base):
+    """Write record ``name`` so that its data starts at a multiple of 64 bytes (padding in
+    the local header's extra field, as PyTorch's writer does)."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    start = zf.start_dir - base + 30 + len(name.encode("utf-8")) + 4
+    pad = -start % _ALIGNMENT
+    info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
+    zf.writestr(info, data)
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
+    """Save ``obj`` (tensors, state dicts, nested containers) to the path or binary file
+    object ``f`` in PyTorch's zip format (see the module docstring); ``torch.load`` reads it."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("graphgrad.save writes PyTorch's zip format only "
+                                  "(_use_new_zipfile_serialization=True)")
+    if pickle_module is not pickle:
+        name = getattr(pickle_module, "__name__", pickle_module)
+        raise NotImplementedError("graphgrad.save uses the standard pickle module; "
+                                  f"pickle_module={name!r} is not supported")
+    buf = io.BytesIO()
+    pickler = _Pickler(buf, pickle_protocol)
+    pickler.dump(obj)
+    prefix = _archive_name(f) + "/"
+    records = [("data.pkl", buf.getvalue()), (".format_version", b"1"),
+               (".storage_alignment", str(_ALIGNMENT).encode())]
+    if not _disable_byteorder_record:
+        records.append(("byteorder", sys.byteorder.encode()))
+    for key, root, _ in sorted(pickler.storages.values(), key=lambda e: int(e[0])):
+        records.append((f"data/{key}", root.tobytes()))
+    records.append(("version", f"{_FILE_VERSION}\n".encode()))
+    records.append((".data/serialization_id", f"{secrets.randbits(128):040d}".encode()))
+    with contextlib.ExitStack() as stack:
+        fh = stack.enter_context(open(f, "wb")) if _is_path(f) else f
+        base = fh.tell() if fh.seekable() else 0
+        zf = stack.enter_context(zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED))
+        for name, data in records:
+            _aligned_write(zf, prefix + name, data, base)
+
+
+# ============================================================================ loading
+class _StorageType:
+    """What ``torch.FloatStorage`` ... unpickle to: the dtype of a storage record."""
+
+    def __init__(self, name, dtype):
+        self.name, self.dtype = name, dtype
+
+    def __repr__(self):
+        return f"<storage type torch.{self.name}>"
+
+
+class _LoadedStorage:
+    """A storage read from the archive: a flat writable NumPy array."""
+
+    __slots__ = ("array", "dtype")
+
+    def __init__(self, array, dtype):
+        self.array, self.dtype = array, dtype
+
+    def size(self):
+        return self.array.size
+
+    def __len__(self):
+        return self.array.size
+
+    def nbytes(self):
+        return self.array.nbytes
+
+    def __repr__(self):
+        return f"graphgrad storage of {self.array.size} {self.dtype} elements (from a file)"
+
+
+def _check_int(what, v):
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise RuntimeError(f"_rebuild_tensor_v2: {what} must be an int, got "
+                           f"{type(v).__name__}")
+    return v
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    if not isinstance(storage, _LoadedStorage):
+        raise RuntimeError("_rebuild_tensor_v2: expected a storage from the archive as its "
+                           f"first argument, got {type(storage).__name__}")
+    _check_int("storage_offset", storage_offset)
+    if not isinstance(size, (tuple, list)) or not isinstance(stride, (tuple, list)) \
+            or len(size) != len(stride):
+        raise RuntimeError(f"_rebuild_tensor_v2: size {size!r} and stride {stride!r} must be "
+                           "sequences of the same length")
+    size = tuple(_check_int("size", n) for n in size)
+    stride = tuple(_check_int("stride", s) for s in stride)
+    arr = storage.array
+    if storage_offset < 0 or any(n < 0 for n in size) or any(s < 0 for s in stride):
+        raise RuntimeError(f"_rebuild_tensor_v2: negative size {size}, stride {stride} or "
+                           f"storage offset {storage_offset}")
+    numel = 1
+    for n in size:
+        numel *= n
+    if numel:
+        need = storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+        if need > arr.size:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                f"{storage_offset}, and itemsize {arr.itemsize} requiring a storage size of "
+                f"{need * arr.itemsize} are out of bounds for storage of size {arr.nbytes}")
+    contiguous, acc = [], 1
+    for n in reversed(size):
+        contiguous.append(acc)
+        acc *= n
+    if numel == 0:
+        data = np.zeros(size, arr.dtype)
+    elif all(n == 1 or s == c for n, s, c in zip(size, stride, reversed(contiguous))):
+        data = arr[storage_offset:storage_offset + numel].reshape(size)
+    else:
+        isz = arr.itemsize
+        data = np.ndarray(size, arr.dtype, buffer=arr, offset=storage_offset * isz,
+                          strides=tuple(s * isz for s in stride))
+    return Tensor._wrap(data)
+
+
+def _set_requires_grad(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(bool(requires_grad))
+    return t
+
+
+def _rebuild_tensor_v1(storage, storage_offset, size, stride):
+    return _rebuild_tensor(storage, storage_offset, size, stride)
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       metadata=None):
+    t = _rebuild_tensor(storage, storage_offset, size, stride)
+    return _set_requires_grad(t, requires_grad)
+
+
+def _as_parameter(data, requires_grad):
+    if not isinstance(data, Tensor):
+        raise RuntimeError(f"_rebuild_parameter: expected a tensor, got {type(data).__name__}")
+    param = _parameter_class()
+    if param is None:   # graphgrad.nn without Parameter: a leaf tensor that requires grad
+        return _set_requires_grad(Tensor._wrap(data._data), requires_grad)
+    return param(data, bool(requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    return _as_parameter(data, requires_grad)
+
+
+def _set_state(obj, state):
+    """Python attributes saved with a tensor subclass: a dict, or (dict, slots dict)."""
+    if state is None:
+        return obj
+    if isinstance(state, tuple) and len(state) == 2:
+        dict_state, slots = state
+    else:
+        dict_state, slots = state, None
+    for part in (dict_state, slots):
+        if part:
+            if not isinstance(part, dict):
+                raise RuntimeError(f"tensor state must be a dict, got {type(part).__name__}")
+            for k, v in part.items():
+                if not isinstance(k, str) or k.startswith("_"):
+                    continue   # graphgrad keeps its own internals in underscored attributes
+                setattr(obj, k, v)
+    return obj
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    return _set_state(_as_parameter(data, requires_grad), state)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    if func not in (_rebuild_tensor_v2, _rebuild_tensor_v1, _rebuild_parameter,
+                    _rebuild_parameter_with_state):
+        raise pickle.UnpicklingError(f"_rebuild_from_type_v2 got an unsupported rebuild "
+                                     f"function {func!r}")
+    if not isinstance(args, tuple):
+        raise RuntimeError("_rebuild_from_type_v2: args must be a tuple")
+    ret = func(*args)
+    param = _parameter_class()
+    wants_param = isinstance(new_type, _ParameterGlobal) or (param is not None
+                                                             and new_type is param)
+    if wants_param and param is not None and not isinstance(ret, param):
+        ret = param(ret, ret.requires_grad)
+    return _set_state(ret, state)
+
+
+def _get_layout(name):
+    if name != "torch.strided":
+        raise RuntimeError(f"graphgrad has strided tensors only; the file has layout {name!r}")
+    return "strided"
+
+
+def _safe_encode(obj, encoding="utf-8", errors="strict"):
+    """``_codecs.encode`` as protocol-2 pickles use it for bytes (text codecs only)."""
+    if not isinstance(obj, str) or encoding not in ("latin1", "latin-1", "utf-8", "utf8"):
+        raise pickle.UnpicklingError(f"_codecs.encode is only allowed for str with the latin1 "
+                                     f"or utf-8 encoding, got ({type(obj).__name__}, "
+                                     f"{encoding!r})")
+    return obj.encode(encoding, errors)
+
+
+class _ParameterGlobal:
+    """``torch.nn.parameter.Parameter`` from a file, resolved when called."""
+
+    def __call__(self, *args, **kwargs):
+        param = _parameter_class()
+        if param is None:
+            raise pickle.UnpicklingError("the file holds an nn.Parameter but graphgrad.nn has "
+                                         "no Parameter")
+        return param(*args, **kwargs)
+
+
+def _torch_globals():
+    """PyTorch's names that weights-only loading accepts, mapped to graphgrad's objects."""
+    g = {
+        "collections.OrderedDict": collections.OrderedDict,
+        "collections.Counter": collections.Counter,
+        "torch._utils._rebuild_tensor": _rebuild_tensor_v1,
+        "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+        "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch.serialization._get_layout": _get_layout,
+        "torch.Size": Size,
+        "torch.Tensor": Tensor,
+        "torch.device": device,
+        "_codecs.encode": _safe_encode,
+        "builtins.bytearray": bytearray,
+        "builtins.set": set,
+        "builtins.complex": complex,
+        "torch.storage.UntypedStorage": _StorageType("UntypedStorage", _dtype.uint8),
+        "torch.UntypedStorage": _StorageType("UntypedStorage", _dtype.uint8),
+    }
+    for d in _dtype._ALL:
+        g[f"torch.{d.name}"] = d
+        g[f"torch.{_STORAGE_NAMES[d.name]}"] = _StorageType(_STORAGE_NAMES[d.name], d)
+    for alias, name in _DTYPE_ALIASES.items():
+        g[f"torch.{alias}"] = _dtype._NAMES[name]
+    return g
+
+
+_TORCH_GLOBALS = _torch_globals()
+_TORCH_GLOBALS["torch.nn.parameter.Parameter"] = _ParameterGlobal()
+_SAFE_GLOBALS: dict = {}     # user additions: "module.name" -> object
+
+
+def _qualified_name(obj):
+    return f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', None)}"
+
+
+def add_safe_globals(safe_globals):
+    """Allow more globals in weights-only loading: objects (found by their module and
+    qualified name) or ``(object, "module.name")`` pairs."""
+    for entry in safe_globals:
+        if isinstance(entry, tuple):
+            if len(entry) != 2 or not isinstance(entry[1], str):
+                raise ValueError("add_safe_globals: a tuple entry must be (object, "
+                                 f"'module.name'), got {entry!r}")
+            _SAFE_GLOBALS[entry[1]] = entry[0]
+        else:
+            _SAFE_GLOBALS[_qualified_name(entry)] = entry
+
+
+def get_safe_globals():
+    """The globals added with ``add_safe_globals``."""
+    return list(_SAFE_GLOBALS.values())
+
+
+def clear_safe_globals():
+    _SAFE_GLOBALS.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(globals_list):
+    """``add_safe_globals`` for the duration of a ``with`` block."""
+    saved = dict(_SAFE_GLOBALS)
+    add_safe_globals(globals_list)
+    try:
+        yield
+    finally:
+        _SAFE_GLOBALS.clear()
+        _SAFE_GLOBALS.update(saved)
+
+
+_WEIGHTS_ONLY_HINT = (
+    "Weights only load failed. graphgrad.load(weights_only=True) (the default) unpickles "
+    "tensors, state dicts and plain containers only; {detail}. If you trust the source of "
+    "the file, load it with weights_only=False (this runs arbitrary code from the file), or "
+    "allow the global with graphgrad.serialization.add_safe_globals([...]) / the "
+    "graphgrad.serialization.safe_globals([...]) context manager.")
+
+
+def _location_check(location, map_location):
+    """Where a storage saved at ``location`` goes: always the CPU; an error like PyTorch's
+    when the file asks for another device and no ``map_location`` says otherwise."""
+    if map_location is None or (callable(map_location)
+                                and not isinstance(map_location, (str, device))
+                                and type(map_location).__name__ != "device"):
+        target = location
+    elif isinstance(map_location, dict):
+        target = map_location.get(location, location)
+    else:
+        target = map_location
+    target = str(target)
+    if not target.startswith("cpu"):
+        raise RuntimeError(
+            f"Attempting to deserialize object on device {target!r}, but graphgrad runs on "
+            "the CPU only. Load with map_location='cpu' (or graphgrad.device('cpu')) to put "
+            "the tensors on the CPU.")
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, zf, prefix, byteorder, map_location, weights_only, **kwargs):
+        super().__init__(file, **kwargs)
+        self._zf, self._prefix = zf, prefix
+        self._swap = byteorder != sys.byteorder
+        self._map_location = map_location
+        self._weights_only = weights_only
+        self._loaded = {}
+
+    def find_class(self, module, name):
+        # protocol-2 pickles name Python 2's modules (__builtin__.set): map them as pickle does
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
+        full = f"{module}.{name}"
+        obj = _TORCH_GLOBALS.get(full)
+        if obj is None:
+            obj = _SAFE_GLOBALS.get(full)
+        if obj is not None:
+            return obj
+        if self._weights_only:
+            raise pickle.UnpicklingError(_WEIGHTS_ONLY_HINT.format(
+                detail=f"Unsupported global: GLOBAL {full} is not an allowed global"))
+        if module == "torch" or module.startswith("torch."):
+            # an object PyTorch pickled by name: graphgrad's of the same name, if it has one
+            try:
+                return super().find_class("graphgrad" + module[5:], name)
+            except (ImportError, AttributeError):
+                raise pickle.UnpicklingError(
+                    f"the file refers to {full}, which graphgrad does not have") from None
+        return super().find_class(module, name)
+
+    def persistent_load(self, pid):
+        if not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage":
+            raise pickle.UnpicklingError(f"unsupported persistent id {pid!r} (expected "
+                                         "('storage', type, key, location, numel))")
+        _, stype, key, location, numel = pid
+        if not isinstance(stype, _StorageType) or not isinstance(key, str) \
+                or not isinstance(numel, int):
+            raise pickle.UnpicklingError(f"malformed storage reference {pid!r}")
+        storage = self._loaded.get(key)
+        if storage is not None:
+            return storage
+        _location_check(location, self._map_location)
+        record = f"{self._prefix}data/{key}"
+        try:
+            raw = self._zf.read(record)
+        except KeyError:
+            raise RuntimeError(f"the archive has no record {record!r} for storage {key}") \
+                from None
+        np_dtype = stype.dtype.np
+        if len(raw) != numel * np_dtype.itemsize and stype.name != "UntypedStorage":
+            raise RuntimeError(f"storage {key}: record {record!r} has {len(raw)} bytes, "
+                               f"expected {numel} x {np_dtype.itemsize}")
+        arr = np.frombuffer(bytearray(raw), np_dtype)
+        if self._swap and np_dtype.itemsize > 1:
+            arr = arr.byteswap()
+        storage = _LoadedStorage(arr, stype.dtype)
+        if callable(self._map_location) and not isinstance(self._map_location, (dict, str)):
+            mapped = self._map_location(storage, location)
+            if mapped is not None:
+                storage = mapped
+        self._loaded[key] = storage
+        return storage
+
+
+def _default_weights_only(pickle_module):
+    env = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0")
+    if env not in ("0", ""):
+        return False
+    return pickle_module is None
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
+    """Load an object saved by ``graphgrad.save`` or ``torch.save`` (PyTorch's zip format)
+    from a path or binary file object.  ``weights_only=True`` (the default) refuses any
+    global outside the allow-list with ``pickle.UnpicklingError``; ``map_location`` may be
+    None, ``"cpu"``, ``graphgrad.device("cpu")``, a dict of locations or a function
+    ``(storage, location)``."""
+    if weights_only is None:
+        weights_only = _default_weights_only(pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    if pickle_module is not None and pickle_module is not pickle:
+        raise NotImplementedError("graphgrad.load supports the standard pickle module only")
+    if map_location is not None and not (isinstance(map_location, (str, dict, device))
+                                         or callable(map_location)
+                                         or type(map_location).__name__ == "device"):
+        raise ValueError(f"map_location should be a str, a device, a dict or a function, "
+                         f"got {type(map_location).__name__}")
+    if isinstance(map_location, (str, device)) or type(map_location).__name__ == "device":
+        _location_check("cpu", map_location)
+    with contextlib.ExitStack() as stack:
+        fh = stack.enter_context(open(f, "rb")) if _is_path(f) else f
+        start = fh.tell() if fh.seekable() else None
+        magic = fh.read(4)
+        if start is not None:
+            fh.seek(start)
+        if magic != b"PK\x03\x04":
+            if magic[:1] == b"\x80":
+                raise RuntimeError(
+                    "This file is in PyTorch's legacy (pre-1.6, non-zip) format, which "
+                    "graphgrad.load does not read; re-save it with torch.save in a recent "
+                    "PyTorch (the zip format).")
+            raise pickle.UnpicklingError(
+                f"graphgrad.load: {f!r} is not a file saved by torch.save / graphgrad.save "
+                f"(it does not start with a zip header; first bytes {magic!r})")
+        if start is None:
+            fh = io.BytesIO(fh.read())
+        zf = stack.enter_context(zipfile.ZipFile(fh))
+        names = zf.namelist()
+        prefix = names[0].split("/", 1)[0] + "/" if names and "/" in names[0] else ""
+        if prefix + "data.pkl" not in names:
+            raise RuntimeError(f"graphgrad.load: the archive has no {prefix}data.pkl record "
+                               "(is it a TorchScript archive? those need torch.jit.load)")
+        byteorder = "little"
+        if prefix + "byteorder" in names:
+            byteorder = zf.read(prefix + "byteorder").decode().strip()
+            if byteorder not in ("little", "big"):
+                raise RuntimeError(f"unknown byteorder record {byteorder!r}")
+        unpickler = _Unpickler(io.BytesIO(zf.read(prefix + "data.pkl")), zf, prefix,
+                               byteorder, map_location, weights_only, **pickle_load_args)
+        try:
+            return unpickler.load()
+        except pickle.UnpicklingError:
+            raise
+        except (EOFError, ValueError, TypeError, KeyError, IndexError,
+                AttributeError) as e:
+            if weights_only:
+                raise pickle.UnpicklingError(_WEIGHTS_ONLY_HINT.format(
+                    detail=f"the pickle is malformed or uses an object in an unsupported way "
+                           f"({type(e).__name__}: {e})")) from None
+            raise

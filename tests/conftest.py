@@ -259,7 +259,8 @@ def _needs_torch(item):
         return True
     func = getattr(item, "function", None)
     func = getattr(getattr(func, "hypothesis", None), "inner_test", func)  # @given's test
-    code = getattr(inspect.unwrap(func), "__code__", None) if func is not None else None
+    func = inspect.unwrap(func) if func is not None else None
+    code = getattr(func, "__code__", None)
     if code is None:
         return False
     if code not in _FUNCTION_USES_ORACLE:

@@ -12,17 +12,59 @@ once with ``lib = torch`` and compares what the two runs return, recursively:
   type (the messages are not compared, and are free to differ).
 
 It returns the two results ``(ours, theirs)`` for any further checks.
+
+PyTorch is the oracle, not a dependency. Without it, the differential tests are
+skipped and graphgrad's own invariant tests still run: a test is marked ``torch``
+at collection when its code (nested functions and lambdas included, and the
+helpers of the suite it calls) names or imports ``torch``, something of torch's or
+``run_both``/``assert_same``, when a parameter is one of torch's objects, or when
+it takes the ``torch`` fixture or the ``lib`` fixture's torch case. Without
+PyTorch, ``torch`` below is a stand-in that skips whatever test (or, at import,
+module) touches it, so an unmarked use still skips rather than fails.
+``pytest -m "not torch"`` runs the invariant tests alone.
 """
 from __future__ import annotations
 
+import inspect
 import math
+import types
 
 import numpy as np
 import pytest
 
 import graphgrad
 
-torch = pytest.importorskip("torch")
+NO_TORCH = "PyTorch (the test oracle) is not installed: differential test skipped"
+
+
+class _MissingTorch:
+    """Stands in for ``torch`` (and, through attribute reads, for any of its names) when
+    PyTorch is not installed: names can be bound (``TF = torch.nn.functional``) and passed
+    as parameters, but calling, iterating, indexing or testing one skips the test that
+    does it (or the module, at import time)."""
+
+    def __init__(self, name="torch"):
+        self._name = name
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # protocols probed by copy, inspect, pytest ...
+            raise AttributeError(name)
+        return _MissingTorch(f"{self._name}.{name}")
+
+    def _skip(self, *args, **kwargs):
+        raise pytest.skip.Exception(f"{NO_TORCH} ({self._name})", allow_module_level=True)
+
+    __call__ = __iter__ = __getitem__ = __bool__ = __len__ = __enter__ = _skip
+
+    def __repr__(self):
+        return f"<{self._name}: PyTorch not installed>"
+
+
+try:
+    import torch
+except ImportError:
+    torch = _MissingTorch()
+HAVE_TORCH = not isinstance(torch, _MissingTorch)
 
 TOL = {  # dtype name -> (rtol, atol)
     "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2),
@@ -126,6 +168,8 @@ def _run(program, lib):
 
 def run_both(program):
     """Run ``program(lib)`` on graphgrad and on torch; assert the results agree."""
+    if not HAVE_TORCH:
+        pytest.skip(NO_TORCH)
     ours = _run(program, graphgrad)
     theirs = _run(program, torch)
     assert_same(ours, theirs)
@@ -135,7 +179,19 @@ def run_both(program):
 @pytest.fixture(params=["graphgrad", "torch"])
 def lib(request):
     """Parametrise a test over both libraries (for checks on each one's own behaviour)."""
-    return graphgrad if request.param == "graphgrad" else torch
+    if request.param == "graphgrad":
+        return graphgrad
+    if not HAVE_TORCH:
+        pytest.skip(NO_TORCH)
+    return torch
+
+
+@pytest.fixture(name="torch")
+def torch_fixture():
+    """PyTorch, for a test that takes it as an argument; skips the test without it."""
+    if not HAVE_TORCH:
+        pytest.skip(NO_TORCH)
+    return torch
 
 
 @pytest.fixture(autouse=True)
@@ -146,3 +202,82 @@ def _no_hooks_seen_yet():
     from graphgrad._state import HOT
     HOT.hooks = False
     yield
+
+
+# --- Marking the differential tests ------------------------------------------------
+
+_HARNESS = (run_both, assert_same)
+
+
+def _is_torchs(obj):
+    """Whether ``obj`` is torch (or its stand-in), one of its modules or something defined in it."""
+    if obj is torch or isinstance(obj, _MissingTorch):
+        return True
+    if isinstance(obj, types.ModuleType):
+        name = obj.__name__
+    else:
+        name = getattr(obj, "__module__", None)
+        if not isinstance(name, str):
+            name = getattr(type(obj), "__module__", "")
+    return name == "torch" or name.startswith("torch.")
+
+
+def _code_uses_oracle(code, namespace, seen):
+    """Whether ``code`` (run in ``namespace``), a code object nested in it or a function of
+    the test suite it calls names torch, something of torch's or the harness."""
+    for name in code.co_names:
+        if name == "torch" or name.startswith("torch."):  # a global, or a local import
+            return True
+        obj = namespace.get(name)
+        if obj is None:
+            continue
+        if any(obj is h for h in _HARNESS) or _is_torchs(obj):
+            return True
+        if (isinstance(obj, types.FunctionType) and obj.__module__.startswith("tests.")
+                and obj.__module__ != __name__  # (this file's own helpers: by identity)
+                and obj.__code__ not in seen):  # a helper of the test suite
+            seen.add(obj.__code__)
+            if _code_uses_oracle(obj.__code__, obj.__globals__, seen):
+                return True
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType) and c not in seen:
+            seen.add(c)
+            if _code_uses_oracle(c, namespace, seen):
+                return True
+    return False
+
+
+_FUNCTION_USES_ORACLE = {}  # test function's code -> bool (shared by its parametrisations)
+
+
+def _needs_torch(item):
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "torch" in item.fixturenames or ("lib" in item.fixturenames
+                                        and params.get("lib") == "torch"):
+        return True
+    if any(_is_torchs(v) for v in params.values()):
+        return True
+    func = getattr(item, "function", None)
+    func = getattr(getattr(func, "hypothesis", None), "inner_test", func)  # @given's test
+    func = inspect.unwrap(func) if func is not None else None
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return False
+    if code not in _FUNCTION_USES_ORACLE:
+        _FUNCTION_USES_ORACLE[code] = _code_uses_oracle(code, func.__globals__, {code})
+    return _FUNCTION_USES_ORACLE[code]
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "torch: a differential test, run against PyTorch (set automatically at "
+        "collection; skipped when PyTorch is not installed)")
+
+
+def pytest_collection_modifyitems(config, items):
+    skip = pytest.mark.skip(reason=NO_TORCH)
+    for item in items:
+        if item.get_closest_marker("torch") or _needs_torch(item):
+            item.add_marker("torch")
+            if not HAVE_TORCH:
+                item.add_marker(skip)

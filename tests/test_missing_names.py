@@ -9,7 +9,7 @@ import graphgrad
 from tests.conftest import Raised, run_both as _run_both
 
 
-torch = pytest.importorskip("torch")
+from tests.conftest import torch
 
 
 def run_both(program, raises=False):

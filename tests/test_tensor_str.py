@@ -7,7 +7,7 @@ import pathlib
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+from tests.conftest import HAVE_TORCH, torch
 
 try:
     from graphgrad import _tensor_str as ts
@@ -29,11 +29,12 @@ NAN, INF = float("nan"), float("inf")
 
 @pytest.fixture(autouse=True)
 def _reset_printoptions():
-    torch.set_printoptions(profile="default")
-    ts.set_printoptions(profile="default")
+    libs = (torch, ts) if HAVE_TORCH else (ts,)
+    for lib in libs:
+        lib.set_printoptions(profile="default")
     yield
-    torch.set_printoptions(profile="default")
-    ts.set_printoptions(profile="default")
+    for lib in libs:
+        lib.set_printoptions(profile="default")
 
 
 def dtype_name(t):

@@ -4,15 +4,15 @@ import threading
 import pytest
 
 import graphgrad
-from tests.conftest import Raised, run_both
+from tests.conftest import HAVE_TORCH, Raised, run_both, torch
 
 
 @pytest.fixture(autouse=True)
 def _restore_grad_mode():
     yield
     graphgrad.set_grad_enabled(True)
-    import torch
-    torch.set_grad_enabled(True)
+    if HAVE_TORCH:
+        torch.set_grad_enabled(True)
 
 
 def _x(lib):

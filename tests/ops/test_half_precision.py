@@ -9,7 +9,7 @@ softplus, layer_norm, softmax, the losses ...) and NumPy would promote bfloat16 
 Python number."""
 import numpy as np
 import pytest
-import torch
+torch = pytest.importorskip("torch")
 
 import graphgrad as gg
 from tests.ops.test_ops import _ordered_bits

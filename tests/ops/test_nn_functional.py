@@ -10,7 +10,7 @@ import graphgrad as gg
 import graphgrad.nn.functional as GF
 from tests.conftest import Raised, run_both
 
-torch = pytest.importorskip("torch")
+from tests.conftest import torch
 TF = torch.nn.functional
 
 

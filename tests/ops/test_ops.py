@@ -22,9 +22,10 @@ from tests.ops.op_db import OP_DB
 from tests.ops.opinfo import (A, I, dtype_name, flat_outputs, materialize, to_numpy,
                               tolerances)
 from tests.ops.opinfo import stable_seed as _stable_seed
+from tests.conftest import HAVE_TORCH, torch
 
-torch = pytest.importorskip("torch")
-torch.set_default_dtype(torch.float32)
+if HAVE_TORCH:
+    torch.set_default_dtype(torch.float32)
 
 CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}")
          for op in OP_DB for dt in op.dtypes + (("complex128",) if op.complex else ())]

@@ -19,6 +19,7 @@ import sys
 import pytest
 
 pytest.importorskip("torch")
+pytestmark = pytest.mark.torch  # each example runs on PyTorch in a subprocess
 HERE = pathlib.Path(__file__).parent
 EXAMPLES = sorted(p.name for p in HERE.glob("ex_*.py"))
 

@@ -21,7 +21,7 @@ import graphgrad
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info
 from ._utils import worker as _worker
-from .dataset import IterableDataset
+from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info"]
@@ -201,11 +201,28 @@ class _Fetcher:
             return self.collate(data)
         ds = self.dataset
         if self.auto:
+            if ds.__class__ is TensorDataset and self.collate is default_collate:
+                batch = _tensor_dataset_batch(ds, index)
+                if batch is not None:
+                    return batch
             getitems = getattr(ds, "__getitems__", None)
             data = getitems(index) if getitems else [ds[i] for i in index]
         else:
             data = ds[index]
         return self.collate(data)
+
+
+def _tensor_dataset_batch(ds, index):
+    """``default_collate([ds[i] for i in index])`` of a plain TensorDataset in one indexing
+    per tensor: the same list of stacked rows (values, dtypes, shapes), without a Python
+    call and a view per sample and tensor.  None (the general path) when a tensor
+    requires grad, whose batch would record the stack."""
+    tensors = ds.tensors
+    for t in tensors:
+        if t.requires_grad:
+            return None
+    idx = graphgrad.tensor(index, dtype=graphgrad.int64)
+    return [t[idx] for t in tensors]
 
 
 class _BaseDataLoaderIter:

@@ -427,3 +427,33 @@ def test_generator_consumption_matches_torch_pattern():
     graphgrad.randperm(6, generator=g2)
     graphgrad.randperm(6, generator=g2)
     assert g.get_state().equal(g2.get_state())
+
+
+def test_tensor_dataset_batches_are_read_in_one_indexing_per_tensor():
+    """A plain TensorDataset's batch is read with one index per tensor: the same batches
+    (list type, values, dtypes, shapes) as stacking per-sample rows, and as torch's."""
+    import numpy as np
+    import torch
+
+    class Rows(graphgrad.utils.data.TensorDataset):
+        pass  # (a subclass takes the general per-sample path)
+
+    x = np.arange(40.0).reshape(10, 4)
+    y = np.arange(10) % 3
+    s = np.arange(10.0)  # a 1-d tensor: its samples are 0-d
+    sampler = [[3, 1, 4], [1, 5, 9], [2, 6]]
+
+    def batches(lib, cls):
+        ds = cls(lib.tensor(x, dtype=lib.float32), lib.tensor(y), lib.tensor(s))
+        return list(lib.utils.data.DataLoader(ds, batch_sampler=sampler))
+
+    fast = batches(graphgrad, graphgrad.utils.data.TensorDataset)
+    slow = batches(graphgrad, Rows)
+    ref = batches(torch, torch.utils.data.TensorDataset)
+    for f, g, r in zip(fast, slow, ref):
+        assert type(f) is type(g) is type(r) is list
+        for a, b, c in zip(f, g, r):
+            assert a.dtype == b.dtype and str(a.dtype)[10:] == str(c.dtype)[6:]
+            assert a.shape == b.shape == c.shape
+            assert np.array_equal(a.numpy(), b.numpy()) and np.array_equal(a.numpy(), c.numpy())
+            assert a.is_contiguous() and not a.requires_grad

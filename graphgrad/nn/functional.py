@@ -48,7 +48,7 @@ __all__ = [
     "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign", "tanhshrink", "prelu", "glu",
     "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout", "huber_loss", "kl_div",
     "cosine_similarity", "pairwise_distance", "cosine_embedding_loss", "margin_ranking_loss",
-    "scaled_dot_product_attention", "bilinear",
+    "scaled_dot_product_attention", "bilinear", "unfold", "fold",
 ]
 
 

@@ -140,6 +140,16 @@ ERRORS = {
         _t(L, 2, 3, 4), _t(L, 2, 5, 4).float(), _t(L, 2, 5, 6).float()),
     "sdpa heads without gqa": lambda L, F: F.scaled_dot_product_attention(
         _t(L, 2, 4, 3, 4), _t(L, 2, 2, 5, 4), _t(L, 2, 2, 5, 6)),
+    "unfold 2-d": lambda L, F: F.unfold(_t(L, 3, 4), 2),
+    "unfold too big": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 6),
+    "unfold kernel 0": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 0),
+    "unfold stride 0": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 2, stride=0),
+    "unfold negative padding": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 2, padding=-1),
+    "unfold integer": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4).long(), 2),
+    "fold kernel product": lambda L, F: F.fold(_t(L, 2, 12, 12), (4, 5), 3),
+    "fold block count": lambda L, F: F.fold(_t(L, 2, 12, 12), (4, 4), 2),
+    "fold 4-d": lambda L, F: F.fold(_t(L, 2, 3, 4, 5), (4, 5), 2),
+    "fold integer": lambda L, F: F.fold(_t(L, 2, 12, 12).long(), (4, 5), 2),
 }
 
 

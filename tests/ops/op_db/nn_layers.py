@@ -275,9 +275,23 @@ def _bilinear_samples(rng):
     ]
 
 
+def _unfold_samples(rng):
+    return [Sample((A(randn(rng, 2, 3, 5, 4)), 2)),
+            Sample((A(randn(rng, 3, 5, 6)), (2, 3)), {"dilation": (1, 2), "padding": 1,
+                                                      "stride": 2}, name="unbatched")]
+
+
+def _fold_samples(rng):
+    return [Sample((A(randn(rng, 2, 12, 12)), (4, 5), 2)),
+            Sample((A(randn(rng, 18, 6)), (5, 6), (2, 3)),
+                   {"dilation": (1, 2), "padding": 1, "stride": 2}, name="unbatched")]
+
+
 OPS = [
     _nn("conv_transpose1d", _conv_transpose1d_samples, rtol=1e-4, atol=2e-5),
     _nn("conv_transpose2d", _conv_transpose2d_samples, rtol=1e-4, atol=2e-5),
+    _nn("unfold", _unfold_samples),
+    _nn("fold", _fold_samples),
     _nn("batch_norm", _batch_norm_samples),
     _nn("instance_norm", _instance_norm_samples),
     _nn("group_norm", _group_norm_samples),

@@ -286,9 +286,9 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-max(len(shape), 1)}, {max(len(shape), 1) - 1}], but got "
                          f"{len(shape)}) [unfold needs an (N, C, H, W) or (C, H, W) input]")
-    if len(shape) not in (3, 4):
-        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
-                                  f"(got {len(shape)}D)")
+    if len(shape) != 3 and len(shape) != 4:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: {list(shape)}")
     blocks = _blocks(shape[-2:], k, d, p, s)
     if any(b < 1 for b in blocks):
         raise RuntimeError(f"Given input with spatial size ({shape[-2]}, {shape[-1]}), "

@@ -141,6 +141,7 @@ ERRORS = {
     "sdpa heads without gqa": lambda L, F: F.scaled_dot_product_attention(
         _t(L, 2, 4, 3, 4), _t(L, 2, 2, 5, 4), _t(L, 2, 2, 5, 6)),
     "unfold 2-d": lambda L, F: F.unfold(_t(L, 3, 4), 2),
+    "unfold 5-d": lambda L, F: F.unfold(_t(L, 1, 2, 3, 4, 5), 2),
     "unfold too big": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 6),
     "unfold kernel 0": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 0),
     "unfold stride 0": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 2, stride=0),

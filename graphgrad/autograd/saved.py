@@ -11,29 +11,11 @@ the unpacking node as its grad_fn, and keeps the array it had when saved.
 """
 from __future__ import annotations
 
-from .._state import tls
+from .._core.state import tls
+from .._core.version import INFERENCE, VersionCounter  # noqa: F401 (re-exported)
 
 __all__ = ["VersionCounter", "SavedVariable", "INFERENCE"]
 
-
-class VersionCounter:
-    """Shared by a tensor and all its views; bumped by every in-place op."""
-
-    __slots__ = ("value",)
-    inference = False
-
-    def __init__(self, value=0):
-        self.value = value
-
-
-class _InferenceCounter(VersionCounter):
-    """Marker held by inference tensors, which track no version."""
-
-    __slots__ = ()
-    inference = True
-
-
-INFERENCE = _InferenceCounter()
 
 _FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -56,7 +38,7 @@ INFERENCE_SAVE_MSG = (
 
 
 def _describe(data):
-    from .._dtype import from_numpy_dtype
+    from .._core.dtypes import from_numpy_dtype
     return f"[graphgrad.{from_numpy_dtype(data.dtype).name} {list(data.shape)}]"
 
 
@@ -91,7 +73,7 @@ class SavedVariable:
     def pack_with_hooks(self):
         """Hand the saved tensor to the innermost pack hook (saved_tensors_hooks)."""
         pack, unpack = tls.saved_hooks[-1]
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         arg = self.tensor
         if arg is None:
             # our own output: hand the hook an alias that requires grad like the output but
@@ -105,7 +87,7 @@ class SavedVariable:
         self.tensor = None if self.tensor is None else _LeafRef(self.tensor)
 
     def _from_hook(self):
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         t = self.unpack_hook(self.packed[0])
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -148,7 +130,7 @@ class SavedVariable:
 
     def unpack(self, node=None, name="?"):
         """The saved Tensor, with its history (tensor-mode backward, ``_saved_*``)."""
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         if self.data is None and self.packed is None:
             raise RuntimeError(_FREED_MSG)
         if self.packed is not None:  # (no version check through hooks, as in PyTorch)
@@ -217,7 +199,7 @@ class _LeafRef:
 
 
 def _alias_with_history(t, src, node=None, output_nr=0):
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     out = Tensor._wrap(t._data)
     out._vc = t._vc
     out._requires_grad = True

@@ -10,26 +10,30 @@ import math as _math
 
 import numpy as _np
 
-from . import _dtype
-from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double,  # noqa: A004
-                     dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
-                     iinfo, int, int8, int16, int32, int64, long, promote_types, short,
-                     set_default_dtype, uint8, can_cast)
-from ._dtype import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: F401
-                     DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
-from ._tensor import Size, Tensor, device
-from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
-                             is_inference, memory_format, preserve_format)
-from ._random import Generator, default_generator  # noqa: F401
-from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                        get_rng_state, initial_seed, linspace, manual_seed, ones, ones_like,
-                        rand, rand_like, randint, randint_like, randn, randn_like, randperm,
-                        seed, set_rng_state, tensor, zeros, zeros_like)
-from . import _ops
-from ._ops import random_ops as _random_ops, moments as _moments  # noqa: F401
+from ._core import dtypes as _dtype
+from ._core.dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
+                           finfo, float, float16, float32, float64, get_default_dtype, half,
+                           iinfo, int, int8, int16, int32, int64, long, promote_types, short,
+                           set_default_dtype, uint8, can_cast)
+from ._core.dtypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
+                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
+from ._tensor.tensor import Size, Tensor, device
+from ._tensor.memory_format import (channels_last, channels_last_3d, contiguous_format,
+                                    is_inference, memory_format, preserve_format)
+from ._tensor.random import Generator, default_generator  # noqa: F401
+from ._tensor.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                               full_like, get_rng_state, initial_seed, linspace, manual_seed,
+                               ones, ones_like, rand, rand_like, randint, randint_like, randn,
+                               randn_like, randperm, seed, set_rng_state, tensor, zeros,
+                               zeros_like)
+from .ops import api as _api
+from .ops.api import random_ops as _random_ops, moments as _moments  # noqa: F401
 from . import cuda, random  # noqa: F401
-from ._ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
+from .ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
 from . import autograd
+# the tools of graphgrad.autograd (layer 6), bound now (see autograd/__init__)
+from .autograd import (Function, GradcheckError, Variable, anomaly_mode, detect_anomaly,  # noqa: F401
+                       forward_ad, function, functional, gradcheck as _gradcheck)
 from . import backends, linalg, nn, return_types  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import optim  # noqa: F401
@@ -45,7 +49,7 @@ _np.seterr(all="ignore")
 globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
-for _mod in (_ops.pointwise, _ops.linalg, _ops.comparison):
+for _mod in (_api.pointwise, _api.linalg, _api.comparison):
     for _name, _fn in _mod.OPERATORS.items():
         setattr(Tensor, _name, _fn)
 
@@ -106,7 +110,7 @@ def result_type(tensor1, tensor2):
 
 
 def set_printoptions(*args, **kwargs):
-    from ._tensor_str import set_printoptions as _set
+    from ._tensor.printing import set_printoptions as _set
     _set(*args, **kwargs)
 
 
@@ -125,4 +129,4 @@ pi = _math.pi
 e = _math.e
 
 
-del _name, _fn, _mod
+del _name, _fn, _mod, _gradcheck

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 
-from ._random import (default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: F401
-                      seed, set_rng_state)
+from ._tensor.random import (default_generator, get_rng_state, initial_seed, manual_seed, seed,
+                             set_rng_state)
 
 __all__ = ["default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed",
            "set_rng_state", "fork_rng"]

@@ -40,8 +40,8 @@ import zipfile
 
 import numpy as np
 
-from . import _dtype
-from ._tensor import Size, Tensor, device
+from ._core import dtypes as _dtype
+from ._tensor.tensor import Size, Tensor, device
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "DEFAULT_PROTOCOL"]

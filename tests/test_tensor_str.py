@@ -1,4 +1,4 @@
-"""Compare graphgrad._tensor_str.tensor_repr against torch's own repr."""
+"""Compare graphgrad._tensor.printing.tensor_repr against torch's own repr."""
 
 import importlib.util
 import math
@@ -10,9 +10,9 @@ import pytest
 from tests.conftest import HAVE_TORCH, torch
 
 try:
-    from graphgrad import _tensor_str as ts
+    from graphgrad._tensor import printing as ts
 except Exception:  # package __init__ missing/broken: load the file directly
-    _path = pathlib.Path(__file__).resolve().parents[1] / "graphgrad" / "_tensor_str.py"
+    _path = pathlib.Path(__file__).resolve().parents[1] / "graphgrad" / "_tensor" / "printing.py"
     _spec = importlib.util.spec_from_file_location("_graphgrad_tensor_str", _path)
     ts = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(ts)

@@ -1,13 +1,28 @@
-"""graphgrad.autograd: backward, grad, and the autograd machinery (PyTorch's torch.autograd)."""
+"""graphgrad.autograd: backward, grad, and the autograd machinery (PyTorch's torch.autograd).
+
+The package holds layer 2 (the graph, saved tensors, grad modes, the engine; ``backward``
+and ``grad`` below) and tools of layer 6 written on top of it (``function``,
+``forward_ad``, ``functional``, ``gradcheck``, ``anomaly_mode``, ``variable``).  Their
+names are bound here on first access (module ``__getattr__``): a lower layer importing
+``graphgrad.autograd.graph`` runs this file, which therefore imports nothing above layer 2.
+``graphgrad/__init__`` reads them all, so after ``import graphgrad`` they are plain
+attributes.
+"""
 from __future__ import annotations
+
+import importlib
 
 import numpy as np
 
-from .._state import tls
-from . import forward_ad, function, graph
-from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                        is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .._core.dtypes import from_numpy_dtype
+from .._core.state import tls
+from .._tensor.tensor import Tensor
+from .views import _edge
+from . import graph
+from .engine import execute
+from .graph import gradient_edge  # noqa: F401
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .graph import GradientEdge
 from ._misc import SavedTensor, is_multithreading_enabled, set_multithreading_enabled
 
@@ -18,7 +33,6 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "in
 
 
 def _tensor_or_tensors_to_tuple(x, n):
-    from .._tensor import Tensor
     if x is None:
         return (None,) * n
     if isinstance(x, Tensor):
@@ -27,7 +41,6 @@ def _tensor_or_tensors_to_tuple(x, n):
 
 
 def _as_tuple(x):
-    from .._tensor import Tensor
     if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
@@ -40,7 +53,6 @@ class _EdgeOutput:
     _requires_grad = True
 
     def __init__(self, edge):
-        from .._dtype import from_numpy_dtype
         shape, dt = edge.node.input_metadata(edge.output_nr)
         self._data = np.broadcast_to(np.zeros((), dt), shape)  # no memory: shape and dtype
         self.dtype = from_numpy_dtype(dt)
@@ -48,7 +60,6 @@ class _EdgeOutput:
 
 def _make_grads(outputs, grads, create_graph, is_grads_batched):
     """The seed gradient of each output, checked like PyTorch's _make_grads."""
-    from .._tensor import Tensor
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if isinstance(o, GradientEdge):
@@ -101,7 +112,6 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched):
 
 
 def _root_edges(outputs):
-    from .graph import gradient_edge
     edges = []
     for i, o in enumerate(outputs):
         if isinstance(o, GradientEdge):  # an output given as the edge its gradient enters
@@ -116,12 +126,10 @@ def _root_edges(outputs):
 
 
 def _edge_of(t):
-    from .._ops.dispatch import _edge
     return _edge(t)
 
 
 def _input_edges(inputs, what):
-    from .._tensor import Tensor
     edges = []
     for i, t in enumerate(inputs):
         if isinstance(t, GradientEdge):
@@ -157,8 +165,6 @@ def _warn_create_graph():
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
-    from .._tensor import Tensor
-    from .engine import execute
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_tuple(tensors)
@@ -189,8 +195,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` w.r.t. ``inputs`` (returned, not accumulated)."""
-    from .._tensor import Tensor
-    from .engine import execute
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
                          "True, but got: allow_unused=False.")
@@ -237,22 +241,35 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-from .variable import Variable  # noqa: E402  (a class: isinstance(t, Variable) works)
-
-
-# the higher-level tools (issue 5); imported last, they use grad/backward above
-from . import functional  # noqa: E402
-from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
-# the function shadows the module on the package, as in PyTorch; the module stays importable
-# (``from graphgrad.autograd.gradcheck import GradcheckError``) through sys.modules
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+# the tools (layer 6): name -> (module, attribute or None for the module itself)
+_TOOLS = {
+    "function": ("function", None), "Function": ("function", "Function"),
+    "FunctionCtx": ("function", "FunctionCtx"),
+    "once_differentiable": ("function", "once_differentiable"),
+    "forward_ad": ("forward_ad", None), "functional": ("functional", None),
+    "Variable": ("variable", "Variable"),  # (a class: isinstance(t, Variable) works)
+    "anomaly_mode": ("anomaly_mode", None), "detect_anomaly": ("anomaly_mode", "detect_anomaly"),
+    "set_detect_anomaly": ("anomaly_mode", "set_detect_anomaly"),
+    # the function shadows the module on the package, as in PyTorch; the module stays
+    # importable (``from graphgrad.autograd.gradcheck import GradcheckError``)
+    "gradcheck": ("gradcheck", "gradcheck"), "gradgradcheck": ("gradcheck", "gradgradcheck"),
+    "GradcheckError": ("gradcheck", "GradcheckError"),
+}
 __all__ += ["functional", "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
             "set_detect_anomaly"]
 
 
 def __getattr__(name):
+    tool = _TOOLS.get(name)
+    if tool is not None:
+        mod = importlib.import_module(f"{__name__}.{tool[0]}")
+        # bind every name of that module now: its first import bound the submodule's name
+        # on this package, which ``gradcheck`` (the function) must shadow
+        for other, (module, attr) in _TOOLS.items():
+            if module == tool[0]:
+                globals()[other] = mod if attr is None else getattr(mod, attr)
+        return globals()[name]
     # ``torch.autograd.torch`` is the torch package itself (old code reaches it that way)
     if name == "torch":
-        import graphgrad
-        return graphgrad
+        return importlib.import_module("graphgrad")
     raise AttributeError(f"module 'graphgrad.autograd' has no attribute {name!r}")

@@ -46,8 +46,8 @@ def increment_version(tensor):
     """Bump the version counter of ``tensor`` (or of each tensor of an iterable), as an
     in-place op would: saved copies of it then fail the backward version check.
     Inference tensors have no version counter and are skipped."""
-    from .._tensor import Tensor
-    from .saved import INFERENCE
+    from .._tensor.tensor import Tensor
+    from .._core.version import INFERENCE
     tensors = (tensor,) if isinstance(tensor, Tensor) else tuple(tensor)
     for t in tensors:
         if not isinstance(t, Tensor):

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from .._state import tls
+from .._core.state import tls
 from .grad_mode import _DecoratorContextManager
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
@@ -124,7 +124,7 @@ def record_traceback(node):
 
 
 def _engine_loop_code():
-    from .engine import _run
+    from .engine.loop import _run
     return _run.__code__
 
 

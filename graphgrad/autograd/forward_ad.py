@@ -12,7 +12,7 @@ Batched tangents (private: ``_batched_dual_level(n)``, used by
 ``functional.jacobian(strategy="forward-mode")``): every tangent of the level
 has one extra leading dim of size n -- n tangents pushed through the function
 in one pass, a small vmap for tangents only.  Each op declares in the table
-how its JVP takes them (``batched_jvp``, see ``_ops/registry.py``); an op
+how its JVP takes them (``batched_jvp``, see ``ops/registry.py``); an op
 without a declaration goes through the fallback, which runs the unbatched
 JVP once per batch entry and stacks the results, and is counted in
 ``_fallback_calls`` (tests assert that common functions never need it).
@@ -26,7 +26,7 @@ from collections import Counter, namedtuple
 
 import numpy as np
 
-from .._state import tls
+from .._core.state import tls
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "enter_dual_level", "exit_dual_level",
            "UnpackedDualTensor"]
@@ -116,7 +116,7 @@ def _current(level):
 
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` that carries ``tangent`` as its forward gradient."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     lvl = _current(level)
     if lvl is None:
         raise RuntimeError(
@@ -150,9 +150,9 @@ def make_dual(tensor, tangent, *, level=None):
         # PyTorch sets no forward grad in inference mode: the result is a view of a normal
         # tensor, and a plain alias of an inference tensor's memory (no views are tracked on
         # those), without a tangent; in-place ops on it still change ``tensor``
-        from .saved import INFERENCE
+        from .._core.version import INFERENCE
         if tensor._vc is INFERENCE:
-            from .._tensor import Tensor as _T
+            from .._tensor.tensor import Tensor as _T
             return _T._wrap(tensor._data)
         return _alias_no_fw(tensor, view=True)
     out = _alias_no_fw(tensor, view=True)  # PyTorch's _make_dual: a view (ViewBackward0)
@@ -161,8 +161,8 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def _alias_no_fw(tensor, view=False):
-    from .._ops.dispatch import dispatch
-    from .._ops.shape import ALIAS, VIEW
+    from ..ops.dispatch import dispatch
+    from ..ops.api.shape import ALIAS, VIEW
     saved = tls.fw_level
     tls.fw_level = None
     tls.refresh()
@@ -199,8 +199,8 @@ def _view_tangent(view, lvl):
     PyTorch (whose views read their base's forward gradient lazily): a view taken before
     its base got a tangent through an in-place op (``w = c.permute(0); c[0] = dual``)
     sees it. None when the base has none (or the view cannot be replayed here)."""
-    from .._tensor import Tensor
-    from .._ops.dispatch import replay_view
+    from .._tensor.tensor import Tensor
+    from ..ops.dispatch import replay_view
     if lvl is None or lvl.batch is not None or getattr(view, "_fw_nondiff", False):
         return None
     fw = view._base._fw
@@ -220,13 +220,13 @@ def _view_tangent(view, lvl):
 
 
 def _zeros_like(x):
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     return Tensor._wrap(np.zeros_like(x._data))
 
 
 def _env(op, args, outs):
     """Values a rule may ask for, by name."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     env = {}
     for i, p in enumerate(op.params):
         env[p] = args[i] if i < len(args) else None
@@ -241,7 +241,7 @@ def _env(op, args, outs):
 
 def push_tangents(op, args, outs):
     """Compute the outputs' tangents with the op's JVP rule (called by the dispatcher)."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     lvl = tls.fw_level
     nt = len(op.tensor_params)
     tangents = [tangent_of(args[i], lvl) if isinstance(args[i], Tensor) else None
@@ -290,10 +290,10 @@ def _unaliased(r, o, args, tangents):
 
 def _jvp(op, args, outs, tangents):
     """The op's JVP rule evaluated on ``tangents`` (None: the input has no tangent)."""
-    from .._tensor import Tensor
-    from .._ops import formulas as F
-    from .._ops.dispatch import dispatch
-    from .._ops.registry import ELEMENTWISE, LINEAR
+    from .._tensor.tensor import Tensor
+    from ..ops import formulas as F
+    from ..ops.dispatch import dispatch
+    from ..ops.registry import ELEMENTWISE, LINEAR
     if op.jvp is LINEAR:
         targs = list(args)
         for i in range(len(op.tensor_params)):
@@ -317,7 +317,7 @@ def _jvp(op, args, outs, tangents):
 
 
 def _call_rule(rule, params, op, args, outs, tangents):
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     env = _env(op, args, outs)
     for i, p in enumerate(op.tensor_params):
         t = tangents[i]
@@ -335,7 +335,7 @@ def _call_rule(rule, params, op, args, outs, tangents):
 def _fit(r, o, batch, op):
     """A rule's result as the tangent of output ``o``: a Tensor of o's shape (with the
     level's batch dim in front) and dtype."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     if not isinstance(r, Tensor):
         r = Tensor._wrap(np.asarray(r))
     shape = o._data.shape if batch is None else (batch,) + o._data.shape
@@ -363,7 +363,7 @@ _fallback_calls = Counter()   # op name -> number of batched JVPs that took the 
 
 def _jvp_batched(op, args, outs, tangents, batch):
     """The JVP for tangents with a leading batch dim (see ``batched_jvp`` in the registry)."""
-    from .._ops.registry import ELEMENTWISE, POINTWISE
+    from ..ops.registry import ELEMENTWISE, POINTWISE
     kind = op.batched_jvp
     if kind is None and op.jvp is ELEMENTWISE:
         kind = True   # the VJPs take batched gradients, so the rule takes batched tangents
@@ -387,7 +387,7 @@ def _pad(t, nd):
 
 def _fallback(name, jvp_one, outs, tangents, batch):
     """The unbatched JVP ``jvp_one(tangents)`` once per batch entry, results stacked."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     _fallback_calls[name] += 1
     per = []
     for b in range(batch):
@@ -406,18 +406,18 @@ def _fallback(name, jvp_one, outs, tangents, batch):
 
 
 def _select(t, b):
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     if t._requires_grad:
         return t[b]
     return Tensor._wrap(t._data[b])
 
 
 def _stack(rs, o, batch):
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     if not rs:
         return Tensor._wrap(np.zeros((batch,) + o._data.shape, o._data.dtype))
     if any(r._requires_grad for r in rs):
-        from .._ops.copies import stack
+        from ..ops.api.copies import stack
         return stack(rs, 0)
     return Tensor._wrap(np.stack([r._data for r in rs]))
 
@@ -436,7 +436,7 @@ def _share_with_saved_output(o):
 
 
 def _overlaps(a):
-    from .._ops.dispatch import _overlaps
+    from ..ops.inplace import _overlaps
     return _overlaps(a)
 
 
@@ -448,7 +448,7 @@ def push_tangents_inplace(op, self, full, old):
     in place when possible, so that the tangents of views of the same dual tensor (views
     of its tangent) see the change, as in PyTorch.
     """
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     lvl = tls.fw_level
     tangent = tangent_of(self, lvl)
     if old is None or (tangent is None and not any(
@@ -477,8 +477,8 @@ def _into_base_tangent(view, new, lvl):
     """A view without a tangent got one from an in-place op: as in PyTorch, its base gets a
     tangent (zeros outside the view) and the view's tangent is the matching view of it.
     False when that cannot be done here (the caller then gives the view its own tangent)."""
-    from .._tensor import Tensor
-    from .._ops.dispatch import replay_view
+    from .._tensor.tensor import Tensor
+    from ..ops.dispatch import replay_view
     base = view._base
     if new._requires_grad or lvl.batch is not None:
         return False

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from .._state import tls
+from .._core.state import tls
 from .graph import Node, _sequence_nr
-from .saved import SavedVariable, VersionCounter
+from .saved import SavedVariable
+from .._core.version import VersionCounter
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction", "NestedIOFunction"]
@@ -63,7 +64,7 @@ class FunctionCtx:
 class _HookMixin:
     @staticmethod
     def _register_hook(backward_hooks, hook):
-        from ..utils.hooks import RemovableHandle, _HookDict
+        from .._core.hooks import RemovableHandle, _HookDict
         if backward_hooks is None:
             backward_hooks = _HookDict()
         handle = RemovableHandle(backward_hooks)
@@ -127,7 +128,7 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
 
     @property
     def _raw_saved_tensors(self):
-        from .._ops.dispatch import _RawSaved
+        from ..ops.node import _RawSaved
         return tuple(None if s is None else _RawSaved(s, self, f"saved_tensors[{i}]")
                      for i, s in enumerate(self._saved_variables or ()))
 
@@ -138,7 +139,7 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
 
     # -- the engine's entry point ---------------------------------------------------
     def _apply(self, grads, mask, create_graph):
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         batch = self._grads_batch(grads)
         if batch is not None:
             return self._apply_batched(grads, mask, create_graph, batch)
@@ -198,7 +199,7 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
         """Batched gradients: the user's backward sees one sample's gradients at a time, as
         under PyTorch's vmap (it may build zeros of the input's shape, or see materialized
         zeros for unused outputs), and the results are stacked."""
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         meta = self._out_meta
         batched = [g is not None and i < len(meta) and meta[i] is not None and
                    len(g.shape) == len(meta[i][0]) + 1 for i, g in enumerate(grads)]
@@ -212,7 +213,7 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
             if some is None:
                 out.append(None)
             elif isinstance(some, Tensor):
-                from .._ops.copies import stack
+                from ..ops.api.copies import stack
                 out.append(stack([Tensor._wrap(np.zeros_like(some._data)) if r is None else r
                                   for r in rs], 0))
             else:
@@ -324,8 +325,8 @@ class NestedIOFunction(Function):
 # ====================================================================== apply
 def _function_apply(cls, args, new_style):
     """THPFunction_apply: run forward without grad, then wire the outputs into the graph."""
-    from .._ops.dispatch import _edge
-    from .._tensor import Tensor
+    from .views import _edge
+    from .._tensor.tensor import Tensor
     ctx = cls._backward_cls()
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
     needs_input_grad = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
@@ -365,7 +366,7 @@ def _function_apply(cls, args, new_style):
 
 def _alias(t):
     """A new tensor sharing ``t``'s data and version counter (PyTorch's view_as(self))."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     out = Tensor._wrap(t._data)
     vc = t._vc
     if vc is None:
@@ -383,8 +384,8 @@ def _alias(t):
 
 
 def _wrap_outputs(ctx, args, outs, is_executable):
-    from .._tensor import Tensor
-    from .._ops.dispatch import check_inplace
+    from .._tensor.tensor import Tensor
+    from ..ops.inplace import check_inplace
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
     dirty = {id(t) for t in ctx.dirty_tensors}
     non_diff = {id(t) for t in ctx.non_differentiable}
@@ -442,7 +443,7 @@ def _wrap_outputs(ctx, args, outs, is_executable):
             elif o._base is None:
                 o._grad_fn, o._output_nr, o._requires_grad = None, 0, False
         elif is_dirty and o._base is not None:
-            from .._ops.inplace import make_copy_slices
+            from ..ops.api.inplace import make_copy_slices
             o._requires_grad = True
             make_copy_slices(o, _CopySlicesAdapter(ctx, i))
         else:
@@ -487,7 +488,7 @@ class _CopySlicesAdapter:
 
 
 def _save_variables(ctx, outs):
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     to_save = ctx.to_save
     if not to_save:
         return
@@ -514,7 +515,7 @@ def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
     """PyTorch's _process_forward_mode_AD: run the user's jvp on the inputs' tangents and give
     the outputs theirs, checking that an in-place Function updated the tangent in place and
     that a view returned by forward gets a view of the matching tangent."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     from .forward_ad import tangent_of
     tangents = []
     given = []
@@ -564,7 +565,7 @@ def _version(t):
 def _checked_jvp(cls, ctx, args, tangents, given, outs):
     """``ctx.apply_jvp(*tangents)`` as a tuple, one tangent per output, checked as PyTorch
     checks them (``given``: the tangents the inputs had, None where zeros stand in)."""
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     versions = [None if g is None else _version(g) for g in given]
     res = ctx.apply_jvp(*tangents)
     if not isinstance(res, tuple):
@@ -642,7 +643,7 @@ def once_differentiable(fn):
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         from .grad_mode import no_grad
         with no_grad():
             outputs = fn(ctx, *args)

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _tensor as _T   # partially initialised when this module loads: use at call time
-from .._state import tls
+from .._tensor import tensor as _T  # partially initialised when this module loads: use at call time
+from .._core.state import tls
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from .._state import tls
+from .._core.state import tls
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]

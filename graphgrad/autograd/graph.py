@@ -18,8 +18,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, NamedTuple
 
-from .._state import HOT
-from ..utils.hooks import add_hook
+from .._core.state import HOT
+from .._core.hooks import add_hook
 
 __all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad",
            "register_multi_grad_hook"]
@@ -171,7 +171,7 @@ class Node:
         hooks = self._tensor_pre_hooks
         if hooks is None:
             hooks = self._tensor_pre_hooks = {}
-        from ..utils.hooks import RemovableHandle, _HookDict
+        from .._core.hooks import RemovableHandle, _HookDict
         d = hooks.get(output_nr)
         if d is None:
             d = hooks[output_nr] = _HookDict()
@@ -187,8 +187,8 @@ class Node:
 
     def __call__(self, *grads):
         """Run this backward function directly on Tensors (PyTorch allows it)."""
-        from .._tensor import Tensor
-        from .._state import tls
+        from .._tensor.tensor import Tensor
+        from .._core.state import tls
         n = len(self._out_meta)
         if len(grads) != n:
             raise TypeError(f"expected {n} arguments, got {len(grads)} instead ({self.name()} "
@@ -220,7 +220,7 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next_edges = ()
         self._seq = _ACCUMULATE_SEQ
-        from .._state import tls
+        from .._core.state import tls
         if tls.anomaly:  # anomaly mode: every node records where it was created
             from .anomaly_mode import record_traceback
             record_traceback(self)
@@ -383,7 +383,7 @@ class _MultiHandleWithNodes(_MultiHandle):
         self.nodes = nodes
 
 
-from ._saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,  # noqa: E402
+from ._saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,
                            save_on_cpu, saved_tensors_hooks)
 
 

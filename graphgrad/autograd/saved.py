@@ -11,67 +11,12 @@ the unpacking node as its grad_fn, and keeps the array it had when saved.
 """
 from __future__ import annotations
 
-import weakref
-
-from .._state import tls
+from .._core.state import tls
+from .._core.version import INFERENCE, VersionCounter  # noqa: F401 (re-exported)
+from .._core.version import DETACHED_MSG, detach_bumps_after, user_version
 
 __all__ = ["VersionCounter", "SavedVariable", "INFERENCE"]
 
-
-class VersionCounter:
-    """Shared by a tensor and all its views; bumped by every in-place op."""
-
-    __slots__ = ("value", "__weakref__")
-    inference = False
-
-    def __init__(self, value=0):
-        self.value = value
-
-
-# NOTE [detach_ of a saved tensor]
-# PyTorch refuses to unpack a saved non-leaf input that was detached in place since it was
-# saved, and accepts a detached saved output.  Nodes store a saved input inline as the
-# tensor and its version, and compare only the version in the hot path; so ``detach_()``
-# of a tensor with history bumps its version counter, which sends the next unpack of anything
-# saved from it to the slow path (``SavedVariable._check``).  There the bumps made by
-# ``detach_()`` are told apart from real in-place changes: ``_DETACH_BUMPS`` maps a counter
-# to the values it had right after each such bump, and ``_version`` does not count them.
-_DETACH_BUMPS = weakref.WeakKeyDictionary()
-
-DETACHED_MSG = (
-    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
-    "This is not supported, please use out-of-place `.detach()` instead")
-
-
-def bump_for_detach(t):
-    """``t.detach_()`` of a tensor with history: bump its counter (see the NOTE above)."""
-    vc = t._vc
-    if vc is None:
-        vc = t._vc = VersionCounter()
-    vc.value += 1
-    _DETACH_BUMPS.setdefault(vc, []).append(vc.value)
-    t._detached_at = vc.value
-
-
-def detach_bumps_after(vc, version):
-    """How many of ``vc``'s bumps after ``version`` were made by ``detach_()``."""
-    bumps = _DETACH_BUMPS.get(vc)
-    return 0 if bumps is None else sum(1 for b in bumps if b > version)
-
-
-def user_version(vc):
-    """The version PyTorch shows (``t._version``): in-place changes, not detach_ bumps."""
-    return vc.value - detach_bumps_after(vc, 0)
-
-
-class _InferenceCounter(VersionCounter):
-    """Marker held by inference tensors, which track no version."""
-
-    __slots__ = ()
-    inference = True
-
-
-INFERENCE = _InferenceCounter()
 
 _FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -94,7 +39,7 @@ INFERENCE_SAVE_MSG = (
 
 
 def _describe(data):
-    from .._dtype import from_numpy_dtype
+    from .._core.dtypes import from_numpy_dtype
     return f"[graphgrad.{from_numpy_dtype(data.dtype).name} {list(data.shape)}]"
 
 
@@ -129,7 +74,7 @@ class SavedVariable:
     def pack_with_hooks(self):
         """Hand the saved tensor to the innermost pack hook (saved_tensors_hooks)."""
         pack, unpack = tls.saved_hooks[-1]
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         arg = self.tensor
         if arg is None:
             # our own output: hand the hook an alias that requires grad like the output but
@@ -143,7 +88,7 @@ class SavedVariable:
         self.tensor = None if self.tensor is None else _LeafRef(self.tensor)
 
     def _from_hook(self):
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         t = self.unpack_hook(self.packed[0])
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -204,7 +149,7 @@ class SavedVariable:
 
     def unpack(self, node=None, name="?", detached_ok=False):
         """The saved Tensor, with its history (tensor-mode backward, ``_saved_*``)."""
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         if self.data is None and self.packed is None:
             raise RuntimeError(_FREED_MSG)
         if self.packed is not None:  # (no version check through hooks, as in PyTorch)
@@ -273,7 +218,7 @@ class _LeafRef:
 
 
 def _alias_with_history(t, src, node=None, output_nr=0):
-    from .._tensor import Tensor
+    from .._tensor.tensor import Tensor
     out = Tensor._wrap(t._data)
     out._vc = t._vc
     out._requires_grad = True

@@ -11,17 +11,17 @@ __all__ = ["Variable"]
 
 class VariableMeta(type):
     def __instancecheck__(cls, other):
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         return isinstance(other, Tensor)
 
     def __call__(cls, data=None, requires_grad=False, volatile=False):
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         if volatile:
             import warnings
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
                           "instead.", UserWarning, stacklevel=2)
         if data is None:
-            from .. import _creation
+            from .._tensor import creation as _creation
             data = _creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")

@@ -8,7 +8,7 @@ flag.  Results of ops on parameters are plain Tensors (the dispatcher always wra
 """
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "is_lazy"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .adam import lerp_
 from .optimizer import Optimizer, _step_tensor, _to_scalar, _zeros_like
 

@@ -1,7 +1,7 @@
 """Shared pieces of the Adam-family optimizers' constructors and steps."""
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .optimizer import _step_tensor
 
 

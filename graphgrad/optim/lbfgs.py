@@ -6,8 +6,8 @@ with graphgrad tensor ops under ``no_grad`` so its state (directions, steps,
 """
 from __future__ import annotations
 
-from .. import _creation
-from .._tensor import Tensor
+from .._tensor import creation as _creation
+from .._tensor.tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer, _check_lr, _to_scalar
 

@@ -5,7 +5,7 @@ same order of floating-point operations, on the parameters' NumPy arrays.
 """
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .optimizer import Optimizer, _check_lr, _to_scalar
 
 __all__ = ["SGD"]

@@ -54,7 +54,7 @@ class BackwardHook:
         grad_fn.register_hook(hook)
 
     def _apply_on_tensors(self, fn, args):
-        from .._tensor import Tensor
+        from .._tensor.tensor import Tensor
         from ..autograd.grad_mode import is_grad_enabled
         from ..nn.modules._functions import BackwardHookFunction
         tensors_idx = []

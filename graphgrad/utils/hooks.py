@@ -1,58 +1,9 @@
-"""RemovableHandle: what every ``register_*hook`` returns."""
-from __future__ import annotations
+"""graphgrad.utils.hooks: PyTorch's torch.utils.hooks (RemovableHandle).
 
-import itertools
-import weakref
+The implementation is in graphgrad/_core/hooks.py: the Tensor and the graph (lower layers)
+return these handles.
+"""
+from .._core.hooks import RemovableHandle  # noqa: F401
 
-_next_id = itertools.count()
-
-
-class RemovableHandle:
-    """Removes the hook it was returned for from its dict(s) when ``remove()`` is called."""
-
-    __slots__ = ("hooks_dict_refs", "id", "__weakref__")
-
-    def __init__(self, *hooks_dicts):
-        self.id = next(_next_id)
-        self.hooks_dict_refs = tuple(weakref.ref(d) for d in hooks_dicts)
-
-    @property
-    def hooks_dict_ref(self):
-        """The weakref to the (first) hook dict, as PyTorch's handle has."""
-        return self.hooks_dict_refs[0]
-
-    @property
-    def extra_dict_ref(self):
-        return self.hooks_dict_refs[1:]
-
-    def remove(self):
-        for ref in self.hooks_dict_refs:
-            d = ref()
-            if d is not None:
-                d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class _HookDict(dict):
-    """A dict that can be weakly referenced (plain dicts cannot)."""
-
-    __slots__ = ("__weakref__",)
-
-
-def add_hook(owner, attr, fn):
-    """Append ``fn`` to ``owner.<attr>`` (created on first use) and return its handle."""
-    d = getattr(owner, attr, None)
-    if d is None:
-        d = _HookDict()
-        setattr(owner, attr, d)
-    handle = RemovableHandle(d)
-    d[handle.id] = fn
-    return handle
-
-
+__all__ = ["RemovableHandle"]
 from ._module_hooks import BackwardHook  # noqa: E402,F401  (nn.Module's backward hooks)

@@ -113,7 +113,7 @@ def test_forward_ad_errors(name):
         return FW_ERRORS[name](lib, _fw(lib))
     ours, _ = run_both(prog)
     assert isinstance(ours, Raised)
-    assert graphgrad._state.tls.fw_level is None  # no level left behind
+    assert graphgrad._core.state.tls.fw_level is None  # no level left behind
 
 
 # ------------------------------------------------------------------ JVPs of the starter ops
@@ -464,8 +464,8 @@ def test_batched_level_checks_the_tangent_shape():
 def test_batched_tangents_through_internal_backward_ops():
     """Ops that only appear inside backward formulas (reached by third-order derivatives
     or in-place views), called directly on dual tensors."""
-    from graphgrad._ops import formulas as F
-    from graphgrad._ops.inplace import view_scatter
+    from graphgrad.ops import formulas as F
+    from graphgrad.ops.api.inplace import view_scatter
     idx = np.array([[2, 0], [1, 1]])
     base = graphgrad.zeros(3, 4)
     chain = base[1:, 1:]._view_fn

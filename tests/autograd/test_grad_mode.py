@@ -409,7 +409,7 @@ def _records_in_this_thread():
 
 
 def test_hot_flag_follows_every_thread():
-    from graphgrad._state import HOT
+    from graphgrad._core.state import HOT
     assert HOT.fast
     inside, release = threading.Event(), threading.Event()
     seen = {}
@@ -434,7 +434,7 @@ def test_hot_flag_follows_every_thread():
 
 
 def test_thread_ending_with_grad_disabled_does_not_keep_the_slow_path():
-    from graphgrad._state import HOT
+    from graphgrad._core.state import HOT
 
     def leave_disabled():
         graphgrad.set_grad_enabled(False)  # never restored: the thread's state dies with it
@@ -450,7 +450,7 @@ def test_thread_ending_with_grad_disabled_does_not_keep_the_slow_path():
 
 
 def test_main_thread_modes_switch_the_hot_flag():
-    from graphgrad._state import HOT
+    from graphgrad._core.state import HOT
     with graphgrad.no_grad():
         assert not HOT.fast
         with graphgrad.enable_grad():

@@ -375,7 +375,7 @@ def test_batched_grad_check_detects_batch_unaware_backward():
 def test_batched_forward_grad_check_detects_a_wrong_batch_rule(monkeypatch):
     """A batched JVP rule that is wrong (here: ``t`` declared batch-safe as it is, so the
     batch dim is transposed too) fails check_batched_forward_grad only."""
-    from graphgrad._ops.registry import OPS
+    from graphgrad.ops.registry import OPS
     monkeypatch.setattr(OPS["t"], "batched_jvp", True)
     x = t(graphgrad, np.arange(4.0).reshape(2, 2) + 0.5)
     f = lambda v: v.t() * 2.0   # noqa: E731

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 from ...utils._module_hooks import BackwardHook
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
@@ -181,8 +181,8 @@ def _forward_unimplemented(self, *input):
 
 
 def _parse_to(args, kwargs):
-    from ... import _dtype
-    from ..._tensor import _check_device
+    from ..._core import dtypes as _dtype
+    from ..._tensor.tensor import _check_device
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     non_blocking = kwargs.pop("non_blocking", False)
@@ -434,7 +434,7 @@ class Module:
         """Cast all parameters and buffers to ``dst_type`` (a dtype, a legacy type such as
         ``DoubleTensor``, or its name ``'torch.DoubleTensor'``)."""
         if isinstance(dst_type, str):
-            from ... import _dtype
+            from ..._core import dtypes as _dtype
             name = dst_type.rsplit(".", 1)[-1]
             if ".cuda." in dst_type:
                 raise RuntimeError(f"type '{dst_type}' needs CUDA; graphgrad runs on the CPU "

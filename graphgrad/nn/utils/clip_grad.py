@@ -7,7 +7,7 @@ import functools
 import types
 import warnings
 
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_"]

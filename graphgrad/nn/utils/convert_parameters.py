@@ -1,7 +1,7 @@
 """parameters_to_vector / vector_to_parameters."""
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 

@@ -1,0 +1,470 @@
+"""The engine's two loops: the dependency-counting ready queue (``_run``) and the plain
+backward by decreasing sequence number (``_run_by_seq``, NOTE [Sequence order]).
+"""
+from __future__ import annotations
+
+import sys
+import numpy as np
+
+from ..._tensor.tensor import Tensor
+from ..graph import AccumulateGrad
+from .hooks import _call_tensor_pre_hooks, _run_tensor_hooks, _call_pre_hooks, _call_post_hooks
+from .accumulate import _sum_to_shape, _cast, _accumulate_grad
+
+_wrap = Tensor._wrap
+_ndarray = np.ndarray
+
+def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
+         accumulate, journal, anomaly):
+    buffers = {}
+    heap = [(root._seq, root)]
+    ndarray = _ndarray
+    getrefcount = sys.getrefcount
+    # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
+    # take the short path below; everything else goes through the general one
+    plain = needed is None and not create_graph and not anomaly
+    Acc = AccumulateGrad
+    # nodes whose buffered gradient for input 0 is an array this loop made or checked
+    # (nothing else refers to it): later gradients are added into it in place
+    owned = set()
+    while heap:
+        n = len(heap)
+        if n == 1:
+            node = heap.pop()[1]
+        elif n == 2:  # (_heap_pop on two entries: the last one moves to the top)
+            node = heap[0][1]
+            heap[0] = heap.pop()
+        else:
+            node = _heap_pop(heap)
+        grads = buffers.pop(node, None)
+        if plain and not node._has_hooks:  # (True for every AccumulateGrad)
+            if grads is None:
+                grads = [None] * max(node.num_outputs, 1)
+            while True:
+                outs = node._step(grads, keep_graph)
+                nodes = node._next_nodes
+                if len(outs) != len(nodes):
+                    raise RuntimeError(f"function {node.name()} returned an incorrect number "
+                                       f"of gradients (expected {len(nodes)}, got {len(outs)})")
+                if heap:
+                    break
+                # a chain: the only child, fed by this edge alone, is the next node to run
+                # (nothing else is ready), so hand it the gradient without queueing it
+                ne = len(nodes)
+                if ne == 1:
+                    k = 0
+                elif ne == 2:  # e.g. x * 2.0: the scalar operand has no edge
+                    k = 0 if nodes[1] is None else (1 if nodes[0] is None else -1)
+                    if k < 0:
+                        break
+                else:
+                    break
+                child = nodes[k]
+                nr = node._next_nrs[k]
+                if child is None or child._has_hooks or deps[child] != 1 or \
+                        child in buffers:
+                    break
+                g = outs[k]
+                if g is not None:
+                    if g.__class__ is not ndarray:
+                        g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                    shape, dt = child._out_meta[nr]
+                    if g.shape != shape and g.shape[batch_nd:] != shape:
+                        g = _sum_to_shape(node, k, g, g.shape, shape, batch_nd)
+                    if g.dtype is not dt and g.dtype != dt:
+                        g = _cast(g, dt, False)
+                # (deps[child] stays 1: nothing reads a count once its node has run)
+                n = len(child._out_meta)
+                if n == 1:
+                    grads = [g]
+                else:
+                    grads = [None] * n
+                    grads[nr] = g
+                node = child
+                outs = g = None
+            nrs = node._next_nrs
+            i = -1
+            for child in nodes:
+                i += 1
+                if child is None:
+                    continue
+                nr = nrs[i]
+                g = outs[i]
+                if g is not None:
+                    if g.__class__ is not ndarray:
+                        g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                    if child.__class__ is Acc:  # (its _out_meta property, without the call)
+                        d = child.variable._data
+                        shape = d.shape
+                        dt = d.dtype
+                    else:
+                        shape, dt = child._out_meta[nr]
+                    if g.shape != shape and g.shape[batch_nd:] != shape:
+                        g = _sum_to_shape(node, i, g, g.shape, shape, batch_nd)
+                    if g.dtype is not dt and g.dtype != dt:
+                        g = _cast(g, dt, False)
+                n = deps[child] - 1
+                deps[child] = n
+                buf = buffers.get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * (1 if child.__class__ is Acc
+                                                     else len(child._out_meta))
+                if g is not None:
+                    prev = buf[nr]
+                    if prev is None:
+                        buf[nr] = g
+                    elif nr == 0 and child in owned:
+                        prev += g  # (same shape and dtype: both were validated above)
+                    elif prev.__class__ is ndarray and prev.base is None and \
+                            getrefcount(prev) <= 3 and prev.flags.writeable and \
+                            prev.shape == g.shape and prev.dtype == g.dtype:
+                        prev += g  # the buffer owns this array: add in place
+                        if nr == 0 and not batch_nd:
+                            owned.add(child)
+                    else:
+                        prev = buf[nr] = prev + g
+                        if nr == 0 and not batch_nd and prev.__class__ is ndarray:
+                            owned.add(child)  # (a 0-d sum is a NumPy scalar: not in place)
+                if n == 0:
+                    item = (child._seq, child)
+                    if not heap:
+                        heap.append(item)
+                    elif len(heap) == 1:  # (_heap_push onto one entry)
+                        top = heap[0]
+                        if top[0] < item[0]:
+                            heap[0] = item
+                            heap.append(top)
+                        else:
+                            heap.append(item)
+                    else:
+                        _heap_push(heap, item)
+            outs = g = grads = prev = d = None  # drop references so AccumulateGrad can steal arrays
+            continue
+        if grads is None:
+            grads = [None] * max(node.num_outputs, 1)
+        if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
+            grads = _before_node(node, grads, needed, captures, captured, create_graph,
+                                 journal)
+            if grads is None:
+                continue  # not executed (captured only), or an AccumulateGrad (done)
+        nodes = node._next_nodes
+        if needed is None:
+            mask = None  # every edge that leads somewhere
+        else:
+            mask = [c is not None and (c in needed or c in captures) for c in nodes]
+        if anomaly:
+            from ..anomaly_mode import call_with_anomaly
+            outs = call_with_anomaly(node, grads, mask, create_graph)
+        else:
+            outs = node._apply(grads, mask, create_graph)
+        if node._post_hooks:
+            outs = _call_post_hooks(node, list(outs), grads, create_graph, batch_nd)
+        if anomaly:
+            from ..anomaly_mode import check_nan
+            check_nan(node, outs)
+        if not keep_graph:
+            node.release_variables()
+        if len(outs) != len(nodes):
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                               f"gradients (expected {len(nodes)}, got {len(outs)})")
+        i = 0
+        for child, nr in zip(nodes, node._next_nrs):
+            g = outs[i]
+            if child is not None and (mask is None or mask[i]):
+                if g is not None:
+                    # validate against the next node's input metadata (PyTorch's
+                    # validate_outputs): sum away broadcasting, cast the dtype
+                    if create_graph:
+                        if not isinstance(g, Tensor):
+                            g = _wrap(np.asarray(g))
+                        data = g._data
+                    else:
+                        if g.__class__ is not ndarray:
+                            g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                        data = g
+                    shape, dt = child._out_meta[nr]
+                    if data.shape != shape and data.shape[batch_nd:] != shape:
+                        g = _sum_to_shape(node, i, g, data.shape, shape, batch_nd)
+                        data = g._data if create_graph else g
+                    if data.dtype is not dt and data.dtype != dt:
+                        g = _cast(g, dt, create_graph)
+                buf = buffers.get(child)
+                if buf is None:
+                    if child.__class__ is AccumulateGrad:
+                        buf = buffers[child] = [None]
+                    else:
+                        buf = buffers[child] = [None] * len(child._out_meta)
+                if g is not None:
+                    prev = buf[nr]
+                    if prev is None:
+                        buf[nr] = g
+                    elif not create_graph and prev.__class__ is ndarray and \
+                            prev.base is None and getrefcount(prev) <= 3 and \
+                            prev.flags.writeable and prev.shape == g.shape and \
+                            prev.dtype == g.dtype:
+                        # the buffer owns this array (nothing else refers to it): add in
+                        # place, as PyTorch's InputBuffer::accumulate does
+                        prev += g
+                    else:
+                        buf[nr] = prev + g
+                n = deps[child] - 1
+                deps[child] = n
+                if n == 0:
+                    if heap:
+                        _heap_push(heap, (child._seq, child))
+                    else:
+                        heap.append((child._seq, child))
+            i += 1
+        outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
+    return captured
+
+
+# NOTE [Sequence order]
+# A node's sequence_nr is larger than that of every node its edges point to (a node is
+# made after its inputs' nodes; AccumulateGrads excepted, see below).  So among the nodes
+# that have received a gradient and not yet run, the one with the largest number has
+# received all of its gradients: a node still to send it one would have a larger number
+# still, and would itself be waiting, reachable from a node that has run, on a path of
+# ever smaller numbers that starts among the waiting nodes.  Running "the waiting node
+# with the largest number" is therefore PyTorch's order ("the ready node with the largest
+# number") without the dependency counts, whose extra walk over the graph costs a plain
+# backward about a tenth of its Python time.
+# AccumulateGrads carry no usable number (PyTorch gives them all the maximal one, so a
+# leaf accumulates as soon as its last gradient arrives).  Here they run after every
+# other node, in the order they were reached.  A hook could tell the difference (by
+# reading a leaf's .grad, or by the order of hooks on leaves): registering any hook sets
+# HOT.hooks, and from then on every backward counts dependencies and keeps PyTorch's
+# timing exactly.  (retain_grad's hook reads only its own tensor's gradient.)
+def _run_by_seq(root, keep_graph, batch_nd, journal):
+    """A plain backward (no inputs=, no create_graph, no anomaly mode, no user hook
+    registered) run in decreasing sequence_nr; AccumulateGrads last.
+
+    The per-edge validation and accumulation are those of ``_run``'s plain path, written
+    out in both loops: a helper called per edge would cost a plain backward ~10 %."""
+    buffers = {}
+    heap = []
+    accs = []            # AccumulateGrads reached, in order
+    ndarray = _ndarray
+    getrefcount = sys.getrefcount
+    Acc = AccumulateGrad
+    # nodes whose buffered gradient for input 0 is an array this loop made or checked
+    # (nothing else refers to it): later gradients are added into it in place
+    owned = set()
+    node = root
+    grads = None
+    while True:
+        if node._has_hooks:
+            grads = _before_node(node, grads, None, None, None, False, journal)
+            outs = node._apply(grads, None, False)
+            if node._post_hooks:
+                outs = _call_post_hooks(node, list(outs), grads, False, batch_nd)
+            if not keep_graph:
+                node.release_variables()
+        else:
+            outs = node._step(grads, keep_graph)
+        nodes = node._next_nodes
+        if not node._exact_outs and len(outs) != len(nodes):
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                               f"gradients (expected {len(nodes)}, got {len(outs)})")
+        nrs = node._next_nrs
+        if not heap:
+            # a chain: a single edge to a node not yet waiting, with nothing else waiting,
+            # would be pushed and popped again at once: run that node next directly
+            ne = len(nodes)
+            if ne == 1:
+                k = 0
+            elif ne == 2:  # e.g. x * 2.0: the scalar operand has no edge
+                k = 0 if nodes[1] is None else (1 if nodes[0] is None else -1)
+            else:
+                k = -1
+            if k >= 0:
+                child = nodes[k]
+                if child is not None and child.__class__ is not Acc and \
+                        child not in buffers:
+                    g = outs[k]
+                    nr = nrs[k]
+                    if g is not None:
+                        if g.__class__ is not ndarray:
+                            g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                        shape, dt = child._out_meta[nr]
+                        if g.shape != shape and g.shape[batch_nd:] != shape:
+                            g = _sum_to_shape(node, k, g, g.shape, shape, batch_nd)
+                        if g.dtype is not dt and g.dtype != dt:
+                            g = _cast(g, dt, False)
+                    n = len(child._out_meta)
+                    if n == 1:
+                        grads = [g]
+                    else:
+                        grads = [None] * n
+                        grads[nr] = g
+                    node = child
+                    outs = g = None
+                    continue
+        i = -1
+        for child in nodes:
+            i += 1
+            if child is None:
+                continue
+            g = outs[i]
+            nr = nrs[i]
+            if g is not None:
+                # validate against the next node's input metadata (PyTorch's
+                # validate_outputs): sum away broadcasting, cast the dtype
+                if g.__class__ is not ndarray:
+                    g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                if child.__class__ is Acc:  # (its _out_meta property, without the call)
+                    d = child.variable._data
+                    shape = d.shape
+                    dt = d.dtype
+                else:
+                    shape, dt = child._out_meta[nr]
+                if g.shape != shape and g.shape[batch_nd:] != shape:
+                    g = _sum_to_shape(node, i, g, g.shape, shape, batch_nd)
+                if g.dtype is not dt and g.dtype != dt:
+                    g = _cast(g, dt, False)
+            buf = buffers.get(child)
+            if buf is None:  # reached for the first time: now waiting
+                if child.__class__ is Acc:
+                    buffers[child] = [g]
+                    accs.append(child)
+                    continue
+                n = len(child._out_meta)
+                if n == 1:
+                    buffers[child] = [g]
+                else:
+                    buf = buffers[child] = [None] * n
+                    buf[nr] = g
+                item = (child._seq, child)
+                if not heap:
+                    heap.append(item)
+                elif len(heap) == 1:  # (_heap_push onto one entry)
+                    top = heap[0]
+                    if top[0] < item[0]:
+                        heap[0] = item
+                        heap.append(top)
+                    else:
+                        heap.append(item)
+                else:
+                    _heap_push(heap, item)
+            elif g is not None:
+                prev = buf[nr]
+                if prev is None:
+                    buf[nr] = g
+                elif nr == 0 and child in owned:
+                    prev += g  # (same shape and dtype: both were validated above)
+                elif prev.__class__ is ndarray and prev.base is None and \
+                        getrefcount(prev) <= 3 and prev.flags.writeable and \
+                        prev.shape == g.shape and prev.dtype == g.dtype:
+                    prev += g  # the buffer owns this array: add in place
+                    if nr == 0 and not batch_nd:
+                        owned.add(child)
+                else:
+                    prev = buf[nr] = prev + g
+                    if nr == 0 and not batch_nd and prev.__class__ is ndarray:
+                        owned.add(child)  # (a 0-d sum is a NumPy scalar: not in place)
+        n = len(heap)
+        if n == 1:
+            node = heap.pop()[1]
+        elif n == 2:  # (_heap_pop on two entries: the last one moves to the top)
+            node = heap[0][1]
+            heap[0] = heap.pop()
+        elif n:
+            node = _heap_pop(heap)
+        else:
+            break
+        grads = buffers.pop(node)
+    # (each name below is rebound before its next use in the loop: dropping its reference
+    # once, here, lets AccumulateGrad steal the arrays it would otherwise have to copy)
+    outs = g = grads = prev = None
+    for node in accs:
+        grads = buffers.pop(node)
+        _before_node(node, grads, None, None, None, False, journal)
+        grads = None
+
+
+def _before_node(node, grads, needed, captures, captured, create_graph, journal):
+    """Hooks and captures before a node runs; runs AccumulateGrad itself.
+
+    Returns the (possibly replaced) gradients, or None when the node is not to be
+    executed further by the loop.  Order as in PyTorch's evaluate_function: tensor
+    pre-hooks (and retains_grad), captures for autograd.grad, node pre-hooks.
+    """
+    is_acc = node.__class__ is AccumulateGrad
+    cap = None
+    if captures is not None:
+        cap = captures.get(node)
+        if cap is not None and node in needed:
+            # a captured node that also runs is captured before its tensor pre-hooks,
+            # which then run as part of the node (PyTorch's evaluate_function)
+            for nr, k in cap:
+                captured[k] = grads[nr]
+            cap = None
+    if is_acc:
+        if node.variable._hooks:
+            grads[0] = _call_tensor_pre_hooks(node.variable._hooks, grads[0], create_graph)
+    elif node._tensor_pre_hooks or node._retains_grad_hooks:
+        _run_tensor_hooks(node, grads, create_graph, journal)
+    if captures is not None:
+        if cap is not None:
+            for nr, k in cap:
+                captured[k] = grads[nr]
+        if node not in needed:
+            return None
+    if node._pre_hooks:
+        grads = _call_pre_hooks(node, grads, create_graph)
+    if is_acc:
+        _accumulate_grad(node, grads[0], create_graph, journal)
+        if node._post_hooks:
+            _call_post_hooks(node, [], grads, create_graph)
+        return None
+    return grads
+
+
+# NOTE [Ready queue order]
+# PyTorch's ready queue is a std::priority_queue ordered by sequence_nr only (later ops
+# first; every AccumulateGrad has the maximal number, so leaves accumulate as soon as
+# they are ready).  Ties between AccumulateGrads are broken by the heap's layout, which
+# users see through hook order, so the two functions below are libstdc++'s push_heap and
+# pop_heap (__push_heap / __adjust_heap) over (sequence_nr, node) pairs, step for step.
+def _heap_push(heap, item):
+    seq = item[0]
+    heap.append(item)
+    hole = len(heap) - 1
+    while hole > 0:
+        parent = (hole - 1) >> 1
+        p = heap[parent]
+        if p[0] < seq:
+            heap[hole] = p
+            hole = parent
+        else:
+            break
+    heap[hole] = item
+
+
+def _heap_pop(heap):
+    top = heap[0]
+    value = heap.pop()
+    n = len(heap)
+    if n:
+        hole = child = 0
+        while child < (n - 1) // 2:  # move the larger child up (right one on ties)
+            child = 2 * (child + 1)
+            if heap[child][0] < heap[child - 1][0]:
+                child -= 1
+            heap[hole] = heap[child]
+            hole = child
+        if (n & 1) == 0 and child == (n - 2) // 2:
+            child = 2 * (child + 1)
+            heap[hole] = heap[child - 1]
+            hole = child - 1
+        seq = value[0]
+        while hole > 0:  # then sift the former last element up from the hole
+            parent = (hole - 1) >> 1
+            p = heap[parent]
+            if p[0] < seq:
+                heap[hole] = p
+                hole = parent
+            else:
+                break
+        heap[hole] = value
+    return top[1]

@@ -1,0 +1,247 @@
+"""One backward call (a graph task): ``execute``, dependency counting, reentrant backward
+on a fresh thread, final callbacks and what hooks may ask about the running backward.
+"""
+from __future__ import annotations
+
+import gc
+import itertools
+import sys
+import threading
+
+from ..._core.state import HOT, tls
+from ..graph import AccumulateGrad, Node
+from .accumulate import _Journal
+from .loop import _run, _run_by_seq
+
+class GraphRoot(Node):
+    """A virtual node whose outputs are the gradients given for the roots."""
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, edges, grads):
+        self._next_edges = tuple(edges)
+        self._grads = grads
+        self._seq = 1 << 63
+
+    def _apply(self, grads, mask, create_graph):
+        return list(self._grads)
+
+    @property
+    def _out_meta(self):
+        return ()
+
+
+def _compute_dependencies(root):
+    deps = {}
+    get = deps.get
+    stack = [root]
+    push = stack.append
+    pop = stack.pop
+    while stack:
+        for child in pop()._next_nodes:
+            if child is not None:
+                n = get(child)
+                if n is None:
+                    deps[child] = 1
+                    push(child)
+                else:
+                    deps[child] = n + 1
+    return deps
+
+
+def _compute_needed(root, deps, targets):
+    """Nodes from which some target node can be reached (those must run)."""
+    # topological order by Kahn's algorithm (parents before children), then reverse
+    remaining = dict(deps)
+    order = [root]
+    i = 0
+    while i < len(order):
+        node = order[i]
+        i += 1
+        for child in node._next_nodes:
+            if child is None:
+                continue
+            remaining[child] -= 1
+            if remaining[child] == 0:
+                order.append(child)
+    needed = set()
+    for node in reversed(order):
+        for child in node._next_nodes:
+            if child is not None and (child in targets or child in needed):
+                needed.add(node)
+                break
+    return needed
+
+
+def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumulate=True,
+            batch_nd=0):
+    """Run backward from ``roots`` (edges) seeded with ``grad_outputs``.
+
+    inputs: edges whose gradients are wanted (autograd.grad, or backward(inputs=)).
+    accumulate: True for backward (AccumulateGrad runs), False for grad (capture only).
+    Returns the captured gradients, one per input edge (None when unreached).
+    """
+    if tls.engine_depth and _deep_reentrant():
+        return _execute_on_fresh_thread(roots, grad_outputs, keep_graph, create_graph, inputs,
+                                        accumulate, batch_nd)
+    root = GraphRoot(roots, grad_outputs)
+    anomaly = tls.anomaly
+    # a plain backward runs its nodes in decreasing sequence_nr with no dependency counts
+    # (NOTE [Sequence order]); anything that needs the counts takes the counting loop
+    by_seq = inputs is None and not create_graph and not anomaly and not HOT.hooks
+    deps = None if by_seq else _compute_dependencies(root)
+    captures = None
+    needed = None
+    captured = None
+    if inputs is not None:
+        captured = [None] * len(inputs)
+        captures = {}
+        targets = set()
+        for k, (node, nr) in enumerate(inputs):
+            if node is None:
+                continue
+            captures.setdefault(node, []).append((nr, k))
+            targets.add(node)
+        needed = _compute_needed(root, deps, targets)
+        needed.add(root)
+        if accumulate:
+            # backward(inputs=...) runs each input's node (PyTorch's init_to_execute marks
+            # them all needed): a non-leaf input's node pre-hooks run too
+            needed.update(targets)
+    prev_mode = tls.grad_enabled
+    prev_saved_hooks = tls.saved_hooks
+    tls.grad_enabled = bool(create_graph)
+    tls.engine_depth += 1
+    journal = _Journal()
+    prev_task = getattr(_local, "task", None)
+    _local.task = task = [next(_task_ids), deps, needed, captures, accumulate, root, []]
+    # A backward allocates and frees many short-lived objects but creates no cycles; left
+    # on, the cyclic collector would repeatedly walk the whole heap (the graph, and every
+    # module the program imported) while the graph is being consumed.
+    gc_was_enabled = gc.isenabled()
+    if gc_was_enabled:
+        gc.disable()
+    try:
+        if by_seq:
+            _run_by_seq(root, keep_graph, batch_nd, journal)
+        else:
+            _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
+                 accumulate, journal, anomaly)
+        if task[6]:
+            _run_final_callbacks(task[6])
+    except BaseException as exc:
+        journal.rollback()
+        if anomaly:  # report the forward traceback of the node that failed
+            from ..anomaly_mode import report_backward_error
+            report_backward_error(exc, _run.__code__)
+        raise
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        tls.grad_enabled = prev_mode
+        if tls.saved_hooks is not prev_saved_hooks:  # a hook entered/left a context
+            tls.saved_hooks = prev_saved_hooks
+            tls.refresh()
+        tls.engine_depth -= 1
+        _local.task = prev_task
+    return captured
+
+
+# -- reentrant backward (backward called from inside a backward) ----------------------
+# Each nested backward adds a few Python frames; a chain of 2000 nested backwards would
+# exhaust the recursion limit.  Like PyTorch's engine, which moves a reentrant backward
+# to a pool thread (a fresh stack) past a maximum depth, a nested backward past
+# _REENTRANT_MAX_DEPTH levels on one thread (or on an already deep stack) runs on a new
+# thread while the calling thread waits for it.  The new thread gets the caller's
+# thread-local autograd state (grad mode, saved-tensor hooks, anomaly mode, forward AD
+# level...), as PyTorch's GraphTask carries its ThreadLocalState.
+_REENTRANT_MAX_DEPTH = 32
+_TLS_FIELDS = ("_grad_enabled", "inference", "fw_level", "anomaly", "anomaly_check_nan",
+               "saved_hooks", "saved_hooks_disabled", "profiler", "mutation_ctx")
+
+
+def _deep_reentrant():
+    if tls.engine_depth >= _REENTRANT_MAX_DEPTH:
+        return True
+    try:  # a stack already more than half as deep as the recursion limit allows
+        sys._getframe(sys.getrecursionlimit() // 2)
+    except ValueError:
+        return False
+    return True
+
+
+def _execute_on_fresh_thread(*args):
+    state = [(name, getattr(tls, name)) for name in _TLS_FIELDS]
+    outcome = []
+
+    def work():
+        for name, value in state:
+            setattr(tls, name, value)
+        tls.refresh()
+        try:
+            outcome.append((True, execute(*args)))
+        except BaseException as exc:  # noqa: BLE001 -- re-raised on the calling thread
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=work, name="graphgrad-reentrant-backward", daemon=True)
+    worker.start()
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        try:
+            raise value
+        finally:
+            value = None
+    return value
+
+
+# -- what hooks may ask about the running backward (PyTorch's torch._C helpers) ----------
+_local = threading.local()   # .task: [id, deps, needed, captures, accumulate, root,
+_task_ids = itertools.count()  #        final callbacks] or None
+
+
+def queue_callback(callback):
+    """Run ``callback()`` once the backward running on this thread has finished with the
+    graph (PyTorch's ``Variable._execution_engine.queue_callback``).  A callback queued
+    inside a reentrant backward belongs to that inner backward; callbacks may queue more
+    callbacks, which run in the same pass."""
+    task = getattr(_local, "task", None)
+    if task is None:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    task[6].append(callback)
+
+
+def _run_final_callbacks(callbacks):
+    # run in queue order; a callback may append to the list while it is being walked
+    i = 0
+    while i < len(callbacks):
+        callbacks[i]()
+        i += 1
+
+
+def current_graph_task_id():
+    """Id of the backward call running on this thread, -1 outside backward."""
+    task = getattr(_local, "task", None)
+    return -1 if task is None else task[0]
+
+
+def will_engine_execute_node(node):
+    """Whether the running backward will execute ``node`` (its hooks will run)."""
+    task = getattr(_local, "task", None)
+    if task is None:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    _, deps, needed, captures, accumulate, root, _ = task
+    if needed is None:
+        if deps is None:  # a backward run by sequence order: count on demand
+            deps = task[1] = _compute_dependencies(root)
+        return node in deps
+    if node in needed:
+        return True
+    if node in captures:
+        if node.__class__ is AccumulateGrad and not accumulate:
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported.")
+        return True
+    return False

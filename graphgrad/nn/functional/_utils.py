@@ -1,0 +1,128 @@
+"""Argument checks and reduction helpers shared by the nn.functional families."""
+from __future__ import annotations
+
+import math
+import warnings
+import numpy as np
+
+from ..._core import dtypes as _dtype
+from ..._core.dtypes import scalar_type_name
+from ..._tensor.tensor import Tensor, _wrap_dim
+from ...ops import formulas as F, registry as _registry
+
+# ====================================================================== helpers
+def _pub(name):
+    """A public graphgrad function of another family (looked up when called)."""
+    fn = _registry.PUBLIC.get(name)
+    if fn is None:
+        raise NotImplementedError(f"graphgrad.{name} is needed here but is not available")
+    return fn
+
+
+def _tensor_arg(fname, x, arg="input", pos=1):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _type_name(t):
+    return scalar_type_name(t.dtype)
+
+
+def _real_floating(fname, x):
+    """PyTorch's kernels for most nn ops exist for real floating dtypes only."""
+    if x._data.dtype.kind != "f" and x.dtype.name != "bfloat16":
+        raise NotImplementedError(f'"{fname}" not implemented for \'{_type_name(x)}\'')
+
+
+def _real_floating_pair(fname, input, target):
+    """The pair losses' kernels run in the dtype the two promote to: a real floating one
+    (an int or bool input with a float target is fine, a complex target is not)."""
+    rt = _dtype.result_type(input, target)
+    if not rt.is_floating_point:
+        raise NotImplementedError(f'"{fname}" not implemented for \'{scalar_type_name(rt)}\'')
+
+
+def _no_grad_arg(fname, arg, t):
+    """PyTorch refuses inputs it has no derivative for (weight, pos_weight ...)."""
+    from ..._core.state import tls
+    if isinstance(t, Tensor) and t._requires_grad and tls.grad_enabled:
+        raise RuntimeError(f"The function '{fname}' is not differentiable with respect to "
+                           f"argument '{arg}'. This input cannot have requires_grad True.")
+
+
+def _sumk(x, dims):
+    """Sum over (negative) ``dims`` keeping them; ndarray or Tensor."""
+    if isinstance(x, Tensor):
+        return F.sum_dim_IntList(x, tuple(dims), True, None)
+    return x.sum(axis=tuple(dims), keepdims=True)
+
+
+def _reduce_last(x, reduction, nd):
+    """``_reduce`` over the last ``nd`` dims of ``x`` only: its leading dims are the batch of
+    a batched tangent (the batched JVPs of the losses)."""
+    lead = F.ndim(x) - nd
+    if reduction == "none" or lead == 0:
+        return _reduce(x, reduction)
+    dims = tuple(range(lead, F.ndim(x)))
+    if reduction == "sum":
+        return F.sum_dim_IntList(x, dims, False, None)
+    return F.mean_dim(x, dims, False, None)
+
+
+def _bpad(t, x, nd):
+    """The tangent ``t`` of ``x`` with singleton dims after its batch dims up to ``nd``."""
+    return F.pad_batched(t, F.ndim(x), nd)
+
+
+def _pair_loss_batched(dloss, self_t, target_t, self, target, reduction):
+    """The batched JVP of a loss of ``self - target`` with elementwise derivative ``dloss``
+    (input and target broadcast against each other)."""
+    nd = len(np.broadcast_shapes(F.shape(self), F.shape(target)))
+    # the two terms apart, as PyTorch's (see _mse_jvp)
+    t = dloss * _bpad(self_t, self, nd) - dloss * _bpad(target_t, target, nd)
+    return _reduce_last(t, reduction, nd)
+
+
+def _reduce(x, reduction):
+    """Apply a loss reduction ('none' | 'mean' | 'sum'); ndarray or Tensor."""
+    if reduction == "none":
+        return x
+    if isinstance(x, Tensor):
+        return F.sum(x) if reduction == "sum" else F.mean(x)
+    return x.sum() if reduction == "sum" else x.mean()
+
+
+def _reduced_grad(grad, reduction, sizes):
+    """The gradient of a reduced loss broadcast against its ``sizes``-shaped elements."""
+    if reduction == "none":
+        return grad
+    g = F.reshape_to(grad, (1,) * len(sizes), 0)
+    if reduction == "mean":
+        n = F.numel(sizes)
+        g = F.div_count(g, n) if n else g * math.nan
+    return g
+
+
+def _reduction(size_average, reduce, reduction):
+    """The ``reduction`` string, honouring the deprecated size_average/reduce flags."""
+    if size_average is not None or reduce is not None:
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      "reduction='...' instead.", UserWarning, stacklevel=3)
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _neg_dim(dim, nd):
+    """``dim`` counted from the end (batch-safe), or None for a 0-d tensor."""
+    d = _wrap_dim(dim, nd)
+    return d - nd if nd else None
+
+
+def _where0(cond, x):
+    """``where(cond, 0, x)``; keeps exp() of the untaken branch finite."""
+    return F.where(cond, 0.0, x)

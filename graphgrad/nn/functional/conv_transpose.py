@@ -1,0 +1,336 @@
+"""Transposed convolutions (conv_transpose1d / conv_transpose2d) for graphgrad.nn.functional.
+
+A transposed convolution is the input-gradient map of the convolution whose weight it shares
+(PyTorch's weight layout ``(C_in, C_out / groups, *kernel)`` is that convolution's
+``(out, in / groups, *kernel)``), so its kernel is ``_conv_backward_input_kernel`` and its rules
+are the other two maps of the same bilinear form (the kernel is the col2im of
+``_conv_backward_input_kernel``): the input gradient is a convolution of the
+gradient, the weight gradient is ``convolution_backward_weight`` with the roles swapped.  The
+node is PyTorch's ``ConvolutionBackward0`` (``convolution(..., transposed=True)``).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..._core import dtypes as _dtype
+from ...ops import formulas as F
+from ...ops import registry as _registry
+from ...ops.dispatch import dispatch
+from ..._core.opmath import half_in_float32
+from ...ops.registry import LINEAR, defop, export
+from .conv import (_conv_bias_grad, _conv_out_sizes, _ntuple, _pad_spatial, _prod,
+                              _windows)
+from ._utils import _pub, _tensor_arg, _type_name
+
+__all__ = ["conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
+
+
+def _col2im(x, w, output_sizes, stride, padding, dilation, groups, acc_dtype=None):
+    """The transposed convolution of ``x`` (columns ``w^T x``, added back onto the output
+    positions they come from), as ``_conv_backward_input_kernel``; ``acc_dtype``: the columns
+    are rounded to it and added up in it, offset by offset, as PyTorch's float16 kernel
+    (gemm into half-precision columns, then col2im in half precision) does."""
+    k = len(stride)
+    n, c = output_sizes[-k - 2], output_sizes[-k - 1]
+    out_sp = tuple(output_sizes[len(output_sizes) - k:])
+    w_sp = w.shape[w.ndim - k:]
+    o, cg = w.shape[w.ndim - k - 2], w.shape[w.ndim - k - 1]
+    og = o // groups
+    in_sp = x.shape[x.ndim - k:]
+    nl = x.ndim - k - 2
+    xm = x.reshape(x.shape[:nl] + (n, groups, og) + in_sp)
+    perm = list(range(nl)) + [nl + 1, nl + 2, nl] + list(range(nl + 3, nl + 3 + k))
+    xm = np.ascontiguousarray(
+        xm.transpose(perm).reshape(x.shape[:nl] + (groups, og, n * _prod(in_sp))))
+    wm = np.ascontiguousarray(w).reshape(w.shape[:w.ndim - k - 2]
+                                         + (groups, og, cg * _prod(w_sp)))
+    cols = np.matmul(np.swapaxes(wm, -1, -2), xm)                        # (*L, G, K, M)
+    if acc_dtype is not None:
+        cols = cols.astype(acc_dtype)
+    lead = cols.shape[:-3]
+    cols = cols.reshape(lead + (groups, cg) + w_sp + (n,) + in_sp)
+    sp = tuple(s + 2 * p for s, p in zip(out_sp, padding))
+    yp = np.zeros(lead + (groups, cg, n) + sp, dtype=cols.dtype)
+    tail = (slice(None),) * (k + 1)
+    for off in itertools.product(*[range(kk) for kk in w_sp]):
+        sl = tuple(slice(i * d, i * d + s * (m - 1) + 1, s)
+                   for i, d, s, m in zip(off, dilation, stride, in_sp))
+        yp[(Ellipsis,) + sl] += cols[(Ellipsis,) + off + tail]
+    nl = len(lead)
+    yp = yp.transpose(list(range(nl)) + [nl + 2, nl, nl + 1] + list(range(nl + 3, nl + 3 + k)))
+    crop = tuple(slice(p, p + s) for p, s in zip(padding, out_sp))
+    return np.asarray(yp[(Ellipsis,) + crop], order="C").reshape(lead + (n, c) + out_sp)
+
+
+@half_in_float32(float16=False)   # (bfloat16: in float32, one rounding; float16: below)
+def _conv_transpose_kernel(x, w, b, output_sizes, stride, padding, dilation, groups):
+    k = len(stride)
+    if x.dtype == np.float16:
+        f = np.float32
+        out = _col2im(x.astype(f), w.astype(f), output_sizes, stride, padding, dilation, groups,
+                      np.float16)
+    else:
+        out = _col2im(x, w, output_sizes, stride, padding, dilation, groups)
+    if b is not None:
+        out += b.reshape((b.shape[-1],) + (1,) * k)
+    return out
+
+
+def _pads(padding):
+    return tuple((p, p) for p in padding)
+
+
+def _conv_transpose_jvp(input_t, weight_t, bias_t, input, weight, bias, output_sizes, stride,
+                        padding, dilation, groups):
+    r = F.conv_transpose(input_t, weight, None, output_sizes, stride, padding, dilation,
+                         groups) + \
+        F.conv_transpose(input, weight_t, None, output_sizes, stride, padding, dilation, groups)
+    if bias is not None:   # (batch-safe: a batched bias tangent keeps its leading dims)
+        k = len(stride)
+        b = F.reshape_to(bias_t, (F.shape(bias)[0],) + (1,) * k, 1)
+        r = r + F.pad_batched(b, k + 1, F.ndim(input))
+    return r
+
+
+CONV_TRANSPOSE = defop(
+    "conv_transpose(input, weight, bias, *, output_sizes, stride, padding, dilation, groups)",
+    _conv_transpose_kernel, "ConvolutionBackward0",
+    input=lambda grad, weight, stride, padding, dilation, groups:
+        F.convolution(grad, F.conj(weight), None, stride, _pads(padding), dilation, groups),
+    weight=lambda grad, input, weight_sym_sizes, stride, padding, dilation, groups:
+        F.convolution_backward_weight(F.conj(input), grad, tuple(weight_sym_sizes), stride,
+                                      _pads(padding), dilation, groups),
+    bias=lambda grad, stride: _conv_bias_grad(grad, len(stride)),
+    jvp=_conv_transpose_jvp, batched_jvp=True)
+
+
+def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_padding, groups,
+                       dilation):
+    _tensor_arg(fname, input)
+    _tensor_arg(fname, weight, "weight", 2)
+    for name, v in (("stride", stride), ("padding", padding),
+                    ("output_padding", output_padding), ("dilation", dilation)):
+        if isinstance(v, str):
+            raise TypeError(f"{fname}(): argument '{name}' must be tuple of ints, not str")
+    stride = _ntuple(stride, k, "stride")
+    padding = _ntuple(padding, k, "padding")
+    output_padding = _ntuple(output_padding, k, "output_padding")
+    dilation = _ntuple(dilation, k, "dilation")
+    groups = int(groups)
+    nd = input._data.ndim
+    wshape = weight._data.shape
+    if nd not in (k + 1, k + 2):
+        raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to "
+                           f"{fname}, but got input of size: {list(input._data.shape)}")
+    if weight._data.ndim != k + 2:
+        raise RuntimeError(f"Expected {weight._data.ndim}-dimensional input for "
+                           f"{weight._data.ndim}-dimensional weight {list(wshape)}, but got "
+                           f"{k + 2}-dimensional input of size {list(input._data.shape)} "
+                           f"instead [{fname}: weight must be (in_channels, out_channels / "
+                           f"groups, {', '.join(['k'] * k)})]")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        op2 = (0,) * (2 - k) + output_padding
+        s2 = (1,) * (2 - k) + stride
+        d2 = (1,) * (2 - k) + dilation
+        raise RuntimeError(
+            f"output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {op2[0]} output_padding_width: {op2[1]} stride_height: "
+            f"{s2[0]} stride_width: {s2[1]} dilation_height: {d2[0]} dilation_width: {d2[1]}")
+    x = input if nd == k + 2 else _pub("unsqueeze")(input, 0)
+    xshape = x._data.shape
+    if wshape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size {[list(wshape)]} instead")
+    if xshape[1] != wshape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(wshape)}, expected "
+                           f"input{list(xshape)} to have {wshape[0]} channels, but got "
+                           f"{xshape[1]} channels instead")
+    c_out = wshape[1] * groups
+    if bias is not None and bias._data.shape != (c_out,):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(wshape)}, expected bias to "
+                           f"be 1-dimensional with {c_out} elements, but got bias of size "
+                           f"{list(bias._data.shape)} instead")
+    out_sp = tuple((n - 1) * s - 2 * p + d * (kk - 1) + op + 1 for n, s, p, d, kk, op in zip(
+        xshape[2:], stride, padding, dilation, wshape[2:], output_padding))
+    if any(o < 1 for o in out_sp):
+        raise RuntimeError(f"{fname}: the output size {list(out_sp)} (from input "
+                           f"{list(xshape)}, weight {list(wshape)}, stride {list(stride)}, "
+                           f"padding {list(padding)}, dilation {list(dilation)}) is too small; "
+                           "reduce the padding")
+    for t in (input, weight, bias):
+        if t is not None and t._data.dtype.kind not in "fciu" and t.dtype is not _dtype.bfloat16:
+            raise NotImplementedError(f'"slow_conv_transpose{k}d_cpu" not implemented for '
+                                      f"'{_type_name(t)}'")
+        if t is not None and t._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected scalar type {_type_name(t)} but found "
+                               f"{_type_name(input)} [{fname}: input, weight and bias must have "
+                               "the same dtype]")
+    sizes = (xshape[0], c_out) + out_sp
+    out = dispatch(CONV_TRANSPOSE, x, weight, bias, sizes, stride, padding, dilation, groups)
+    return out if nd == k + 2 else _pub("squeeze")(out, 0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """``conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1)`` on (N, C_in, L) or (C_in, L); weight (C_in, C_out / groups, k)
+    (ConvolutionBackward0)."""
+    return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding,
+                              output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """``conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1)`` on (N, C_in, H, W) or (C_in, H, W); weight
+    (C_in, C_out / groups, kH, kW) (ConvolutionBackward0)."""
+    return _conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                              output_padding, groups, dilation)
+
+
+export("conv_transpose1d", method=False)(conv_transpose1d)
+export("conv_transpose2d", method=False)(conv_transpose2d)
+
+
+
+# ====================================================================== unfold / fold
+def _im2col_kernel(x, kernel_size, dilation, padding, stride):
+    """(*lead, C, H, W) -> (*lead, C * kh * kw, L): the sliding blocks, channel-major."""
+    out_sp = _conv_out_sizes(x.shape[-2:], kernel_size, stride, _pads(padding), dilation)
+    win = _windows(_pad_spatial(x, _pads(padding)), out_sp, kernel_size, stride, dilation)
+    nl = x.ndim - 3
+    perm = list(range(nl + 1)) + [nl + 3, nl + 4, nl + 1, nl + 2]
+    c = x.shape[-3]
+    return np.ascontiguousarray(win.transpose(perm)).reshape(
+        x.shape[:-3] + (c * _prod(kernel_size), _prod(out_sp)))
+
+
+def _col2im_kernel(cols, output_size, kernel_size, dilation, padding, stride):
+    """The adjoint: (*lead, C * kh * kw, L) blocks added back onto (*lead, C, H, W), offset by
+    offset (each output position sums its blocks in PyTorch's order, in the input's dtype)."""
+    H, W = output_size
+    out_sp = _conv_out_sizes((H, W), kernel_size, stride, _pads(padding), dilation)
+    kk = _prod(kernel_size)
+    c = cols.shape[-2] // kk
+    lead = cols.shape[:-2]
+    blocks = cols.reshape(lead + (c,) + tuple(kernel_size) + tuple(out_sp))
+    sp = (H + 2 * padding[0], W + 2 * padding[1])
+    out = np.zeros(lead + (c,) + sp, cols.dtype)
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            hs = slice(i * dilation[0], i * dilation[0] + stride[0] * (out_sp[0] - 1) + 1,
+                       stride[0])
+            ws = slice(j * dilation[1], j * dilation[1] + stride[1] * (out_sp[1] - 1) + 1,
+                       stride[1])
+            out[..., hs, ws] += blocks[..., i, j, :, :]
+    return np.ascontiguousarray(out[..., padding[0]:padding[0] + H, padding[1]:padding[1] + W])
+
+
+IM2COL = defop(
+    "im2col(self, *, kernel_size, dilation, padding, stride)", _im2col_kernel,
+    "Im2ColBackward0",
+    self=lambda grad, self_sym_sizes, kernel_size, dilation, padding, stride:
+        F.col2im(grad, tuple(self_sym_sizes[-2:]), kernel_size, dilation, padding, stride),
+    jvp=LINEAR, batched_jvp=True)
+COL2IM = defop(
+    "col2im(self, *, output_size, kernel_size, dilation, padding, stride)", _col2im_kernel,
+    "Col2ImBackward0",
+    self=lambda grad, kernel_size, dilation, padding, stride:
+        F.im2col(grad, kernel_size, dilation, padding, stride),
+    jvp=LINEAR, batched_jvp=True)
+
+
+def _fold_args(fname, kernel_size, dilation, padding, stride):
+    k = _ntuple(kernel_size, 2, "kernel_size")
+    d = _ntuple(dilation, 2, "dilation")
+    p = _ntuple(padding, 2, "padding")
+    s = _ntuple(stride, 2, "stride")
+    if any(v <= 0 for v in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{k[0]} kernel_width: {k[1]}")
+    if any(v <= 0 for v in s):
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {s[0]} "
+                           f"stride_width: {s[1]}")
+    if any(v <= 0 for v in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{d[0]} dilation_width: {d[1]}")
+    if any(v < 0 for v in p):
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} "
+                           f"pad_width: {p[1]}")
+    return k, d, p, s
+
+
+def _blocks(sizes, k, d, p, s):
+    return tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1
+                 for n, kk, dd, pp, ss in zip(sizes, k, d, p, s))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """``unfold(input, kernel_size, dilation=1, padding=0, stride=1)``: the sliding blocks of
+    an (N, C, H, W) or (C, H, W) input as columns (N, C * kh * kw, L) (Im2ColBackward0)."""
+    _tensor_arg("unfold", input)
+    k, d, p, s = _fold_args("unfold", kernel_size, dilation, padding, stride)
+    shape = input._data.shape
+    if len(shape) < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(len(shape), 1)}, {max(len(shape), 1) - 1}], but got "
+                         f"{len(shape)}) [unfold needs an (N, C, H, W) or (C, H, W) input]")
+    if len(shape) != 3 and len(shape) != 4:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: {list(shape)}")
+    blocks = _blocks(shape[-2:], k, d, p, s)
+    if any(b < 1 for b in blocks):
+        raise RuntimeError(f"Given input with spatial size ({shape[-2]}, {shape[-1]}), "
+                           f"kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+                           f"padding=({p[0]}, {p[1]}), calculated shape of the array of sliding "
+                           f"blocks as ({blocks[0]}, {blocks[1]}), but its components must be "
+                           "at least one.")
+    if input._data.dtype.kind not in "fcVb":
+        raise NotImplementedError(f'"im2col_out_cpu" not implemented for '
+                                  f"'{_type_name(input)}'")
+    return dispatch(IM2COL, input, k, d, p, s)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """``fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1)``: sum the
+    columns of an (N, C * kh * kw, L) or (C * kh * kw, L) input back into (N, C, H, W)
+    (Col2ImBackward0; the adjoint of unfold)."""
+    _tensor_arg("fold", input)
+    out = _ntuple(output_size, 2, "output_size")
+    k, d, p, s = _fold_args("fold", kernel_size, dilation, padding, stride)
+    shape = input._data.shape
+    if len(shape) not in (2, 3) or any(v == 0 for v in shape[len(shape) - 2:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{list(shape)}")
+    kk = k[0] * k[1]
+    if shape[-2] % kk:
+        raise RuntimeError(f"Expected size of input's dimension {len(shape) - 2} to be divisible "
+                           f"by the product of kernel_size, but got input.size"
+                           f"({len(shape) - 2})={shape[-2]} and kernel_size=({k[0]}, {k[1]}).")
+    blocks = _blocks(out, k, d, p, s)
+    if any(b < 1 for b in blocks) or blocks[0] * blocks[1] != shape[-1]:
+        raise RuntimeError(f"Given output_size=({out[0]}, {out[1]}), kernel_size=({k[0]}, "
+                           f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"stride=({s[0]}, {s[1]}), expected size of input's dimension "
+                           f"{len(shape) - 1} to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+                           f"input.size({len(shape) - 1})={shape[-1]}.")
+    if input._data.dtype.kind not in "fcVb":
+        raise NotImplementedError(f'"col2im_out_cpu" not implemented for '
+                                  f"'{_type_name(input)}'")
+    return dispatch(COL2IM, input, out, k, d, p, s)
+
+

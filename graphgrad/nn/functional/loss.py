@@ -1,0 +1,607 @@
+"""Losses: mse, l1, smooth_l1, nll, cross_entropy (log_softmax then nll_loss), binary
+cross entropy (logs clamped at -100) and its logits form (the softplus form).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+import numpy as np
+
+from ..._core import dtypes as _dtype
+from ..._core.dtypes import scalar_type_name
+from ..._tensor.tensor import Tensor
+from ...ops import formulas as F
+from ...ops.dispatch import dispatch
+from ...ops.registry import defop
+from ..._core.opmath import BFLOAT16, FLOAT16, half_in_float32
+from ...ops.api.views import _renamed
+from ._utils import (_pub, _tensor_arg, _type_name, _real_floating, _real_floating_pair,
+                     _no_grad_arg, _reduce_last, _pair_loss_batched, _reduce, _reduced_grad,
+                     _reduction)
+from .softmax import LOG_SOFTMAX
+
+# ====================================================================== regression losses
+def _size_warning(input, target):
+    if input._data.shape != target._data.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _broadcast_pair(fname, input, target):
+    """PyTorch's mse/l1/smooth_l1 losses broadcast input and target against each other first
+    (broadcast_tensors): an ExpandBackward0 node for the operand that grows, which then
+    takes part in the dtype promotion like any sized tensor (a float64 0-d target makes a
+    float32 input's loss float64)."""
+    si, st = input._data.shape, target._data.shape
+    if si == st:
+        return input, target
+    try:
+        shape = np.broadcast_shapes(si, st)
+    except ValueError:
+        from ...ops.dispatch import _broadcast_error
+        raise _broadcast_error(fname, (si, st)) from None
+    expand = _pub("expand")
+    return (input if si == shape else expand(input, shape),
+            target if st == shape else expand(target, shape))
+
+
+_reduce_in_opmath = half_in_float32(_reduce)
+
+
+def _mse_kernel(a, b, reduction):
+    # (half precision: the difference and its square are rounded, as in PyTorch's kernel; the
+    # sum or mean accumulates in float32 and is rounded once)
+    d = np.asarray(np.subtract(a, b))
+    d *= d
+    return _reduce_in_opmath(d, reduction)
+
+
+def _mse_vjp(grad, self, target, reduction):
+    d = self - target
+    return (2 * _reduced_grad(grad, reduction, F.shape(d))) * d
+
+
+def _mse_jvp(self_t, target_t, self, target, reduction):
+    # PyTorch's: the two inputs' terms apart (inf - inf is NaN where a difference of
+    # tangents would not be; a missing tangent's zero counts too, inf * 0 is NaN)
+    d2 = 2 * (self - target)
+    return _reduce(d2 * self_t - d2 * target_t, reduction)
+
+
+MSE_LOSS = defop("mse_loss(self, target, *, reduction)", _mse_kernel, "MseLossBackward0",
+                 promote=True,
+                 self=_mse_vjp,
+                 target=lambda grad, self, target, reduction: -_mse_vjp(grad, self, target,
+                                                                        reduction),
+                 jvp=_mse_jvp,
+                 batched_jvp=lambda self_t, target_t, self, target, reduction:
+                     _pair_loss_batched(2 * (self - target), self_t, target_t, self, target,
+                                        reduction))
+
+
+@half_in_float32(float16=False)  # (PyTorch: float16 step by step, measured)
+def _smooth_l1_kernel(a, b, reduction, beta):
+    d = np.abs(np.subtract(a, b))
+    return _reduce(np.where(d < beta, (0.5 / beta) * d * d, d - 0.5 * beta), reduction)
+
+
+def _smooth_l1_dx(self, target, beta):
+    """d loss / d self elementwise: clamp((self - target) / beta, -1, 1)."""
+    d = self - target
+    # beyond |d| < beta the derivative is the constant sign(d) (NaN stays NaN): so the
+    # second derivative is 0 at |d| == beta and at NaN, as PyTorch's double backward
+    s = F.sign(d)
+    return F.where(F.abs(d) < beta, d / beta, F.where(d != d, s * math.nan, s))
+
+
+def _smooth_l1_vjp(grad, self, target, reduction, beta):
+    dx = _smooth_l1_dx(self, target, beta)
+    return _reduced_grad(grad, reduction, F.shape(dx)) * dx
+
+
+SMOOTH_L1_LOSS = defop(
+    "smooth_l1_loss(self, target, *, reduction, beta)", _smooth_l1_kernel,
+    "SmoothL1LossBackward0", promote=True,
+    self=_smooth_l1_vjp,
+    target=lambda grad, self, target, reduction, beta:
+        -_smooth_l1_vjp(grad, self, target, reduction, beta),
+    jvp=lambda self_t, target_t, self, target, reduction, beta:
+        _reduce(_smooth_l1_dx(self, target, beta) * (self_t - target_t), reduction),
+    batched_jvp=lambda self_t, target_t, self, target, reduction, beta:
+        _pair_loss_batched(_smooth_l1_dx(self, target, beta), self_t, target_t, self, target,
+                           reduction))
+
+
+def _weighted_reduce(loss, weight, reduction):
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / weight.sum()
+
+
+def _check_loss_weight(input, weight):
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``mse_loss(input, target, ..., reduction='mean', weight=None)``: mean((input -
+    target)^2) (MseLossBackward0); with ``weight``, sum(w (x - y)^2) / sum(w) for 'mean'."""
+    _tensor_arg("mse_loss", input)
+    _tensor_arg("mse_loss", target, "target", 2)
+    _size_warning(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair("mse_loss", input, target)
+    if weight is not None:
+        _check_loss_weight(input, weight)
+        d = input - target
+        return _weighted_reduce(d ** 2, weight, reduction)
+    _real_floating_pair("mse_cpu", input, target)
+    return dispatch(MSE_LOSS, input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``l1_loss(input, target, ..., reduction='mean', weight=None)``: mean(|input - target|)
+    (composite: SubBackward0, AbsBackward0, then the reduction, as in PyTorch)."""
+    _tensor_arg("l1_loss", input)
+    _tensor_arg("l1_loss", target, "target", 2)
+    _size_warning(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair("l1_loss", input, target)
+    a = _pub("abs")(input - target)
+    if weight is not None:
+        _check_loss_weight(input, weight)
+        return _weighted_reduce(a, weight, reduction)
+    return a if reduction == "none" else (a.sum() if reduction == "sum" else a.mean())
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """``smooth_l1_loss(input, target, ..., reduction='mean', beta=1.0)``: 0.5 d^2 / beta for
+    |d| < beta, else |d| - beta / 2 (SmoothL1LossBackward0); l1_loss when beta == 0."""
+    _tensor_arg("smooth_l1_loss", input)
+    _tensor_arg("smooth_l1_loss", target, "target", 2)
+    _size_warning(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    input, target = _broadcast_pair("smooth_l1_loss", input, target)
+    _real_floating_pair("smooth_l1_cpu", input, target)
+    return dispatch(SMOOTH_L1_LOSS, input, target, reduction, float(beta))
+
+
+# ====================================================================== nll / cross entropy
+def _nll_parts(target, weight, n_cls, dtype, ignore_index, check=True):
+    """Safe class indices and per-element weights (0 where ignored; None means all ones).
+
+    Targets >= n_cls are caught by the gather that follows (an IndexError); the common case
+    (no negative ignore_index present) costs a single reduction.
+    """
+    t = target
+    lo = t.min() if t.size else 0
+    if ignore_index < 0 and lo >= 0:
+        valid = None
+    else:
+        valid = t != ignore_index
+        if valid.all():
+            valid = None
+        else:
+            t = np.where(valid, t, 0)
+            lo = t.min()
+    if check and lo < 0:
+        raise IndexError(f"Target {lo} is out of bounds.")
+    if weight is None:
+        w = None if valid is None else valid.astype(dtype)
+    else:
+        w = weight.astype(dtype, copy=False)[t]
+        if valid is not None:
+            w = w * valid
+    return t, w
+
+
+def _total_weight(t, w):
+    return t.size if w is None else w.sum()
+
+
+@half_in_float32
+def _nll_kernel(x, target, weight, reduction, ignore_index):
+    # x: (*lead, [N,] C, *d) with target (N, *d) or () -- lead dims come from batched rules
+    nlead = x.ndim - target.ndim - 1
+    cax = nlead + (1 if target.ndim else 0)
+    try:
+        t, w = _nll_parts(target, weight, x.shape[cax], x.dtype, ignore_index)
+        if nlead == 0 and x.ndim == 2:
+            picked = x[np.arange(t.shape[0]), t]
+        else:
+            idx = np.expand_dims(t, cax - nlead).reshape(
+                (1,) * nlead + t.shape[:cax - nlead] + (1,) + t.shape[cax - nlead:])
+            picked = np.take_along_axis(x, idx, axis=cax).squeeze(cax)
+    except IndexError:
+        bad = np.where(target != ignore_index, target, 0)
+        bad = bad.min() if bad.min() < 0 else bad.max()
+        raise IndexError(f"Target {bad} is out of bounds.") from None
+    if reduction == "none":
+        return -picked if w is None else -(picked * w)
+    loss = picked if w is None else picked * w
+    s = -loss.sum(axis=tuple(range(nlead, loss.ndim))) if loss.ndim > nlead else -loss
+    if reduction == "sum":
+        return s
+    return s / np.asarray(_total_weight(t, w), x.dtype)
+
+
+def _nll_backward_kernel(grad, target, weight, self_sizes, reduction, ignore_index):
+    cax = 1 if target.ndim else 0
+    # (the targets were checked by the forward)
+    t, w = _nll_parts(target, weight, self_sizes[cax], grad.dtype, ignore_index, check=False)
+    if reduction == "none":
+        lead = grad.shape[:grad.ndim - target.ndim]
+        g = grad
+    else:
+        lead = grad.shape
+        g = grad.reshape(lead + (1,) * target.ndim)
+        if reduction == "mean":
+            g = g / np.asarray(_total_weight(t, w), grad.dtype)
+    vals = np.negative(g) if w is None else -(g * w)
+    out = np.zeros(lead + tuple(self_sizes), grad.dtype)
+    if not lead and len(self_sizes) == 2:
+        out[np.arange(t.shape[0]), t] = vals
+    else:
+        vals = np.broadcast_to(vals, lead + t.shape)
+        nl = len(lead)
+        idx = np.broadcast_to(np.expand_dims(t, cax), lead + np.expand_dims(t, cax).shape)
+        np.put_along_axis(out, idx, np.expand_dims(vals, nl + cax), axis=nl + cax)
+    return out
+
+
+def _nll_vjp(grad, target, weight, self_sym_sizes, reduction, ignore_index):
+    return F.nll_loss_backward(grad, target, weight, tuple(self_sym_sizes), reduction,
+                               ignore_index)
+
+
+NLL_LOSS = defop("nll_loss(self, target, weight, *, reduction, ignore_index)", _nll_kernel,
+                 "NllLossBackward0", self=_nll_vjp,
+                 jvp=lambda self_t, target, weight, reduction, ignore_index:
+                     F.nll_loss(self_t, target, weight, reduction, ignore_index), batched_jvp=True)
+NLL_LOSS2D = defop("nll_loss2d(self, target, weight, *, reduction, ignore_index)", _nll_kernel,
+                   "NllLoss2DBackward0", self=_nll_vjp,
+                   jvp=lambda self_t, target, weight, reduction, ignore_index:
+                       F.nll_loss(self_t, target, weight, reduction, ignore_index),
+                   batched_jvp=True)
+# linear in grad_output: its adjoint is nll_loss itself (same weights and normalisation)
+NLL_LOSS_BACKWARD = defop(
+    "nll_loss_backward(grad_output, target, weight, *, self_sizes, reduction, ignore_index)",
+    _nll_backward_kernel, "NllLossBackwardBackward0",
+    grad_output=lambda grad, target, weight, reduction, ignore_index:
+        F.nll_loss(grad, target, weight, reduction, ignore_index),
+    jvp=lambda grad_output_t, target, weight, self_sizes, reduction, ignore_index:
+        F.nll_loss_backward(grad_output_t, target, weight, self_sizes, reduction, ignore_index),
+    batched_jvp=True)
+
+
+def _check_target_dtype(target):
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_type_name(target)}")
+
+
+def _check_nll_args(fname, input, target, weight):
+    _tensor_arg(fname, input)
+    _tensor_arg(fname, target, "target", 2)
+    nd = input._data.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    _check_target_dtype(target)
+    ishape, tshape = input._data.shape, target._data.shape
+    if nd == 1:
+        if tshape != ():
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
+                               f"(input of shape {list(ishape)} needs a 0-d target, got "
+                               f"{list(tshape)})")
+    else:
+        if not tshape or ishape[0] != tshape[0]:
+            raise ValueError(f"Expected input batch_size ({ishape[0]}) to match target "
+                             f"batch_size ({tshape[0] if tshape else 0}).")
+        if tshape != ishape[:1] + ishape[2:]:
+            raise RuntimeError(f"Expected target size {list(ishape[:1] + ishape[2:])}, got "
+                               f"{list(tshape)}")
+    C = ishape[0 if nd == 1 else 1]
+    if weight is not None:
+        if weight._data.ndim != 1 or weight._data.shape[0] != C:
+            raise RuntimeError(f"weight tensor should be defined either for all {C} classes or "
+                               f"no classes but got weight tensor of shape: "
+                               f"{list(weight._data.shape)}")
+        _no_grad_arg("nll_loss_forward", "weight", weight)
+    _real_floating("nll_loss_forward_out_frame", input)
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(input._data.dtype)} but found "
+                           f"{scalar_type_name(weight._data.dtype)} [{fname}: convert the "
+                           "weight with weight.to(input.dtype)]")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """``nll_loss(input, target, weight=None, ..., ignore_index=-100, reduction='mean')``:
+    -input[n, target[n]] (weighted), for (C,), (N, C) and (N, C, d1, ...) inputs
+    (NllLossBackward0, or NllLoss2DBackward0 for K-dim inputs)."""
+    _check_nll_args("nll_loss", input, target, weight)
+    reduction = _reduction(size_average, reduce, reduction)
+    op = NLL_LOSS if input._data.ndim <= 2 else NLL_LOSS2D
+    return dispatch(op, input, target, weight, reduction, int(ignore_index))
+
+
+def _class_view(t, nd, cax):
+    """A (C,) tensor viewed to broadcast along the class dim of an ``nd``-d input."""
+    shape = [1] * nd
+    shape[cax] = t._data.shape[0]
+    return t.view(tuple(shape)) if nd != 1 else t
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """``cross_entropy(input, target, weight=None, ..., ignore_index=-100, reduction='mean',
+    label_smoothing=0.0)``.
+
+    Class-index targets: ``nll_loss(log_softmax(input, 1), target)`` (NllLossBackward0 after
+    LogSoftmaxBackward0, as in PyTorch).  Class-probability targets (a float tensor shaped
+    like ``input``): ``-sum(target * log_softmax(input))`` per element.  Inputs are (C,),
+    (N, C) or (N, C, d1, ...); the class dim is 1 (0 for a 1-D input).
+    """
+    _tensor_arg("cross_entropy", input)
+    _tensor_arg("cross_entropy", target, "target", 2)
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    nd = input._data.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    cax = 0 if nd == 1 else 1
+    C = input._data.shape[cax]
+    if target._data.shape == input._data.shape:  # PyTorch decides by shape, then the dtype
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {scalar_type_name(target.dtype)}")
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cax, C)
+    _check_nll_args("cross_entropy", input, target, weight)
+    lsm = dispatch(LOG_SOFTMAX, input, cax - nd)
+    if label_smoothing == 0.0:
+        op = NLL_LOSS if nd <= 2 else NLL_LOSS2D
+        return dispatch(op, lsm, target, weight, reduction, int(ignore_index))
+    # (1 - eps) * nll + eps / C * (-sum_c w_c log p_c), ignored targets contributing 0
+    nll = dispatch(NLL_LOSS if nd <= 2 else NLL_LOSS2D, lsm, target, weight, reduction,
+                   int(ignore_index))
+    if weight is not None:
+        smooth = -(lsm * _class_view(weight, nd, cax)).sum(cax)
+    else:
+        smooth = -lsm.sum(cax)
+    valid = target._data != ignore_index
+    if not valid.all():
+        smooth = F.where(Tensor._wrap(valid), smooth, 0.0)
+    if reduction == "none":
+        ret = smooth
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        tv = target._data[valid]
+        denom = tv.size if weight is None else weight._data[tv].sum()
+        ret = smooth.sum() / float(denom)
+    return nll * (1.0 - label_smoothing) + ret * (label_smoothing / C)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cax, C):
+    if weight is not None:
+        if weight._data.ndim != 1 or weight._data.shape[0] != C:
+            raise RuntimeError(f"weight tensor should be defined either for all {C} classes or "
+                               f"no classes but got weight tensor of shape: "
+                               f"{list(weight._data.shape)}")
+    _real_floating("log_softmax_lastdim_kernel_impl", input)
+    nd = input._data.ndim
+    lsm = dispatch(LOG_SOFTMAX, input, cax - nd)
+    if label_smoothing > 0.0:
+        target = target * (1.0 - label_smoothing) + label_smoothing / C
+    prod = lsm * target
+    if weight is not None:
+        prod = prod * _class_view(weight, nd, cax)
+    if reduction == "none":
+        return -prod.sum(cax)
+    if reduction == "sum":
+        return -prod.sum()
+    n = input._data.size // C if C else 0
+    out = -prod.sum() / n
+    if out._grad_fn is not None:  # PyTorch divides by the count as a Scalar: div.Scalar
+        _renamed(out._grad_fn, "DivBackward1")
+    return out
+
+
+# ====================================================================== binary cross entropy
+def _clamp_low(x, lo):
+    if isinstance(x, Tensor):
+        return F.where(x > lo, x, lo)
+    return np.maximum(x, lo)
+
+
+def _log_pair(x):
+    """(max(log x, -100), max(log(1 - x), -100)), PyTorch's clamped logs."""
+    if isinstance(x, Tensor):
+        return _clamp_low(F.log(x), -100.0), _clamp_low(F.log(1 - x), -100.0)
+    return np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
+
+
+def _half_steps(dt):
+    """Rounding to the half type ``dt`` after each step of a computation kept in float32:
+    PyTorch's kernels that do their arithmetic on half-precision scalars (the binary cross
+    entropies) round every intermediate result, not only the last."""
+    f32 = np.float32
+    return lambda v: np.asarray(v).astype(dt).astype(f32)
+
+
+def _bce_kernel(x, t, w, reduction):
+    if x.size and not ((x >= 0) & (x <= 1)).all():  # (NaN is not in [0, 1]: PyTorch raises)
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if x.dtype is FLOAT16 or x.dtype is BFLOAT16:
+        dt, r = x.dtype, _half_steps(x.dtype)
+        x, t = x.astype(np.float32), t.astype(np.float32)
+        lx = np.maximum(r(np.log(x)), -100)
+        l1x = np.maximum(r(np.log1p(-x)), -100)
+        loss = r(r(r(t - 1) * l1x) - r(t * lx))
+        if w is not None:
+            loss = r(loss * w.astype(np.float32))
+        return _reduce_in_opmath(loss.astype(dt), reduction)
+    lx, l1x = _log_pair(x)
+    loss = (t - 1) * l1x - t * lx
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss, reduction)
+
+
+def _bce_dself(self, target, weight):
+    d = _clamp_low((1 - self) * self, 1e-12)
+    r = (self - target) / d
+    return r if weight is None else r * weight
+
+
+def _bce_dtarget(self, weight):
+    lx, l1x = _log_pair(self)
+    r = l1x - lx
+    return r if weight is None else r * weight
+
+
+BINARY_CROSS_ENTROPY = defop(
+    "binary_cross_entropy(self, target, weight, *, reduction)", _bce_kernel,
+    "BinaryCrossEntropyBackward0",
+    self=lambda grad, self, target, weight, reduction:
+        _reduced_grad(grad, reduction, F.shape(self)) * _bce_dself(self, target, weight),
+    target=lambda grad, self, weight, reduction:
+        _reduced_grad(grad, reduction, F.shape(self)) * _bce_dtarget(self, weight),
+    jvp=lambda self_t, target_t, self, target, weight, reduction:
+        _reduce(self_t * _bce_dself(self, target, weight)
+                + target_t * _bce_dtarget(self, weight), reduction),
+    batched_jvp=lambda self_t, target_t, self, target, weight, reduction:
+        _reduce_last(self_t * _bce_dself(self, target, weight)
+                     + target_t * _bce_dtarget(self, weight), reduction, F.ndim(self)))
+
+
+def _softplus_neg(x):
+    """log(1 + exp(-x)), stable."""
+    if isinstance(x, Tensor):
+        return F.softplus(-x, 1.0, 20.0)
+    return np.logaddexp(0, -x)
+
+
+def _bcel_kernel(x, t, w, pw, reduction):
+    if x.dtype is FLOAT16 or x.dtype is BFLOAT16:
+        # PyTorch composes it from ops that each round to the half type:
+        # (1 - t) * x - ((pw - 1) * t + 1) * logsigmoid(x), times w
+        dt, r = x.dtype, _half_steps(x.dtype)
+        f = np.float32
+        x, t = x.astype(f), t.astype(f)
+        ls = r(-_softplus_neg(x))  # (logsigmoid: in float32, rounded once)
+        if pw is not None:
+            ls = r(r(r(r(pw.astype(f) - 1) * t) + 1) * ls)
+        loss = r(r(r(1 - t) * x) - ls)
+        if w is not None:
+            loss = r(loss * w.astype(f))
+        return _reduce_in_opmath(loss.astype(dt), reduction)
+    sp = _softplus_neg(x)
+    if pw is not None:
+        sp = sp * (1 + (pw - 1) * t)
+    loss = (1 - t) * x + sp
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss, reduction)
+
+
+def _bcel_dself(self, target, weight, pos_weight):
+    s = F.sigmoid(self)
+    r = s - target if pos_weight is None else (1 + (pos_weight - 1) * target) * s - \
+        pos_weight * target
+    return r if weight is None else r * weight
+
+
+def _bcel_dtarget(self, weight, pos_weight):
+    r = -self if pos_weight is None else (pos_weight - 1) * _softplus_neg(self) - self
+    return r if weight is None else r * weight
+
+
+BCE_WITH_LOGITS = defop(
+    "binary_cross_entropy_with_logits(self, target, weight, pos_weight, *, reduction)",
+    _bcel_kernel, "BinaryCrossEntropyWithLogitsBackward0",
+    self=lambda grad, self, target, weight, pos_weight, reduction:
+        _reduced_grad(grad, reduction, F.shape(self)) * _bcel_dself(self, target, weight,
+                                                                   pos_weight),
+    target=lambda grad, self, weight, pos_weight, reduction:
+        _reduced_grad(grad, reduction, F.shape(self)) * _bcel_dtarget(self, weight, pos_weight),
+    jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction:
+        _reduce(self_t * _bcel_dself(self, target, weight, pos_weight)
+                + target_t * _bcel_dtarget(self, weight, pos_weight), reduction),
+    batched_jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction:
+        _reduce_last(self_t * _bcel_dself(self, target, weight, pos_weight)
+                     + target_t * _bcel_dtarget(self, weight, pos_weight), reduction,
+                     F.ndim(self)))
+
+
+def _same_float(t, like):
+    if t is None or t._data.dtype == like._data.dtype:
+        return t
+    return t.to(like.dtype)
+
+
+def _expandable(fname, w, shape):
+    if w is None:
+        return
+    try:
+        ok = np.broadcast_shapes(w._data.shape, shape) == tuple(shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"{fname}: the size of weight {list(w._data.shape)} must be "
+                           f"broadcastable to the target size {list(shape)}")
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``binary_cross_entropy(input, target, weight=None, ..., reduction='mean')``:
+    -w (t log x + (1 - t) log(1 - x)), logs clamped at -100 (BinaryCrossEntropyBackward0)."""
+    _tensor_arg("binary_cross_entropy", input)
+    _tensor_arg("binary_cross_entropy", target, "target", 2)
+    reduction = _reduction(size_average, reduce, reduction)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    _real_floating("binary_cross_entropy", input)
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(target._data.dtype)} but expected "
+                           f"{scalar_type_name(input._data.dtype)} [binary_cross_entropy: "
+                           "convert the target with target.to(input.dtype)]")
+    _no_grad_arg("binary_cross_entropy", "weight", weight)
+    _expandable("binary_cross_entropy", weight, input._data.shape)
+    return dispatch(BINARY_CROSS_ENTROPY, input, target, _same_float(weight, input), reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """``binary_cross_entropy_with_logits(input, target, weight=None, ..., reduction='mean',
+    pos_weight=None)``: (1 - t) x + (1 + (pw - 1) t) softplus(-x), weighted
+    (BinaryCrossEntropyWithLogitsBackward0)."""
+    _tensor_arg("binary_cross_entropy_with_logits", input)
+    _tensor_arg("binary_cross_entropy_with_logits", target, "target", 2)
+    reduction = _reduction(size_average, reduce, reduction)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    _real_floating("binary_cross_entropy_with_logits", input)
+    _no_grad_arg("binary_cross_entropy_with_logits", "weight", weight)
+    _no_grad_arg("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    _expandable("binary_cross_entropy_with_logits", weight, input._data.shape)
+    _expandable("binary_cross_entropy_with_logits", pos_weight, input._data.shape)
+    rt = _dtype.result_type(input, target)
+    if rt.np != input._data.dtype:  # (PyTorch promotes to a float64 target, not to weights)
+        input = input.to(rt)
+    return dispatch(BCE_WITH_LOGITS, input, _same_float(target, input),
+                    _same_float(weight, input), _same_float(pos_weight, input), reduction)

@@ -1,0 +1,278 @@
+"""Pooling ops for graphgrad.nn.functional: max_pool1d, avg_pool1d, adaptive_avg_pool1d/2d,
+adaptive_max_pool1d/2d.
+
+The 1-d pools are the 2-d ones on an unsqueezed input, squeezed back, as PyTorch computes
+them (SqueezeBackward1 on top).  adaptive_avg_pool2d is one linear table op
+(AdaptiveAvgPool2DBackward0): window sums are two small contractions with 0/1 window
+matrices (window i of n -> m covers [floor(i n / m), ceil((i + 1) n / m))), divided by the
+window sizes; its backward is the adjoint contraction, an op whose own derivative is the
+pool again.  adaptive_max_pool2d gathers every window padded to the longest one with -inf
+and reuses max_pool2d's scatter/gather ops for its rules.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ops import formulas as F
+from ...ops import registry as _registry
+from ...ops.dispatch import dispatch
+from ..._core.opmath import half_in_float32
+from ...ops.registry import LINEAR, defop, export
+from ._utils import _pub, _tensor_arg, _type_name
+from .pool import avg_pool2d, max_pool2d
+
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+
+
+def _one(fname, v, name):
+    """A 1-d pool's int argument (an int or a 1-sequence)."""
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            raise RuntimeError(f"{fname}() {name} must be an int, list of ints or tuple of ints "
+                               f"of size 1 but got size {len(v)}")
+        v = v[0]
+    return int(v)
+
+
+def _pool1d_input(fname, input):
+    _tensor_arg(fname, input)
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"{fname})")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """``max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+    return_indices=False)`` on (N, C, L) or (C, L): max_pool2d over the unsqueezed input
+    (SqueezeBackward1 <- MaxPool2DWithIndicesBackward0, as PyTorch)."""
+    _tensor_arg("max_pool1d", input)
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input._data.shape)}")
+    k = _one("max_pool1d", kernel_size, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
+        _one("max_pool1d", stride, "stride")
+    p = _one("max_pool1d", padding, "padding")
+    d = _one("max_pool1d", dilation, "dilation")
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    L = input._data.shape[-1]
+    num = L + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    o = num // s + 1
+    if ceil_mode and (o - 1) * s >= L + p:
+        o -= 1
+    if o <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {o}")
+    if input._data.dtype.kind not in "fV" and not return_indices:   # (PyTorch's own kernel)
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for '
+                                  f"'{_type_name(input)}'")
+    r = max_pool2d(_pub("unsqueeze")(input, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
+                   True)
+    sq = _pub("squeeze")
+    return (sq(r[0], -2), sq(r[1], -2)) if return_indices else sq(r[0], -2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """``avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True)`` on (N, C, L) or (C, L): avg_pool2d over the unsqueezed input
+    (SqueezeBackward1 <- AvgPool2DBackward0, as PyTorch)."""
+    _pool1d_input("avg_pool1d", input)
+    k = _one("avg_pool1d", kernel_size, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
+        _one("avg_pool1d", stride, "stride")
+    p = _one("avg_pool1d", padding, "padding")
+    r = avg_pool2d(_pub("unsqueeze")(input, -2), (1, k), (1, s), (0, p), ceil_mode,
+                   count_include_pad)
+    return _pub("squeeze")(r, -2)
+
+
+# ====================================================================== adaptive pools
+def _windows(n, m):
+    """Start and end of the ``m`` adaptive windows over ``n`` elements."""
+    i = np.arange(m)
+    return (i * n) // m, -((-(i + 1) * n) // m)
+
+
+def _window_matrix(n, m):
+    """(m, n) 0/1 matrix of the adaptive windows, and their sizes."""
+    start, end = _windows(n, m)
+    j = np.arange(n)
+    mat = ((j >= start[:, None]) & (j < end[:, None])).astype(np.float64)
+    return mat, (end - start).astype(np.float64)
+
+
+@half_in_float32
+def _adaptive_avg_kernel(x, output_size):
+    H, W = x.shape[-2:]
+    ph, ch = _window_matrix(H, output_size[0])
+    pw, cw = _window_matrix(W, output_size[1])
+    dt = x.dtype
+    s = np.einsum("...hw,oh,pw->...op", x, ph.astype(dt), pw.astype(dt), optimize=True)
+    return np.ascontiguousarray(s / np.multiply.outer(ch, cw).astype(dt))
+
+
+@half_in_float32
+def _adaptive_avg_backward_kernel(g, self_sizes):
+    H, W = self_sizes[-2:]
+    oh, ow = g.shape[-2:]
+    ph, ch = _window_matrix(H, oh)
+    pw, cw = _window_matrix(W, ow)
+    dt = g.dtype
+    gd = g / np.multiply.outer(ch, cw).astype(dt)
+    return np.ascontiguousarray(np.einsum("...op,oh,pw->...hw", gd, ph.astype(dt),
+                                          pw.astype(dt), optimize=True))
+
+
+ADAPTIVE_AVG_POOL2D = defop(
+    "adaptive_avg_pool2d(self, *, output_size)", _adaptive_avg_kernel,
+    "AdaptiveAvgPool2DBackward0",
+    self=lambda grad, self_sym_sizes: F.adaptive_avg_pool2d_backward(grad,
+                                                                     tuple(self_sym_sizes)),
+    jvp=LINEAR, batched_jvp=True)
+ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
+    "adaptive_avg_pool2d_backward(grad_output, *, self_sizes)", _adaptive_avg_backward_kernel,
+    "AdaptiveAvgPool2DBackwardBackward0",
+    grad_output=lambda grad, grad_output_sym_sizes: F.adaptive_avg_pool2d(
+        grad, tuple(grad_output_sym_sizes[-2:])),
+    jvp=LINEAR, batched_jvp=True)
+
+
+def _adaptive_sizes(fname, input, output_size, k):
+    shape = input._data.shape
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != k:
+            raise RuntimeError(f"{fname}: output_size must be {k}")
+        out = tuple(shape[len(shape) - k + i] if v is None else int(v)
+                    for i, v in enumerate(output_size))
+    else:
+        out = (int(output_size),) * k
+    if any(v < 0 for v in out):
+        raise RuntimeError(f"{fname}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{', '.join(str(v) for v in out)}}}")
+    return out
+
+
+def _adaptive_input(fname, input, k):
+    nd = input._data.ndim
+    if nd not in (k + 1, k + 2):
+        raise RuntimeError(f"{fname}(): Expected {k + 1}D or {k + 2}D tensor, but got "
+                           f"{list(input._data.shape)}")
+    shape = input._data.shape
+    for i in range(1 if nd == k + 2 else 0, nd):
+        if shape[i] == 0:
+            raise RuntimeError(f"{fname}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(shape)} with dimension "
+                               f"{i} being empty")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """``adaptive_avg_pool2d(input, output_size)`` on (N, C, H, W) or (C, H, W); an entry of
+    ``output_size`` may be None (keep that size).  Output (1, 1) is a mean over the last two
+    dims (MeanBackward1), as in PyTorch; otherwise AdaptiveAvgPool2DBackward0."""
+    _tensor_arg("adaptive_avg_pool2d", input)
+    out = _adaptive_sizes("adaptive_avg_pool2d", input, output_size, 2)
+    _adaptive_input("adaptive_avg_pool2d", input, 2)
+    if out == (1, 1):
+        return input.mean((-2, -1), keepdim=True)
+    if input._data.dtype.kind not in "fcV":
+        raise NotImplementedError(f'"adaptive_avg_pool2d" not implemented for '
+                                  f"'{_type_name(input)}'")
+    return dispatch(ADAPTIVE_AVG_POOL2D, input, out)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """``adaptive_avg_pool1d(input, output_size)`` on (N, C, L) or (C, L): the 2-d pool over
+    the unsqueezed input (SqueezeBackward1 on top)."""
+    _pool1d_input("adaptive_avg_pool1d", input)
+    o = _one("adaptive_avg_pool1d", output_size, "output_size")
+    if o < 0:
+        raise RuntimeError(f"adaptive_avg_pool1d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{1, {o}}}")
+    return _pub("squeeze")(adaptive_avg_pool2d(_pub("unsqueeze")(input, -2), (1, o)), -2)
+
+
+def _adaptive_max_kernel(x, output_size):
+    H, W = x.shape[-2:]
+    oh, ow = output_size
+    idx = []
+    for n, m in ((H, oh), (W, ow)):
+        start, end = _windows(n, m)
+        L = int((end - start).max()) if m else 0
+        j = start[:, None] + np.arange(L)
+        idx.append((np.minimum(j, n - 1), j < end[:, None]))
+    (ih, mh), (iw, mw) = idx
+    win = x[..., ih[:, :, None, None], iw[None, None, :, :]]        # (..., oh, Lh, ow, Lw)
+    win = np.moveaxis(win, -3, -2)                                  # (..., oh, ow, Lh, Lw)
+    mask = (mh[:, None, :, None] & mw[None, :, None, :])
+    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
+    win = np.where(mask, win, np.asarray(fill, x.dtype))
+    lh, lw = win.shape[-2:]
+    flat = win.reshape(win.shape[:-2] + (lh * lw,))
+    am = flat.argmax(axis=-1) if flat.shape[-1] else np.zeros(flat.shape[:-1], np.int64)
+    vals = np.take_along_axis(flat, am[..., None], -1)[..., 0] if flat.shape[-1] else \
+        np.zeros(flat.shape[:-1], x.dtype)
+    ki, kj = np.divmod(am, max(lw, 1))
+    hh = ih[np.arange(oh)[:, None], ki]
+    ww = iw[np.arange(ow)[None, :], kj]
+    return np.ascontiguousarray(vals), (hh * W + ww).astype(np.int64)
+
+
+ADAPTIVE_MAX_POOL2D = defop(
+    "adaptive_max_pool2d(self, *, output_size)", _adaptive_max_kernel,
+    "AdaptiveMaxPool2DBackward0", n_outputs=2, nondiff_outputs=(1,),
+    self=lambda grad, self_sym_sizes, result1:
+        F.max_pool2d_with_indices_backward(grad, result1, tuple(self_sym_sizes)),
+    jvp=lambda self_t, result1: F.max_pool2d_gather(self_t, result1), batched_jvp=True)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d(input, output_size, return_indices=False)`` on (N, C, H, W) or
+    (C, H, W): each adaptive window's (first) maximum; indices are flat H*W positions
+    (AdaptiveMaxPool2DBackward0)."""
+    _tensor_arg("adaptive_max_pool2d", input)
+    out = _adaptive_sizes("adaptive_max_pool2d", input, output_size, 2)
+    _adaptive_input("adaptive_max_pool2d", input, 2)
+    if input._data.dtype.kind not in "fV":
+        raise NotImplementedError(f'"adaptive_max_pool2d" not implemented for '
+                                  f"'{_type_name(input)}'")
+    r = dispatch(ADAPTIVE_MAX_POOL2D, input, out)
+    return (r[0], r[1]) if return_indices else r[0]
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """``adaptive_max_pool1d(input, output_size, return_indices=False)`` on (N, C, L) or
+    (C, L): the 2-d pool over the unsqueezed input (SqueezeBackward1 on top)."""
+    _pool1d_input("adaptive_max_pool1d", input)
+    o = _one("adaptive_max_pool1d", output_size, "output_size")
+    r = adaptive_max_pool2d(_pub("unsqueeze")(input, -2), (1, o), True)
+    sq = _pub("squeeze")
+    return (sq(r[0], -2), sq(r[1], -2)) if return_indices else sq(r[0], -2)
+
+
+export("max_pool1d", method=False)(max_pool1d)
+export("avg_pool1d", method=False)(avg_pool1d)
+export("adaptive_avg_pool1d", method=False)(adaptive_avg_pool1d)
+
+
+@export("adaptive_max_pool1d", method=False)
+def _adaptive_max_pool1d_public(input, output_size):
+    """``graphgrad.adaptive_max_pool1d(input, output_size)``: (values, indices), as torch's."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+_adaptive_max_pool1d_public.__name__ = "adaptive_max_pool1d"
+_adaptive_max_pool1d_public.__qualname__ = "adaptive_max_pool1d"
+

@@ -1,0 +1,195 @@
+"""Dtype conversion, new_* constructors, contiguous, item assignment, ``out=`` writes."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core import dtypes as _dtype
+from ..._core.dtypes import to_dtype
+from ..._tensor.tensor import Tensor, _check_device
+from ..._core.state import HOT, tls
+from ..dispatch import dispatch, unary
+from ...autograd.views import select_view
+from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
+from ..registry import PUBLIC, export
+from .shape import SELECT, getitem
+
+
+@export(function=False)
+def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
+       memory_format=None):
+    """``t.to(dtype)`` / ``t.to(other)`` / ``t.to('cpu')``: a new tensor only if needed."""
+    for a in args:
+        if a.__class__ is int:
+            raise RuntimeError("Cannot access accelerator device when none is available. "
+                               f"(to({a}) names an accelerator; graphgrad runs on the CPU only)")
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, _dtype.dtype) or (not isinstance(a, str) and a is not None and
+                                             not hasattr(a, "type")):
+            dtype = a
+        else:
+            _check_device(a)  # only the CPU exists ('cuda' raises as PyTorch's CPU build)
+    _check_device(device)
+    if memory_format is not None:  # (PyTorch keeps a strided tensor as it is here too)
+        from ..._tensor.memory_format import apply, check_memory_format
+        check_memory_format("to", memory_format)
+        r = apply("to", self, memory_format, copy=False)
+        if r is not None and r is not self:
+            self, copy = r, False
+    if dtype is None:
+        return unary(CLONE, self) if copy else self
+    d = to_dtype(dtype)
+    if d.np == self._data.dtype and not copy:
+        return self
+    if self._data.dtype.kind == "c" and d.category < 3:
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=2)
+    return dispatch(TO_COPY, self, d)
+
+
+def _caster(name, d):
+    def fn(self, memory_format=None):
+        return to(self, d)
+    fn.__name__ = name
+    export(name, function=False)(fn)
+
+
+for _n, _d in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16),
+               ("bfloat16", _dtype.bfloat16), ("long", _dtype.int64), ("int", _dtype.int32),
+               ("short", _dtype.int16), ("bool", _dtype.bool), ("byte", _dtype.uint8),
+               ("char", _dtype.int8), ("cfloat", _dtype.complex64),
+               ("cdouble", _dtype.complex128)):
+    _caster(_n, _d)
+
+
+@export(function=False)
+def type_as(self, other):
+    return to(self, other.dtype)
+
+
+@export(function=False)
+def type(self, dtype=None, non_blocking=False):  # noqa: A001
+    if dtype is None:
+        return f"graphgrad.{_dtype.scalar_type_name(self.dtype)}Tensor"
+    return to(self, dtype)
+
+
+@export(function=False)
+def contiguous(self, memory_format=None):
+    if memory_format is not None:
+        from ..._tensor.memory_format import apply, check_memory_format
+        check_memory_format("contiguous", memory_format)
+        r = apply("contiguous", self, memory_format, copy=False)
+        if r is not None:
+            return r
+    if self._data.flags.c_contiguous:
+        return self
+    return unary(CLONE_CONTIGUOUS, self)
+
+
+def _new(self, data, dtype, requires_grad, device=None):
+    _check_device(device)
+    t = Tensor._wrap(data.astype(to_dtype(dtype).np) if dtype is not None else data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+@export(function=False)
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad, device)
+
+
+@export(function=False)
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return _new(self, np.ones(_shape(size), self._data.dtype), dtype, requires_grad, device)
+
+
+@export(function=False)
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad, device)
+
+
+@export(function=False)
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _new(self, np.full(tuple(size), fill_value, self._data.dtype), dtype, requires_grad, device)
+
+
+@export(function=False)
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    from ..._tensor.creation import tensor
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+@export(method=False)
+def _write_out(result, out):
+    """Implements ``out=``: copy the result into ``out`` (not recorded when it needs grad)."""
+    if tls.fw_level is not None and (result._fw is not None and result._fw[0] is tls.fw_level
+                                     or out._fw is not None and out._fw[0] is tls.fw_level):
+        raise NotImplementedError(
+            "Trying to use forward AD with an out= function, which does not support it: call "
+            "the function without out= to get a dual result")
+    if (result._requires_grad or out._requires_grad) and tls.grad_enabled:
+        raise RuntimeError(
+            f"functions with out=... arguments don't support automatic differentiation, but one "
+            f"of the arguments requires grad.")
+    if tls.mutation_ctx is not None:
+        # allow_mutation_on_saved_tensors: clone a saved ``out`` before it is overwritten
+        from ...autograd._saved_hooks import before_inplace
+        before_inplace(out)
+    if out._data.shape != result._data.shape:
+        out._data = np.empty(result._data.shape, out._data.dtype)
+    np.copyto(out._data, result._data, casting="unsafe")
+    out._bump_version()
+    return out
+
+
+@export(function=False)
+def __getitem__(self, key):
+    if key.__class__ is int:  # t[i] (not a bool): the select view, without getitem's parsing
+        d = self._data
+        if d.ndim:
+            n = d.shape[0]
+            if -n <= key < n:
+                if key < 0:
+                    key += n
+                if self._requires_grad or not HOT.fast:
+                    return dispatch(SELECT, self, -d.ndim, key)
+                # nothing to record (e.g. x[t] of a constant input): the view alone
+                return select_view(self, d, key, SELECT)
+    return getitem(self, key)
+
+
+@export(function=False)
+def __setitem__(self, key, value):
+    """``t[key] = value``: copy_ into the view ``t[key]`` (differentiable in both)."""
+    from .shape import getitem, sequence_as_tuple
+    from .inplace import copy_, fill_
+    key = sequence_as_tuple(key, 3) or key
+    if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
+        from ..registry import PUBLIC as P
+        if "index_put_" in P:
+            return P["index_put_"](self, _as_index_tuple(key), value)
+        raise NotImplementedError("advanced-index assignment needs index_put_")
+    view = getitem(self, key)
+    if isinstance(value, Tensor):
+        copy_(view, value)
+    else:
+        fill_(view, value)
+
+
+def _basic_key(key):
+    keys = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or (isinstance(k, (int, slice)) and
+                                              not isinstance(k, bool)) for k in keys)
+
+
+def _as_index_tuple(key):
+    return key if isinstance(key, tuple) else (key,)

@@ -1,0 +1,265 @@
+"""In-place ops on views: CopySlices and the regenerated view grad_fn (seed 003 §3.3).
+
+When a view ``v`` of ``base`` is modified in place by a node ``fn``, the
+base's history is rebased onto ``CopySlices(fn)``: its backward takes the
+base's gradient, hands ``fn`` the part that falls in the view, and puts
+``fn``'s gradient for the view's old value back in that region.  The view's
+own grad_fn becomes ``AsStridedBackward0`` from the base's new history.
+
+The view's region is found by replaying the recorded chain of view ops, and
+scattering back is the op ``_view_scatter`` (the adjoint of the replay), so
+both work on ndarrays and on Tensors (double backward).
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..._core.state import tls
+from ..._tensor.tensor import Tensor
+from ...autograd import graph as _graph
+from ...autograd.graph import Node, gradient_edge
+from ...autograd.saved import _FREED_MSG, SavedVariable
+from ..inplace import check_inplace, dispatch_inplace, _overlaps
+from ..dispatch import dispatch, replay_view
+from ...autograd.views import _edge
+from .. import formulas as F
+from ..registry import LINEAR, POINTWISE, defop, export
+
+
+def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
+    lead = grad.shape[:grad.ndim - view_ndim]
+    # the base's dtype: views such as real/imag/view_as_real change the dtype
+    z = np.zeros(lead + tuple(base_sizes), grad.dtype if base_dtype is None else base_dtype)
+    if not lead:
+        region = replay_view(chain, z)
+        if _overlaps(region):  # (an expand in the chain) several elements share one place
+            _scatter_add(z, chain, grad)
+        else:
+            region[...] = grad
+        return z
+    rows = z.reshape((-1,) + z.shape[len(lead):])
+    for r, g in zip(rows, grad.reshape((-1,) + grad.shape[len(lead):])):
+        region = replay_view(chain, r)
+        if _overlaps(region):
+            _scatter_add(r, chain, g)
+        else:
+            region[...] = g
+    return z
+
+
+def _scatter_add(z, chain, grad):
+    # the adjoint of an overlapping view sums: replay the chain on the element numbers
+    idx = replay_view(chain, np.arange(z.size).reshape(z.shape))
+    np.add.at(z.reshape(-1), np.broadcast_to(idx, grad.shape).reshape(-1), grad.reshape(-1))
+
+
+def _view_zero_kernel(grad, chain, base_ndim):
+    """``grad`` with the view's region set to zero (a copy)."""
+    z = np.array(grad, order="C")  # (row-major: the replayed views must alias z)
+    nb = z.ndim - base_ndim
+    if not nb:
+        replay_view(chain, z)[...] = 0
+    else:
+        for r in z.reshape((-1,) + z.shape[nb:]):
+            replay_view(chain, r)[...] = 0
+    return z
+
+
+VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim, base_dtype)",
+                     _view_scatter_kernel, "AsStridedScatterBackward0",
+                     grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR,
+                     batched_jvp=True)
+
+
+# zeroing a region is a projection: its own adjoint (and linear, so its own JVP)
+VIEW_ZERO = defop("_view_zero(grad, *, chain, base_ndim)", _view_zero_kernel,
+                  "ViewZeroBackward0",
+                  grad=lambda grad, chain, base_ndim: view_zero(grad, chain, base_ndim),
+                  jvp=LINEAR, batched_jvp=True)
+
+
+def view_zero(grad, chain, base_ndim):
+    if isinstance(grad, Tensor):
+        return dispatch(VIEW_ZERO, grad, chain, base_ndim)
+    return _view_zero_kernel(grad, chain, base_ndim)
+
+
+def view_scatter(grad, chain, base_sizes, view_ndim, base_dtype=None):
+    if isinstance(grad, Tensor):
+        return dispatch(VIEW_SCATTER, grad, chain, base_sizes, view_ndim, base_dtype)
+    return _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype)
+
+
+def _region(grad, chain, base_ndim):
+    nb = (grad.ndim if not isinstance(grad, Tensor) else grad._data.ndim) - base_ndim
+    if nb and not isinstance(grad, Tensor):
+        rows = grad.reshape((-1,) + grad.shape[nb:])
+        return np.stack([replay_view(chain, r) for r in rows]).reshape(
+            grad.shape[:nb] + replay_view(chain, rows[0]).shape)
+    return replay_view(chain, grad)
+
+
+class AsStridedBackward0(Node):
+    """grad_fn of a view whose base was modified in place: scatter into the base's shape."""
+
+    __slots__ = ("_base_meta", "_chain", "_out_meta")
+
+    def _apply(self, grads, mask, create_graph):
+        g = grads[0]
+        if g is None:
+            return [None]
+        return [view_scatter(g, self._chain, self._base_meta[0], len(self._out_meta[0][0]),
+                             self._base_meta[1])]
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views."""
+
+    __slots__ = ("_fn", "_chain", "_out_meta", "_view_ndim")
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def _apply(self, grads, mask, create_graph):
+        g = grads[0]
+        if g is None:
+            return [None] * len(self._next_edges)
+        base_sizes = self._out_meta[0][0]
+        g_view = _region(g, self._chain, len(base_sizes))
+        if not isinstance(g_view, Tensor):
+            g_view = np.array(g_view)  # a copy: fn may not alias the base gradient
+        fn = self._fn
+        if fn is None:
+            raise RuntimeError(_FREED_MSG)
+        # fn's gradient for the view's old value exists only if the view required grad then
+        fn_mask = (fn._next_edges[0][0] is not None,) + tuple(self.needs_mask(mask)[1:])
+        res = fn._apply([g_view], fn_mask, create_graph)
+        # overwrite the view's region of the base gradient (zero, then fn's gradient for it;
+        # subtracting the region would turn an infinite gradient into NaN)
+        base_dtype = self._out_meta[0][1]
+        if self._next_edges[0][0] is None:
+            return [None] + list(res[1:])
+        base_grad = view_zero(g, self._chain, len(base_sizes))
+        r0 = res[0]
+        if r0 is not None:
+            meta = fn._next_edges[0][0]
+            base_grad = base_grad + view_scatter(_cast_like(r0, g_view), self._chain, base_sizes,
+                                                 self._view_ndim, base_dtype)
+        return [base_grad] + list(res[1:])
+
+    def release_variables(self):
+        # drop fn rather than its saved tensors, as PyTorch's CopySlices does: the result an
+        # in-place op on a view saved may still lead to fn from another graph (double
+        # backward after the view itself is gone); fn's tensors go with its last reference
+        self._fn = None
+
+    @property
+    def metadata(self):
+        return self._fn.metadata if self._fn is not None else {}
+
+
+def _cast_like(x, like):
+    if isinstance(x, Tensor) or isinstance(like, Tensor):
+        return x
+    return x.astype(like.dtype, copy=False) if x.dtype != like.dtype else x
+
+
+def make_copy_slices(view, fn):
+    """Rebase ``view``'s base onto CopySlices(fn); regenerate the view's grad_fn."""
+    base = view._base
+    cs = CopySlices()
+    cs._seq = _graph.next_sequence_nr()  # its own number, after fn's, as in PyTorch
+    base_edge = _edge(base) if base._requires_grad else (None, 0)
+    cs._next_edges = (base_edge,) + tuple(fn._next_edges[1:])
+    cs._fn = fn
+    cs._chain = view._view_fn
+    cs._view_ndim = view._data.ndim
+    cs._out_meta = ((base._data.shape, base._data.dtype),)
+    old_fn, old_nr = base._grad_fn, base._output_nr
+    from ...autograd.views import _regenerate_view_grad_fn, mark_views, move_retains_grad
+    if base._views is not None:
+        mark_views(base)
+    base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
+    if base._retains_grad:
+        move_retains_grad(base, old_fn, old_nr)
+    _regenerate_view_grad_fn(view)
+    # fn's saved result is the view: unpacked (double backward) it must carry the view's
+    # new history, not fn, which only CopySlices runs (PyTorch's is_inplace_on_view). Held
+    # weakly, as PyTorch's weak_grad_fn_: that history leads back to fn through CopySlices,
+    # so a strong reference would be a cycle (graph and tensors freed only by the gc)
+    for sv in getattr(fn, "_saved", None) or ():
+        if sv.__class__ is SavedVariable and sv.tensor is None and sv.data is view._data:
+            sv.weak_fn = weakref.ref(view._grad_fn)
+
+
+# ================================================================ zero_, fill_, copy_
+ZERO = defop("zero(self)", np.zeros_like, "ZeroBackward0",
+             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t),
+             batched_jvp=True)
+FILL = defop("fill(self, *, value)", lambda a, value: np.full_like(a, value), "FillBackward0",
+             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t),
+             batched_jvp=True)
+FILL_T = defop("fill.Tensor(self, value)", lambda a, v: np.broadcast_to(v, a.shape).astype(
+               a.dtype), "FillBackward1",
+               self=lambda grad: F.zeros_like(grad), value=lambda grad: F.sum_to(grad, ()),
+               jvp=lambda value_t, self_t: F.zeros_like(self_t) + value_t, batched_jvp=POINTWISE)
+
+
+def _copy_kernel(a, src):
+    return np.broadcast_to(src, a.shape).astype(a.dtype, copy=True) if isinstance(
+        src, np.ndarray) else np.full_like(a, src)
+
+
+COPY = defop("copy(self, src)", _copy_kernel, "CopyBackwards",
+             self=lambda grad: F.zeros_like(grad),
+             src=lambda grad: grad,
+             jvp=lambda self_t, src_t: F.zeros_like(self_t) + src_t, batched_jvp=POINTWISE)
+
+
+@export()
+def zero_(self):
+    return dispatch_inplace(ZERO, self)
+
+
+@export()
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return dispatch_inplace(FILL_T, self, value)
+    if isinstance(value, complex) and self._data.dtype.kind in "fiuVb":
+        if self._data.dtype.kind == "b":
+            value = bool(value)
+        elif value.imag:
+            raise RuntimeError("value cannot be converted to type "
+                               f"{_C_TYPE.get(str(self.dtype), '?')} without overflow")
+        else:
+            value = value.real  # (NumPy would warn that it discards the zero imaginary part)
+    return dispatch_inplace(FILL, self, value)
+
+
+# the C++ names PyTorch's conversion errors give its real dtypes
+_C_TYPE = {f"graphgrad.{k}": v for k, v in (
+    ("float16", "c10::Half"), ("bfloat16", "c10::BFloat16"), ("float32", "float"),
+    ("float64", "double"), ("int64", "int64_t"), ("int32", "int"), ("int16", "int16_t"),
+    ("int8", "int8_t"), ("uint8", "uint8_t"))}
+
+
+@export()
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    try:
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1})"
+                           f" must match the size of tensor b ({src._data.shape[-1]}) at "
+                           "non-singleton dimension (copy_: source shape "
+                           f"{list(src._data.shape)} does not broadcast to "
+                           f"{list(self._data.shape)})") from None
+    return dispatch_inplace(COPY, self, src)

@@ -1,0 +1,566 @@
+"""More views: permute/movedim, unflatten, the multi-output views unbind/split/chunk,
+as_strided and view_as_real/view_as_complex (table entries and public functions).
+
+Like the views of shape.py, kernels return NumPy views and are pure functions of
+(array, *attrs), so CopySlices can replay them; dims are stored negative so the rules work
+on gradients with leading batch dims.  Multi-output views record each output as its own
+select/slice view of the input.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor.tensor import Tensor, _wrap_dim
+from .. import formulas as F
+from ..dispatch import dispatch, unary
+from ..registry import LINEAR, defop, export
+from .shape import SELECT, SLICE, _nd, _select_key, _slice_key, view
+
+
+# ---------------------------------------------------------------- table entries
+def _permute_kernel(a, dims):
+    # dims are negative (from the end), so leading batch dims stay in front
+    lead = a.ndim - len(dims)
+    return a.transpose(tuple(range(lead)) + tuple(a.ndim + d for d in dims))
+
+
+def _inverse_perm(dims):
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[d + n] = i - n
+    return tuple(inv)
+
+
+PERMUTE = defop("permute(self, *, dims)", _permute_kernel, "PermuteBackward0", is_view=True,
+                self=lambda grad, dims: F.permute(grad, _inverse_perm(dims)), jvp=LINEAR,
+                batched_jvp=lambda self_t, dims: F.permute(
+                    self_t, tuple(_nd(d, len(dims)) for d in dims)))
+
+
+# Multi-output views.  ``n_outputs=2`` marks "several outputs": the kernel returns a tuple
+# whose length depends on the call (the dispatcher and the node take the count from it).
+# Each output is recorded as its own select/slice view of the input (see _set_output_views),
+# so in-place ops on one output replay exactly that output's region.
+def _unbind_kernel(a, dim):
+    return tuple(a[_select_key(dim, i)] for i in range(a.shape[dim]))
+
+
+def _split_bounds(n, split_size):
+    if n == 0:
+        return ((0, 0),)
+    return tuple((s, min(s + split_size, n)) for s in range(0, n, split_size))
+
+
+def _bounds_of_sizes(sizes):
+    out, s = [], 0
+    for k in sizes:
+        out.append((s, s + k))
+        s += k
+    return tuple(out)
+
+
+def _split_kernel(a, split_size, dim):
+    return tuple(a[_slice_key(dim, s, e, 1)] for s, e in _split_bounds(a.shape[dim], split_size))
+
+
+def _split_with_sizes_kernel(a, split_sizes, dim):
+    return tuple(a[_slice_key(dim, s, e, 1)] for s, e in _bounds_of_sizes(split_sizes))
+
+
+def _is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def _batch_like(grads, out_ndim):
+    """Gradients of several outputs, broadcast to one common leading batch shape (an unused
+    output's materialized zero gradient has no batch dims)."""
+    lead = ()
+    for g in grads:
+        b = F.batch_shape(g, out_ndim)
+        if len(b) > len(lead):
+            lead = b
+    if not lead:
+        return list(grads)
+    return [g if F.batch_shape(g, out_ndim) == lead else F.expand(g, lead + F.shape(g)[
+        len(F.shape(g)) - out_ndim:]) for g in grads]
+
+
+def stack_grads(grads, dim, out_ndim):
+    """Stack (batched) gradients along ``dim`` (< 0); ndarrays or Tensors."""
+    grads = _batch_like(grads, out_ndim)
+    if any(_is_tensor(g) for g in grads):
+        from .copies import stack
+        return stack([g if _is_tensor(g) else Tensor._wrap(np.asarray(g)) for g in grads], dim)
+    return np.stack(grads, axis=dim)
+
+
+def cat_grads(grads, dim, out_ndim):
+    """Concatenate (batched) gradients along ``dim`` (< 0); ndarrays or Tensors."""
+    grads = _batch_like(grads, out_ndim)
+    if any(_is_tensor(g) for g in grads):
+        from .copies import cat
+        return cat([g if _is_tensor(g) else Tensor._wrap(np.asarray(g)) for g in grads], dim)
+    return np.concatenate(grads, axis=dim)
+
+
+UNBIND = defop("unbind(self, *, dim)", _unbind_kernel, "UnbindBackward0", is_view=True,
+               n_outputs=2,
+               self=lambda grads, self_sym_sizes, dim:
+                   stack_grads(grads, dim, len(self_sym_sizes) - 1),
+               jvp=LINEAR,
+               batched_jvp=lambda self_t, self_sym_sizes, dim:
+                   F.unbind(self_t, _nd(dim, len(self_sym_sizes))))
+SPLIT = defop("split(self, *, split_size, dim)", _split_kernel, "SplitBackward0", is_view=True,
+              n_outputs=2,
+              self=lambda grads, self_sym_sizes, dim: cat_grads(grads, dim, len(self_sym_sizes)),
+              jvp=LINEAR,
+              batched_jvp=lambda self_t, self_sym_sizes, split_size, dim:
+                  F.split(self_t, split_size, _nd(dim, len(self_sym_sizes))))
+SPLIT_WITH_SIZES = defop("split_with_sizes(self, *, split_sizes, dim)", _split_with_sizes_kernel,
+                         "SplitWithSizesBackward0", is_view=True, n_outputs=2,
+                         self=lambda grads, self_sym_sizes, dim:
+                             cat_grads(grads, dim, len(self_sym_sizes)),
+                         jvp=LINEAR,
+                         batched_jvp=lambda self_t, self_sym_sizes, split_sizes, dim:
+                             F.split_with_sizes(self_t, split_sizes,
+                                                _nd(dim, len(self_sym_sizes))))
+
+
+# as_strided: the input's elements in row-major order play the role of the storage (the
+# public function checks that this equals PyTorch's storage view of the input).  Strides and
+# offset are in elements.  A non-contiguous array (a replayed gradient) is read through a copy.
+def _as_strided_extent(size, stride, offset):
+    if any(s == 0 for s in size):
+        return 0
+    return offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
+
+
+def _as_strided_kernel(a, size, stride, storage_offset):
+    flat = a.reshape(-1)
+    if _as_strided_extent(size, stride, storage_offset) > flat.size:
+        raise RuntimeError(
+            f"as_strided: sizes {list(size)}, strides {list(stride)} and storage offset "
+            f"{storage_offset} are out of bounds for an input of {flat.size} elements")
+    isz = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat[storage_offset:], shape=size,
+                                           strides=tuple(s * isz for s in stride))
+
+
+def _strided_positions(size, stride, offset):
+    pos = np.full(tuple(size), offset, dtype=np.int64)
+    for i, (n, st) in enumerate(zip(size, stride)):
+        pos = pos + (np.arange(n, dtype=np.int64) * st).reshape((n,) + (1,) * (len(size) - i - 1))
+    return pos
+
+
+def _as_strided_backward_kernel(grad, sizes, size, stride, storage_offset):
+    # each input element gets the sum of the output gradients at its position
+    nb = grad.ndim - len(size)
+    numel = F.numel(sizes)
+    z = np.zeros(grad.shape[:nb] + (numel,), grad.dtype)
+    pos = _strided_positions(size, stride, storage_offset)
+    g = grad.reshape(grad.shape[:nb] + (-1,))
+    np.add.at(z, (Ellipsis, pos.reshape(-1)), g)
+    return z.reshape(grad.shape[:nb] + tuple(sizes))
+
+
+AS_STRIDED = defop("as_strided(self, *, size, stride, storage_offset)", _as_strided_kernel,
+                   "AsStridedBackward0", is_view=True,
+                   self=lambda grad, self_sym_sizes, size, stride, storage_offset:
+                       F.as_strided_backward(grad, tuple(self_sym_sizes), size, stride,
+                                             storage_offset),
+                   jvp=LINEAR,
+                   batched_jvp=lambda self_t, self_sym_sizes, size, stride, storage_offset:
+                       F.as_strided_gather(self_t, tuple(self_sym_sizes), size, stride,
+                                           storage_offset))
+def _as_strided_gather_kernel(x, sizes, size, stride, storage_offset):
+    # as_strided as a copy, batch-safe: the trailing len(sizes) dims are the "storage"
+    nb = x.ndim - len(sizes)
+    pos = _strided_positions(size, stride, storage_offset)
+    return x.reshape(x.shape[:nb] + (-1,))[..., pos]
+
+
+AS_STRIDED_BACKWARD = defop(
+    "as_strided_backward(grad, *, sizes, size, stride, storage_offset)",
+    _as_strided_backward_kernel, "AsStridedBackwardBackward0",
+    grad=lambda grad, sizes, size, stride, storage_offset:
+        F.as_strided_gather(grad, sizes, size, stride, storage_offset),
+    jvp=LINEAR, batched_jvp=True)
+AS_STRIDED_GATHER = defop(
+    "as_strided_gather(self, *, sizes, size, stride, storage_offset)",
+    _as_strided_gather_kernel, "AsStridedBackward0",
+    self=lambda grad, sizes, size, stride, storage_offset:
+        F.as_strided_backward(grad, sizes, size, stride, storage_offset),
+    jvp=LINEAR, batched_jvp=True)
+
+
+def _view_as_real_kernel(a):
+    return a[..., None].view(a.real.dtype)
+
+
+def _view_as_complex_kernel(a):
+    return a.view(np.complex64 if a.dtype == np.float32 else np.complex128)[..., 0]
+
+
+def _contiguous(x):
+    if _is_tensor(x):
+        # (x.contiguous(), not clone: clone keeps a transposed gradient's layout)
+        return x if x._data.flags.c_contiguous else x.contiguous()
+    return np.ascontiguousarray(x)
+
+
+VIEW_AS_REAL = defop("view_as_real(self)", _view_as_real_kernel, "ViewAsRealBackward0",
+                     is_view=True,
+                     self=lambda grad: F.view_as_complex(_contiguous(grad)), jvp=LINEAR,
+                     batched_jvp=True)
+VIEW_AS_COMPLEX = defop("view_as_complex(self)", _view_as_complex_kernel,
+                        "ViewAsComplexBackward0", is_view=True,
+                        self=lambda grad: F.view_as_real(grad), jvp=LINEAR, batched_jvp=True)
+
+
+# ---------------------------------------------------------------- public functions
+def _dim_list(dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    return tuple(int(d) for d in dims)
+
+
+@export()
+def permute(input, *dims):
+    """A view with the dims reordered (``dims`` may be given as a sequence or unpacked)."""
+    dims = _dim_list(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            f"permute(): number of dims don't match: input.dim() = {nd} is not equal to "
+            f"len(dims) = {len(dims)} (give one entry per dimension, e.g. permute"
+            f"{tuple(reversed(range(nd)))})")
+    wrapped = [_wrap_dim(d, nd) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"permute(): duplicate dims are not allowed (got {list(dims)}).")
+    return dispatch(PERMUTE, input, tuple(d - nd for d in wrapped))
+
+
+@export()
+def movedim(input, source, destination):
+    """Move dims ``source`` to positions ``destination`` (a PermuteBackward0 view)."""
+    nd = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+            f"the same number of dims as destination ({dst} dims)")
+    src_w = [_wrap_dim(d, nd) for d in src]
+    dst_w = [_wrap_dim(d, nd) for d in dst]
+    if len(set(src_w)) != len(src_w):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(dst_w)) != len(dst_w):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    order = [-1] * nd
+    for s_, d_ in zip(src_w, dst_w):
+        order[d_] = s_
+    rest = iter(i for i in range(nd) if i not in src_w)
+    order = [o if o >= 0 else next(rest) for o in order]
+    return dispatch(PERMUTE, input, tuple(d - nd for d in order))
+
+
+moveaxis = export("moveaxis")(movedim)
+
+
+@export()
+def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into ``sizes`` (one entry may be -1): a view."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("unflatten: Dimension specified as 0 but tensor has no dimensions "
+                           "(unflatten needs at least one dimension)")
+    d = _wrap_dim(dim, nd)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    shp = input._data.shape
+    n = shp[d]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten: only one dimension can be inferred (-1)")
+    known = 1
+    for s_ in sizes:
+        if s_ != -1:
+            known *= s_
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                               f"size of dim {dim} ({n}) in the input tensor")
+        sizes = tuple(n // known if s_ == -1 else s_ for s_ in sizes)
+    elif known != n:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({n}) in the input tensor")
+    return view(input, shp[:d] + sizes + shp[d + 1:])
+
+
+def _set_output_views(x, outs, specs):
+    """Record each output of a multi-output view op as its own select/slice view of ``x``."""
+    from ...autograd.views import _set_view
+    for o, (op, attrs) in zip(outs, specs):
+        _set_view(op, (x,) + attrs, o)
+        if o._view_mode is None:
+            # PyTorch refuses in-place changes of these views when grad is involved
+            o._view_mode = "multi"
+    return outs
+
+
+@export()
+def unbind(input, dim=0):
+    """The slices along ``dim`` as a tuple of views."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions (unbind needs "
+                         "a tensor with at least one dimension)")
+    d = _wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    if n == 0:
+        return ()
+    outs = dispatch(UNBIND, input, d - nd)
+    return _set_output_views(input, outs, [(SELECT, (d - nd, i)) for i in range(n)])
+
+
+def check_split_size(fn, split_size, n):
+    """split's / unsafe_split's argument checks (``n``: the size of the split dim)."""
+    if split_size < 0:
+        raise RuntimeError(f"{fn} expects split_size be non-negative, but got split_size="
+                           f"{split_size}")
+    if split_size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+
+
+def check_split_sizes(sizes, n, d):
+    """split_with_sizes' argument checks; the sizes as a tuple of ints."""
+    sizes = tuple(int(s_) for s_ in sizes)
+    if sum(sizes) != n or any(s_ < 0 for s_ in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+            f"dimension {d}), but got split_sizes={list(sizes)}")
+    return sizes
+
+
+def _split_int(input, split_size, d):
+    nd = input._data.ndim
+    n = input._data.shape[d]
+    check_split_size("split", split_size, n)
+    outs = dispatch(SPLIT, input, split_size, d - nd)
+    bounds = _split_bounds(n, split_size) if split_size else ((0, 0),)
+    return _set_output_views(input, outs, [(SLICE, (d - nd, s_, e, 1)) for s_, e in bounds])
+
+
+def _split_sizes(input, sizes, d):
+    nd = input._data.ndim
+    n = input._data.shape[d]
+    sizes = check_split_sizes(sizes, n, d)
+    if not sizes:
+        return ()
+    outs = dispatch(SPLIT_WITH_SIZES, input, sizes, d - nd)
+    return _set_output_views(input, outs, [(SLICE, (d - nd, s_, e, 1))
+                                           for s_, e in _bounds_of_sizes(sizes)])
+
+
+def _split_dim(input, dim, fn):
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError(f"{fn} expects at least a 1-dimensional tensor")
+    return _wrap_dim(dim, nd)
+
+
+@export()
+def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
+    """Views of consecutive pieces along ``dim``: equal pieces of ``split_size`` (the last may
+    be smaller) or pieces of the listed sizes."""
+    if split_size_or_sections is None:
+        if split_size is None:
+            raise TypeError("split() missing required argument 'split_size_or_sections'")
+        split_size_or_sections = split_size
+    d = _split_dim(tensor, dim, "split")
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return _split_sizes(tensor, split_size_or_sections, d)
+    return _split_int(tensor, int(split_size_or_sections), d)
+
+
+@export()
+def split_with_sizes(input, split_sizes, dim=0):
+    return _split_sizes(input, split_sizes, _split_dim(input, dim, "split_with_sizes"))
+
+
+@export()
+def chunk(input, chunks, dim=0):
+    """At most ``chunks`` views of (nearly) equal size along ``dim``."""
+    return chunk_with(input, chunks, dim, "chunk", _split_int, _split_sizes)
+
+
+def chunk_with(input, chunks, dim, name, split_int, split_sizes):
+    """``chunk``'s sizes, split by ``split_int``/``split_sizes`` (views, or not: unsafe_)."""
+    chunks = int(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _split_dim(input, dim, name)
+    n = input._data.shape[d]
+    size = -(-n // chunks)
+    if size == 0 and n == 0:
+        return split_sizes(input, (0,) * chunks, d)
+    return split_int(input, size, d)
+
+
+@export()
+def as_strided(input, size, stride, storage_offset=None):
+    """A view with explicit sizes/strides (in elements) over the input's storage.
+
+    Limited: the input must be contiguous (in a contiguous base) and the view must stay
+    within the input's own elements; otherwise NotImplementedError.
+    """
+    size = tuple(int(s_) for s_ in size)
+    stride = tuple(int(s_) for s_ in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape (as_strided: size "
+                           f"{list(size)}, stride {list(stride)})")
+    if any(s_ < 0 for s_ in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    if any(s_ < 0 for s_ in size):
+        raise RuntimeError(f"as_strided: negative sizes are not allowed, got {list(size)}")
+    d = input._data
+    root = input._base if input._base is not None else input
+    rd = root._data
+    isz = d.itemsize
+    off_in = (d.__array_interface__["data"][0] - rd.__array_interface__["data"][0]) // isz
+    if storage_offset is None:
+        storage_offset = off_in
+    storage_offset = int(storage_offset)
+    if storage_offset < 0:
+        raise RuntimeError(f"as_strided: Tensor: invalid storage offset {storage_offset}")
+    extent = _as_strided_extent(size, stride, storage_offset)
+    if extent > rd.size:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset}, and itemsize {isz} requiring a storage size of {extent * isz} are "
+            f"out of bounds for storage of size {rd.size * isz}")
+    rel = storage_offset - off_in
+    if not (d.flags.c_contiguous and rd.flags.c_contiguous) or rel < 0 or \
+            _as_strided_extent(size, stride, rel) > d.size:
+        raise NotImplementedError(
+            "as_strided is limited in graphgrad to contiguous inputs and views that stay within "
+            "the input's own elements (here: input contiguous="
+            f"{d.flags.c_contiguous}, storage offset {storage_offset} relative to the input's "
+            f"{off_in}); call as_strided on the contiguous base tensor instead")
+    return dispatch(AS_STRIDED, input, size, stride, rel)
+
+
+@export(method=False)
+def view_as_real(input):
+    """A real view of a complex tensor with a trailing dim of size 2 (real, imag)."""
+    if input._data.dtype.kind != "c":
+        raise RuntimeError(f"view_as_real is only supported for complex tensors (got "
+                           f"{input.dtype}); a real tensor needs no conversion")
+    return unary(VIEW_AS_REAL, input)
+
+
+@export(method=False)
+def view_as_complex(input):
+    """A complex view of a float tensor whose last dim (size 2, stride 1) holds (real, imag)."""
+    d = input._data
+    if d.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"view_as_complex is only supported for float and double tensors, "
+                           f"but got a tensor of scalar type: {input.dtype}")
+    if d.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions (view_as_complex "
+                           "needs a last dimension of size 2)")
+    if d.shape[-1] != 2:
+        raise RuntimeError(f"Tensor must have a last dimension of size 2 (view_as_complex got "
+                           f"shape {list(d.shape)})")
+    isz = d.itemsize
+    if d.strides[-1] != isz:
+        raise RuntimeError("Tensor must have a last dimension with stride 1 (call .contiguous() "
+                           "before view_as_complex)")
+    if any(st % (2 * isz) for st, n in zip(d.strides[:-1], d.shape[:-1]) if n > 1):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    root = input._base if input._base is not None else input
+    if (d.__array_interface__["data"][0] - root._data.__array_interface__["data"][0]) % (2 * isz):
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return unary(VIEW_AS_COMPLEX, input)
+
+
+# ---------------------------------------------------------------- in-place view ops
+# ``t.unsqueeze_(0)`` and friends change ``t``'s shape/strides, not its values: ``t`` takes
+# the out-of-place view's array and, when that was recorded, its node -- under PyTorch's
+# name for the in-place form (UnsqueezeBackward1, TBackward1, ...).
+_RENAMED = {}
+
+
+def _renamed(node, name):
+    cls = type(node)
+    sub = _RENAMED.get((cls, name))
+    if sub is None:
+        sub = _RENAMED[(cls, name)] = type(name, (cls,), {"__slots__": (),
+                                                          "__module__": cls.__module__})
+    node.__class__ = sub
+
+
+def _inplace_view(self, op_name, node_name, view_fn, *args):
+    from ..inplace import check_inplace
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{op_name}(): argument 'input' must be Tensor, not "
+                        f"{type(self).__name__}")
+    check_inplace(self, op_name)
+    out = view_fn(self, *args)  # (raises on bad arguments before self is touched)
+    from ..._core.state import tls
+    if tls.mutation_ctx is not None:
+        # allow_mutation_on_saved_tensors: a saved self keeps its shape
+        from ...autograd._saved_hooks import before_inplace
+        before_inplace(self)
+    self._data = out._data
+    node = out._grad_fn
+    if node is not None and node is not self._grad_fn:
+        _renamed(node, node_name)
+        self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    if out._fw is not None:  # forward AD: the tangent takes the new shape too
+        self._fw = out._fw
+    self._bump_version()
+    if self._base is not None:  # later in-place ops on this view replay the longer chain
+        self._view_fn = out._view_fn
+        self._view_ver = self._vc.value
+    return self
+
+
+@export(function=False)
+def unsqueeze_(self, dim):
+    from .shape import unsqueeze
+    return _inplace_view(self, "unsqueeze_", "UnsqueezeBackward1", unsqueeze, dim)
+
+
+@export(function=False)
+def squeeze_(self, dim=None):
+    from .shape import squeeze
+    name = "SqueezeBackward3" if dim is None else (
+        "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4")
+    return _inplace_view(self, "squeeze_", name, squeeze, dim)
+
+
+@export(function=False)
+def t_(self):
+    from .shape import t
+    return _inplace_view(self, "t_", "TBackward1", t)
+
+
+@export(function=False)
+def transpose_(self, dim0, dim1):
+    from .shape import transpose
+    return _inplace_view(self, "transpose_", "TransposeBackward1", transpose, dim0, dim1)
+
+
+swapaxes_ = export("swapaxes_", function=False)(transpose_)
+swapdims_ = export("swapdims_", function=False)(transpose_)
+
+
+@export()
+def as_strided_(input, size, stride, storage_offset=None):
+    return _inplace_view(input, "as_strided_", "AsStridedBackward1", as_strided, size, stride,
+                         storage_offset)

@@ -1,0 +1,180 @@
+"""Generated node methods: one op's ``_apply``, ``_step`` and ``release_variables``.
+
+See NOTE [generated code] in ``codegen/__init__.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor.tensor import Tensor
+from ...autograd.saved import SavedVariable
+from ..node import FormulaNode, _FREED, _unpack_stale
+
+_ndarray = np.ndarray
+
+def make_node_class(op):
+    names = op.save_names
+    srcs = []
+    for rule in op.vjps:
+        srcs.append(tuple(-1 if p == "grad" else (-2 if p == "grads" else names.index(p))
+                          for p in rule[1]))
+    slots = tuple(f"_s{i}" for i in range(len(names)))
+    versions = tuple(f"_v{i}" for i, (kind, _) in enumerate(op.save_kinds)
+                     if kind in ("input", "result"))
+    attrs = {"__slots__": slots + versions, "_slots": slots, "_op": op, "_srcs": tuple(srcs),
+             "__module__": "graphgrad.autograd.generated"}
+    for key in names:
+        attrs["_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, False))
+        attrs["_raw_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, True))
+    from ...autograd._saved_attrs import extra_attributes
+    for key, fn in extra_attributes(op).items():  # PyTorch's, computed when read
+        attrs["_saved_" + key] = property(fn)
+    if op.n_outputs == 1:
+        attrs["_apply"] = _specialized_apply(op, tuple(srcs))
+        attrs["_step"] = _specialized_step(op, tuple(srcs))
+    attrs["release_variables"] = _specialized_release(op)
+    from ...autograd._saved_attrs import free_tensor_attributes
+    free_tensor_attributes(op, attrs, _FREED)  # (index tensors: freed as PyTorch frees them)
+    if op.node_name in _HANDWRITTEN:
+        # PyTorch's hand-written C++ nodes report a qualified name()
+        attrs["name"] = lambda self, _n="torch::autograd::" + op.node_name: _n
+    return type(op.node_name, (FormulaNode,), attrs)
+
+
+_HANDWRITTEN = {"CopyBackwards"}  # node names that are C++ classes in PyTorch
+
+
+def _unpack_data_lines(i, name, ind):
+    """Generated lines: saved slot ``s{i}`` (a SavedVariable) -> its ndarray, through
+    ``unpack_data`` (which raises) only when freed, hooked or modified in place."""
+    return [f"{ind}d = s{i}.data",
+            f"{ind}if d is None or s{i}.vc.value != s{i}.version:",
+            f"{ind}    d = s{i}.unpack_data(self, {name!r})  # freed, hooked, modified",
+            f"{ind}elif s{i}.tensor is not None:  # an input: its array now (t.data = ...)",
+            f"{ind}    d = s{i}.tensor._data",
+            f"{ind}s{i} = d"]
+
+
+def _release_lines(i, ind):
+    """Generated lines freeing saved slot ``i`` (its value held in ``sv{i}``): a
+    SavedVariable drops its data; an inline tensor, or a saved Python scalar input
+    (PyTorch saves it as a tensor, so a second backward through it must fail too),
+    becomes the freed marker."""
+    return [f"{ind}if sv{i}.__class__ is SV:",
+            f"{ind}    sv{i}.data = sv{i}.tensor = sv{i}.packed = None",
+            f"{ind}elif sv{i} is not None:",
+            f"{ind}    self._s{i} = _FREED"]
+
+
+def _specialized_apply(op, srcs):
+    """``FormulaNode._apply`` unrolled for one op (what PyTorch's codegen does in C++).
+
+    The generic version builds an argument list per rule on every call; this one is
+    generated once per op, with the saved values unpacked into locals and each rule
+    called with them directly.  Same semantics: all saved values are unpacked (and
+    version-checked) first, then each needed edge's rule runs.
+    """
+    names = op.save_names
+    lines = ["def _apply(self, grads, mask, create_graph):",
+             "    grad = grads[0]",
+             "    if grad is None:",
+             f"        return [None] * {len(srcs)}"]
+    if names:
+        lines.append("    saved = self._saved")
+    for i, n in enumerate(names):
+        lines += [f"    s{i} = saved[{i}]",
+                  f"    if s{i}.__class__ is SV:",
+                  "        if create_graph:",
+                  f"            s{i} = s{i}.unpack(self, {n!r})",
+                  "        else:"] + _unpack_data_lines(i, n, "            ")
+    lines.append("    nodes = self._next_nodes")
+    outs = []
+    for k, src in enumerate(srcs):
+        args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
+        lines += [f"    if (nodes[{k}] is not None) if mask is None else mask[{k}]:",
+                  f"        o{k} = rule{k}({args})",
+                  "    else:",
+                  f"        o{k} = None"]
+        outs.append(f"o{k}")
+    lines.append(f"    return [{', '.join(outs)}]")
+    env = {"SV": SavedVariable}
+    env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
+    exec(compile("\n".join(lines), f"<backward of {op.node_name}>", "exec"), env)
+    return env["_apply"]
+
+
+_IDENTITY_CODE = (lambda grad: grad).__code__.co_code
+
+
+def _is_identity(rule):
+    """Whether a VJP rule is ``lambda grad: grad`` (add, sub, clone, ...): the generated
+    step then passes the gradient on without a call."""
+    code = getattr(rule, "__code__", None)
+    return code is not None and code.co_argcount == 1 and code.co_code == _IDENTITY_CODE \
+        and not rule.__defaults__ and not rule.__closure__
+
+
+def _specialized_step(op, srcs):
+    """``Node._step`` (``_apply`` in a plain backward, then ``release_variables``) unrolled
+    for one op: the engine's hot path makes one call per node.  Saved tensors are released
+    only after every rule has run, as when the two are called one after the other."""
+    names = op.save_names
+    kinds = op.save_kinds
+    lines = ["def _step(self, grads, keep_graph):",
+             "    grad = grads[0]",
+             "    if grad is None:",
+             "        if not keep_graph:",
+             "            self.release_variables()",
+             f"        return [None] * {len(srcs)}"]
+    release = []
+    for i, n in enumerate(names):
+        lines += [f"    s{i} = self._s{i}"]
+        kind = kinds[i][0]
+        if kind in ("input", "result"):
+            lines.append(f"    sv{i} = s{i}")
+            if kind == "input":  # inline: the tensor, saved at version _v{i}
+                lines += [f"    if s{i}.__class__ is Tensor:",
+                          f"        vc = s{i}._vc",
+                          f"        if vc is not None and vc.value != self._v{i}:",
+                          f"            _unpack_stale(self, {i})  # raises",
+                          f"        s{i} = s{i}._data"]
+            else:  # inline: the output's array, its version counter in _v{i}
+                lines += [f"    if s{i}.__class__ is _ndarray:",
+                          f"        if self._v{i}.value:",
+                          f"            _unpack_stale(self, {i})  # raises"]
+            lines += [f"    elif s{i}.__class__ is SV:"] + _unpack_data_lines(i, n, "        ")
+            release += _release_lines(i, "        ")
+    lines.append("    nodes = self._next_nodes")
+    outs = []
+    for k, src in enumerate(srcs):
+        args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
+        call = "grad" if _is_identity(op.vjps[k][0]) and src == (-1,) else f"rule{k}({args})"
+        lines += [f"    o{k} = {call} if nodes[{k}] is not None else None"]
+        outs.append(f"o{k}")
+    if release:
+        lines.append("    if not keep_graph:")
+        lines += release
+    lines.append(f"    return [{', '.join(outs)}]")
+    env = {"SV": SavedVariable, "_FREED": _FREED, "Tensor": Tensor, "_ndarray": _ndarray,
+           "_unpack_stale": _unpack_stale}
+    env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
+    exec(compile("\n".join(lines), f"<backward step of {op.node_name}>", "exec"), env)
+    return env["_step"]
+
+
+def _specialized_release(op):
+    """``release_variables`` of one op's node class: saved tensors are freed (a
+    later unpack raises the "backward through the graph a second time" error), saved
+    Python scalars are replaced by a freed marker (PyTorch saves them as tensors), saved
+    attributes and sizes stay readable."""
+    kinds = op.save_kinds
+    tensors = [i for i, (kind, _) in enumerate(kinds) if kind in ("input", "result")]
+    if not tensors:
+        return lambda self: None
+    lines = ["def release_variables(self):"]
+    for i in tensors:
+        lines.append(f"    sv{i} = self._s{i}")
+        lines += _release_lines(i, "    ")
+    env = {"SV": SavedVariable, "_FREED": _FREED}
+    exec(compile("\n".join(lines), f"<release of {op.node_name}>", "exec"), env)
+    return env["release_variables"]

@@ -1,0 +1,331 @@
+"""The dispatcher: the one place that turns an op call into a graph node (seed 002).
+
+``dispatch(op, *args)`` unwraps the arrays, promotes dtypes, runs the NumPy
+kernel, and -- only when grad mode is on and an input requires grad --
+creates the op's backward node, sets its next edges from the inputs'
+gradient edges, saves what the rules need as SavedVariables and sets the
+outputs' history.  When a forward-AD level is active it also pushes tangents
+through the op's JVP rule.  ``unary``/``binary`` are the same steps unrolled
+for the common cases; ``dispatch_inplace`` handles ``op_`` variants,
+rebasing history (and the base's, through CopySlices, for views).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import dtypes as _dtype
+from .._core.state import HOT, tls
+from .._tensor.tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.saved import SavedVariable
+from .._core.opmath import BFLOAT16, FLOAT16
+from .node import _META
+from ..autograd.views import _edge, _set_view
+from .forward_mode import _extra
+
+_seq = _graph._sequence_nr
+_wrap = Tensor._wrap
+_new = object.__new__
+_ndarray = np.ndarray
+_SCALARS = (float, int, bool, complex)
+
+# ====================================================================== errors
+def no_bool(kernel, a):
+    """PyTorch's error for a kernel without a bool implementation."""
+    if a.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _broadcast_error(op_name, shapes):
+    """PyTorch's message for shapes that do not broadcast, naming the dim."""
+    a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                f"non-singleton dimension {i}  [{op_name}: shapes {list(a)} and {list(b)} do not "
+                "broadcast]")
+    return None
+
+
+def _kernel_error(op, datas, exc):
+    shapes = [d.shape for d in datas if isinstance(d, np.ndarray)]
+    if isinstance(exc, ValueError) and "broadcast" in str(exc) and len(shapes) >= 2:
+        err = _broadcast_error(op.name, shapes)
+        if err is not None:
+            return err
+    if isinstance(exc, (ValueError, TypeError, np.exceptions.AxisError, IndexError)):
+        typ = IndexError if isinstance(exc, (IndexError, np.exceptions.AxisError)) else RuntimeError
+        if isinstance(exc, TypeError):
+            typ = TypeError
+        dts = [str(d.dtype) for d in datas if isinstance(d, np.ndarray)]
+        return typ(f"{op.name}(): {exc} (input shapes {[list(s) for s in shapes]}, dtypes {dts})")
+    return exc
+
+
+# ====================================================================== promotion
+def _promote(op, args, datas, nt):
+    """Cast tensor inputs to the PyTorch result type (tensors only; scalars stay weak)."""
+    if op.check_inputs is not None:
+        op.check_inputs(args[:nt])
+    rt = _dtype.result_type(*[a for a in args[:nt] if a is not None])
+    if op.promote == "float" and rt.category < 2:
+        rt = _dtype.get_default_dtype()
+    npd = rt.np
+    for i in range(nt):
+        d = datas[i]
+        if d.__class__ is _ndarray:
+            if d.dtype != npd:
+                datas[i] = d.astype(npd)
+        elif d is not None and d.__class__ is not bool and rt.category < 2 and \
+                isinstance(d, (float, complex)):
+            pass
+    # a Python scalar of a higher category than every tensor decides the dtype; make it a
+    # 0-d array of that dtype so NumPy computes in the same precision PyTorch does
+    for i in range(nt):
+        d = datas[i]
+        if d.__class__ is not _ndarray and d is not None:
+            datas[i] = np.asarray(d, dtype=npd) if not isinstance(d, np.ndarray) else d
+    return rt
+
+
+# ====================================================================== dispatch
+def dispatch(op, *args):
+    """Run ``op`` on ``args`` (signature order) and record it for autograd."""
+    nt = len(op.tensor_params)
+    datas = list(args)
+    any_req = False
+    same = True      # all tensor inputs share one dtype and there are no scalar operands
+    dt = None
+    for i in range(nt):
+        a = args[i]
+        if isinstance(a, Tensor):
+            d = datas[i] = a._data
+            if dt is None:
+                dt = d.dtype
+            elif d.dtype is not dt and d.dtype != dt:
+                same = False
+            if a._requires_grad:
+                any_req = True
+        elif a is not None:
+            if not isinstance(a, _SCALARS):
+                raise TypeError(f"{op.name}(): argument '{op.params[i]}' must be Tensor or a "
+                                f"number, not {type(a).__name__}")
+            same = False
+    if op.promote and (not same or (op.promote == "float" and dt is not None
+                                    and dt.kind not in "fcV")):
+        _promote(op, args, datas, nt)
+    try:
+        res = op.kernel(*datas)
+    except Exception as exc:  # NumPy's errors become PyTorch's types with our context
+        raise _kernel_error(op, datas, exc) from None
+
+    if op.n_outputs == 1:
+        out = _wrap(res)
+        outs = (out,)
+    else:
+        outs = tuple(_wrap(r) for r in res)
+        out = outs
+    if op.is_view:
+        _set_view(op, args, outs[0])
+    if HOT.fast:  # grad mode on, no extras (in every thread)
+        if any_req and op.differentiable:
+            _record(op, args, outs)
+        return out
+    if any_req and op.differentiable and tls.grad_enabled:
+        _record(op, args, outs)
+    if tls.extra:
+        _extra(op, args, outs)
+    return out
+
+
+def _record(op, args, outs):
+    """Create ``op``'s backward node for this call and set the outputs' history."""
+    rec = op.record
+    if rec is not None:
+        return rec(args, outs[0])
+    return _record_generic(op, args, outs)
+
+
+def _record_generic(op, args, outs):
+    """``_record`` for any op (several outputs, non-differentiable outputs)."""
+    diff = op.diff_pos
+    if len(diff) == 1:
+        e = _edge(args[diff[0]])
+        if e[0] is None:
+            return None
+        edges = (e,)
+    else:
+        edges = tuple([_edge(args[i]) for i in diff])
+        for e in edges:
+            if e[0] is not None:
+                break
+        else:
+            return None
+    single = len(outs) == 1 and not op.nondiff_outputs
+    if single:
+        o = outs[0]
+        d = o._data
+        if d.dtype.kind not in "fcV":
+            return None  # integer/bool results never require grad
+    node = op.node_cls()
+    node._seq = next(_seq)
+    node._next_edges = edges
+    plan = op.save_plan
+    has_result = False
+    if plan:
+        saved = []
+        for code, idx, needed in plan:
+            if needed is not None:
+                for j in needed:
+                    if edges[j][0] is not None:
+                        break
+                else:
+                    saved.append(None)
+                    continue
+            if code == 0:
+                a = args[idx]
+                saved.append(SavedVariable(a, False) if isinstance(a, Tensor) else a)
+            elif code == 1:
+                saved.append(args[idx])
+            elif code == 2:
+                a = args[idx]
+                saved.append(a._data.shape if isinstance(a, Tensor) else ())
+            else:
+                saved.append(None)
+                has_result = True
+        node._saved = saved  # (into the node's slots; a saved output follows below)
+    if single:
+        o._requires_grad = True
+        o._grad_fn = node
+        shape = d.shape
+        key = (shape, d.dtype)
+        meta = _META.get(key)
+        if meta is None:
+            if len(_META) > 4096:
+                _META.clear()
+            meta = _META[key] = (key,)
+        node._out_meta = meta
+    else:
+        nondiff = op.nondiff_outputs
+        for k, o in enumerate(outs):
+            if k in nondiff or o._data.dtype.kind not in "fcV":
+                continue
+            o._requires_grad = True
+            o._grad_fn = node
+            o._output_nr = k
+        node._out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
+    if has_result:
+        for i, (code, idx, needed) in enumerate(plan):
+            if code == 3 and (needed is None or any(edges[j][0] is not None for j in needed)):
+                setattr(node, node._slots[i], SavedVariable(outs[idx], True))
+    return node
+
+
+# ====================================================================== fast paths
+def unary(op, x):
+    """``dispatch`` unrolled for one tensor input and no attributes."""
+    d = x._data
+    if op.promote and d.dtype.kind not in "fcV":
+        d = d.astype(_dtype.get_default_dtype().np)
+    try:
+        res = op.kernel(d)
+    except Exception as exc:
+        raise _kernel_error(op, [d], exc) from None
+    out = _new(Tensor)
+    out._data = res if res.__class__ is _ndarray else np.asarray(res)
+    out._requires_grad = False
+    out._grad_fn = None
+    out._output_nr = 0
+    out._vc = None
+    if op.is_view:  # t(), squeeze(), alias: share the version counter, remember the base
+        _set_view(op, (x,), out)
+    if x._requires_grad and op.differentiable:
+        if HOT.fast:  # grad mode on, no extras (in every thread)
+            rec = op.record
+            if rec is not None:
+                rec((x,), out)
+            else:
+                _record_generic(op, (x,), (out,))
+            return out
+        if tls.grad_enabled:
+            _record(op, (x,), (out,))
+    if not HOT.fast and tls.extra:
+        _extra(op, (x,), (out,))
+    return out
+
+
+def binary(op, a, b):
+    """``dispatch`` unrolled for two tensor-or-scalar inputs and no attributes."""
+    kernel = op.kernel
+    ad = a._data
+    bc = b.__class__
+    if bc is Tensor or isinstance(b, Tensor):
+        bd = b._data
+        req = a._requires_grad or b._requires_grad
+        if ad.dtype is not bd.dtype and ad.dtype != bd.dtype or (
+                op.promote == "float" and ad.dtype.kind not in "fcV"):
+            datas = [ad, bd]
+            _promote(op, (a, b), datas, 2)
+            ad, bd = datas
+    elif bc is float or bc is int or bc is bool or bc is complex:
+        bd = b
+        req = a._requires_grad
+        k = ad.dtype.kind
+        if (k != "f" and k != "c" and k != "V") and (bc is not int or k == "b") or \
+                (bc is complex and k != "c") or op.promote == "float" or \
+                bc is float and (k == "V" or (  # bfloat16 * 1.5: NumPy would give float32
+                    ad.dtype is FLOAT16 and op.half_scalar_kernel is not None)) or \
+                bc is int and op.half_scalar_kernel is not None and (k == "V" or
+                                                                     ad.dtype is FLOAT16):
+            if (bc is float or bc is int) and (ad.dtype is BFLOAT16 or ad.dtype is FLOAT16) \
+                    and op.half_scalar_kernel is not None:
+                # (half * 0.1 or * 257 in float32, rounded once; NumPy would round the
+                # number to the half type first: 257 becomes 256 in bfloat16)
+                kernel = op.half_scalar_kernel
+            else:
+                datas = [ad, bd]
+                _promote(op, (a, b), datas, 2)
+                ad, bd = datas
+    else:
+        return NotImplemented
+    try:
+        res = kernel(ad, bd)
+    except Exception as exc:
+        raise _kernel_error(op, [ad, bd], exc) from None
+    out = _new(Tensor)
+    out._data = res if res.__class__ is _ndarray else np.asarray(res)
+    out._requires_grad = False
+    out._grad_fn = None
+    out._output_nr = 0
+    out._vc = None
+    if req and op.differentiable:
+        if HOT.fast:  # grad mode on, no extras (in every thread)
+            rec = op.record
+            if rec is not None:
+                rec((a, b), out)
+            else:
+                _record_generic(op, (a, b), (out,))
+            return out
+        if tls.grad_enabled:
+            _record(op, (a, b), (out,))
+    if not HOT.fast and tls.extra:
+        _extra(op, (a, b), (out,))
+    return out
+
+
+def replay_view(chain, base):
+    """Apply a recorded view chain to ``base`` (ndarray or Tensor)."""
+    ops = []
+    while chain is not None:
+        chain, op, attrs = chain
+        ops.append((op, attrs))
+    x = base
+    for op, attrs in reversed(ops):
+        if isinstance(x, Tensor):
+            x = dispatch(op, x, *attrs)
+        else:
+            x = op.kernel(x, *attrs)
+    return x

@@ -2,8 +2,6 @@
 reprs)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -16,7 +14,8 @@ torch = pytest.importorskip("torch")
 X = randn(3, 4, 6) * 3
 
 CASES = [
-    ("ReLU", (), {}), ("ReLU", (), {"inplace": True}), ("LeakyReLU", (), {}), ("LeakyReLU", (0.2, True), {}),
+    ("ReLU", (), {}), ("ReLU", (), {"inplace": True}), ("LeakyReLU", (), {}),
+    ("LeakyReLU", (0.2, True), {}),
     ("ELU", (), {}), ("ELU", (0.5,), {"inplace": True}), ("GELU", (), {}),
     ("GELU", (), {"approximate": "tanh"}), ("SiLU", (), {}), ("SiLU", (True,), {}),
     ("Softplus", (), {}), ("Softplus", (2.0, 5.0), {}), ("Tanh", (), {}), ("Sigmoid", (), {}),

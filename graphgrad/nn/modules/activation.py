@@ -11,8 +11,8 @@ from .linear import Linear
 from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
-           "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink",
-           "Softplus", "Hardtanh", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
+           "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink", "Softplus", "Hardtanh",
+           "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
            "MultiheadAttention"]
 
 

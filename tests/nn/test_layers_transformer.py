@@ -204,6 +204,7 @@ def test_encoder_with_masks():
                 call=lambda m, x, am, kpm: m(x, mask=am, src_key_padding_mask=kpm))
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")  # torch's own note
 @pytest.mark.parametrize("kpm", [[[False, False, True, True], [False] * 4,
                                   [False, False, False, True]],
                                  [[False, True, False, False], [False] * 4, [False] * 4]])

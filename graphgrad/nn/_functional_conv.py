@@ -19,11 +19,11 @@ from .._ops import formulas as F
 from .._ops import registry as _registry
 from .._ops.dispatch import dispatch
 from .._ops.opmath import half_in_float32
-from .._ops.registry import defop, export
-from .functional import (_conv_bias_grad, _ntuple, _prod, _pub, _tensor_arg,
-                         _type_name)
+from .._ops.registry import LINEAR, defop, export
+from .functional import (_conv_bias_grad, _conv_out_sizes, _ntuple, _pad_spatial, _prod,
+                         _pub, _tensor_arg, _type_name, _windows)
 
-__all__ = ["conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
 
 def _col2im(x, w, output_sizes, stride, padding, dilation, groups, acc_dtype=None):
@@ -201,6 +201,137 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 export("conv_transpose1d", method=False)(conv_transpose1d)
 export("conv_transpose2d", method=False)(conv_transpose2d)
+
+
+
+# ====================================================================== unfold / fold
+def _im2col_kernel(x, kernel_size, dilation, padding, stride):
+    """(*lead, C, H, W) -> (*lead, C * kh * kw, L): the sliding blocks, channel-major."""
+    out_sp = _conv_out_sizes(x.shape[-2:], kernel_size, stride, _pads(padding), dilation)
+    win = _windows(_pad_spatial(x, _pads(padding)), out_sp, kernel_size, stride, dilation)
+    nl = x.ndim - 3
+    perm = list(range(nl + 1)) + [nl + 3, nl + 4, nl + 1, nl + 2]
+    c = x.shape[-3]
+    return np.ascontiguousarray(win.transpose(perm)).reshape(
+        x.shape[:-3] + (c * _prod(kernel_size), _prod(out_sp)))
+
+
+def _col2im_kernel(cols, output_size, kernel_size, dilation, padding, stride):
+    """The adjoint: (*lead, C * kh * kw, L) blocks added back onto (*lead, C, H, W), offset by
+    offset (each output position sums its blocks in PyTorch's order, in the input's dtype)."""
+    H, W = output_size
+    out_sp = _conv_out_sizes((H, W), kernel_size, stride, _pads(padding), dilation)
+    kk = _prod(kernel_size)
+    c = cols.shape[-2] // kk
+    lead = cols.shape[:-2]
+    blocks = cols.reshape(lead + (c,) + tuple(kernel_size) + tuple(out_sp))
+    sp = (H + 2 * padding[0], W + 2 * padding[1])
+    out = np.zeros(lead + (c,) + sp, cols.dtype)
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            hs = slice(i * dilation[0], i * dilation[0] + stride[0] * (out_sp[0] - 1) + 1,
+                       stride[0])
+            ws = slice(j * dilation[1], j * dilation[1] + stride[1] * (out_sp[1] - 1) + 1,
+                       stride[1])
+            out[..., hs, ws] += blocks[..., i, j, :, :]
+    return np.ascontiguousarray(out[..., padding[0]:padding[0] + H, padding[1]:padding[1] + W])
+
+
+IM2COL = defop(
+    "im2col(self, *, kernel_size, dilation, padding, stride)", _im2col_kernel,
+    "Im2ColBackward0",
+    self=lambda grad, self_sym_sizes, kernel_size, dilation, padding, stride:
+        F.col2im(grad, tuple(self_sym_sizes[-2:]), kernel_size, dilation, padding, stride),
+    jvp=LINEAR, batched_jvp=True)
+COL2IM = defop(
+    "col2im(self, *, output_size, kernel_size, dilation, padding, stride)", _col2im_kernel,
+    "Col2ImBackward0",
+    self=lambda grad, kernel_size, dilation, padding, stride:
+        F.im2col(grad, kernel_size, dilation, padding, stride),
+    jvp=LINEAR, batched_jvp=True)
+
+
+def _fold_args(fname, kernel_size, dilation, padding, stride):
+    k = _ntuple(kernel_size, 2, "kernel_size")
+    d = _ntuple(dilation, 2, "dilation")
+    p = _ntuple(padding, 2, "padding")
+    s = _ntuple(stride, 2, "stride")
+    if any(v <= 0 for v in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{k[0]} kernel_width: {k[1]}")
+    if any(v <= 0 for v in s):
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {s[0]} "
+                           f"stride_width: {s[1]}")
+    if any(v <= 0 for v in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{d[0]} dilation_width: {d[1]}")
+    if any(v < 0 for v in p):
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} "
+                           f"pad_width: {p[1]}")
+    return k, d, p, s
+
+
+def _blocks(sizes, k, d, p, s):
+    return tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1
+                 for n, kk, dd, pp, ss in zip(sizes, k, d, p, s))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """``unfold(input, kernel_size, dilation=1, padding=0, stride=1)``: the sliding blocks of
+    an (N, C, H, W) or (C, H, W) input as columns (N, C * kh * kw, L) (Im2ColBackward0)."""
+    _tensor_arg("unfold", input)
+    k, d, p, s = _fold_args("unfold", kernel_size, dilation, padding, stride)
+    shape = input._data.shape
+    if len(shape) < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(len(shape), 1)}, {max(len(shape), 1) - 1}], but got "
+                         f"{len(shape)}) [unfold needs an (N, C, H, W) or (C, H, W) input]")
+    if len(shape) != 3 and len(shape) != 4:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: {list(shape)}")
+    blocks = _blocks(shape[-2:], k, d, p, s)
+    if any(b < 1 for b in blocks):
+        raise RuntimeError(f"Given input with spatial size ({shape[-2]}, {shape[-1]}), "
+                           f"kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+                           f"padding=({p[0]}, {p[1]}), calculated shape of the array of sliding "
+                           f"blocks as ({blocks[0]}, {blocks[1]}), but its components must be "
+                           "at least one.")
+    if input._data.dtype.kind not in "fcVb":
+        raise NotImplementedError(f'"im2col_out_cpu" not implemented for '
+                                  f"'{_type_name(input)}'")
+    return dispatch(IM2COL, input, k, d, p, s)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """``fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1)``: sum the
+    columns of an (N, C * kh * kw, L) or (C * kh * kw, L) input back into (N, C, H, W)
+    (Col2ImBackward0; the adjoint of unfold)."""
+    _tensor_arg("fold", input)
+    out = _ntuple(output_size, 2, "output_size")
+    k, d, p, s = _fold_args("fold", kernel_size, dilation, padding, stride)
+    shape = input._data.shape
+    if len(shape) not in (2, 3) or any(v == 0 for v in shape[len(shape) - 2:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{list(shape)}")
+    kk = k[0] * k[1]
+    if shape[-2] % kk:
+        raise RuntimeError(f"Expected size of input's dimension {len(shape) - 2} to be divisible "
+                           f"by the product of kernel_size, but got input.size"
+                           f"({len(shape) - 2})={shape[-2]} and kernel_size=({k[0]}, {k[1]}).")
+    blocks = _blocks(out, k, d, p, s)
+    if any(b < 1 for b in blocks) or blocks[0] * blocks[1] != shape[-1]:
+        raise RuntimeError(f"Given output_size=({out[0]}, {out[1]}), kernel_size=({k[0]}, "
+                           f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"stride=({s[0]}, {s[1]}), expected size of input's dimension "
+                           f"{len(shape) - 1} to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+                           f"input.size({len(shape) - 1})={shape[-1]}.")
+    if input._data.dtype.kind not in "fcVb":
+        raise NotImplementedError(f'"col2im_out_cpu" not implemented for '
+                                  f"'{_type_name(input)}'")
+    return dispatch(COL2IM, input, out, k, d, p, s)
+
 
 F.install(_registry.OPS)
 F._bind(_registry.OPS)

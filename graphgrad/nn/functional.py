@@ -48,6 +48,7 @@ __all__ = [
     "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign", "tanhshrink", "prelu", "glu",
     "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout", "huber_loss", "kl_div",
     "cosine_similarity", "pairwise_distance", "cosine_embedding_loss", "margin_ranking_loss",
+    "scaled_dot_product_attention", "bilinear", "unfold", "fold",
 ]
 
 
@@ -2049,3 +2050,4 @@ from ._functional_norm import *  # noqa: E402,F401,F403 - batch/instance/group/r
 from ._functional_pool import *  # noqa: E402,F401,F403 - 1-d and adaptive pools
 from ._functional_activation import *  # noqa: E402,F401,F403 - activations, dropouts
 from ._functional_loss import *  # noqa: E402,F401,F403 - losses and distances
+from ._functional_attention import *  # noqa: E402,F401,F403 - attention, bilinear

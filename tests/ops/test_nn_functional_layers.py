@@ -116,7 +116,53 @@ ERRORS = {
         _t(L, 2, 3), _t(L, 2, 3), L.tensor(1.0)),
     "margin_ranking_loss ranks": lambda L, F: F.margin_ranking_loss(_t(L, 3), _t(L, 3),
                                                                     L.ones(1, 3)),
+    "bilinear batch dims": lambda L, F: F.bilinear(_t(L, 3, 4), _t(L, 2, 5), _t(L, 2, 4, 5)),
+    "bilinear input2 size": lambda L, F: F.bilinear(_t(L, 3, 4), _t(L, 3, 5), _t(L, 2, 4, 6)),
+    "bilinear input1 size": lambda L, F: F.bilinear(_t(L, 3, 4), _t(L, 3, 5), _t(L, 2, 3, 5)),
+    "bilinear bias size": lambda L, F: F.bilinear(_t(L, 3, 4), _t(L, 3, 5), _t(L, 2, 4, 5),
+                                                  _t(L, 3)),
+    "bilinear ranks": lambda L, F: F.bilinear(_t(L, 3, 4), _t(L, 3, 2, 5), _t(L, 2, 4, 5)),
+    "sdpa long mask": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 3, 4), _t(L, 2, 5, 4), _t(L, 2, 5, 6), attn_mask=L.ones(3, 5).long()),
+    "sdpa float64 mask on float32": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 3, 4).float(), _t(L, 2, 5, 4).float(), _t(L, 2, 5, 6).float(),
+        attn_mask=L.ones(3, 5).double()),
+    "sdpa mask shape": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 3, 4), _t(L, 2, 5, 4), _t(L, 2, 5, 6), attn_mask=L.ones(3, 4).bool()),
+    "sdpa value length": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 3, 4), _t(L, 2, 5, 4), _t(L, 2, 4, 6)),
+    "sdpa key size": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 3, 4), _t(L, 2, 5, 3), _t(L, 2, 5, 6)),
+    "sdpa mask and causal": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 3, 4), _t(L, 2, 5, 4), _t(L, 2, 5, 6), attn_mask=L.ones(3, 5).bool(),
+        is_causal=True),
+    "sdpa dtypes": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 3, 4), _t(L, 2, 5, 4).float(), _t(L, 2, 5, 6).float()),
+    "sdpa heads without gqa": lambda L, F: F.scaled_dot_product_attention(
+        _t(L, 2, 4, 3, 4), _t(L, 2, 2, 5, 4), _t(L, 2, 2, 5, 6)),
+    "unfold 2-d": lambda L, F: F.unfold(_t(L, 3, 4), 2),
+    "unfold 5-d": lambda L, F: F.unfold(_t(L, 1, 2, 3, 4, 5), 2),
+    "unfold too big": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 6),
+    "unfold kernel 0": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 0),
+    "unfold stride 0": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 2, stride=0),
+    "unfold negative padding": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4), 2, padding=-1),
+    "unfold integer": lambda L, F: F.unfold(_t(L, 2, 3, 5, 4).long(), 2),
+    "fold kernel product": lambda L, F: F.fold(_t(L, 2, 12, 12), (4, 5), 3),
+    "fold block count": lambda L, F: F.fold(_t(L, 2, 12, 12), (4, 4), 2),
+    "fold 4-d": lambda L, F: F.fold(_t(L, 2, 3, 4, 5), (4, 5), 2),
+    "fold integer": lambda L, F: F.fold(_t(L, 2, 12, 12).long(), (4, 5), 2),
 }
+
+
+def test_sdpa_gqa_and_dropout_vs_torch():
+    def prog(lib):
+        F = lib.nn.functional
+        q = _t(lib, 2, 4, 3, 4).requires_grad_()
+        k, v = _t(lib, 2, 2, 5, 4, seed=1), _t(lib, 2, 2, 5, 6, seed=2)
+        r = F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        z = F.scaled_dot_product_attention(q, k, v, dropout_p=1.0, enable_gqa=True)
+        return [r, z, lib.autograd.grad(r.sum(), q)[0]]
+    run_both(prog)
 
 
 @pytest.mark.parametrize("name,args", [("hardtanh_", (-0.5, 2.0)), ("relu6", ())])
@@ -236,7 +282,8 @@ def test_argument_errors_vs_torch(name):
                                   "dropout1d", "dropout2d", "alpha_dropout",
                                   "feature_alpha_dropout", "max_pool1d", "avg_pool1d",
                                   "adaptive_avg_pool1d", "adaptive_max_pool1d",
-                                  "cosine_similarity", "pairwise_distance", "huber_loss"])
+                                  "cosine_similarity", "pairwise_distance", "huber_loss",
+                                  "bilinear", "scaled_dot_product_attention"])
 def test_torch_namespace_aliases(name):
     """The names torch.* has too (torch.prelu, torch.max_pool1d, ...); nn.functional ones
     that torch.* lacks are not added there."""

@@ -486,7 +486,8 @@ def test_outputs_are_contiguous_where_pytorchs_are(op, dtype):
 # the gradient of a column-major matrix operand of mm/addmm comes back column-major in
 # PyTorch (so linear's weight gradient, through TBackward0, is row-major); graphgrad's mm
 # rules do not see their operands' layout (docs/differences.md)
-_GRAD_LAYOUT_DIFFERENCES = {"nn.functional.linear", "matmul"}
+_GRAD_LAYOUT_DIFFERENCES = {"nn.functional.linear", "matmul",
+                            "nn.functional.scaled_dot_product_attention"}
 
 
 @pytest.mark.parametrize("op,dtype", [c for c in CASES if c.values[0].grad])

@@ -244,9 +244,54 @@ def _mrl_samples(rng):
             Sample((A(randn(rng, 5)), A(randn(rng, 5)), t), {"reduction": "sum"})]
 
 
+# ---------------------------------------------------------------- attention
+def _sdpa_samples(rng):
+    causal_ok = np.ones((3, 5), bool)
+    causal_ok[1, 2:] = False
+    dead = np.ones((3, 5), bool)
+    dead[2] = False
+    return [
+        Sample((A(randn(rng, 2, 3, 4)), A(randn(rng, 2, 5, 4)), A(randn(rng, 2, 5, 6)))),
+        Sample((A(randn(rng, 3, 4)), A(randn(rng, 5, 4)), A(randn(rng, 5, 2))), name="2-d"),
+        Sample((A(randn(rng, 1, 2, 3, 4)), A(randn(rng, 1, 2, 5, 4)), A(randn(rng, 1, 2, 5, 3))),
+               {"attn_mask": I(causal_ok)}, name="bool mask"),
+        Sample((A(randn(rng, 2, 3, 4)), A(randn(rng, 2, 5, 4)), A(randn(rng, 2, 5, 3))),
+               {"attn_mask": A(randn(rng, 3, 5)), "scale": 0.3}, name="float mask, scale"),
+        Sample((A(randn(rng, 2, 4, 4)), A(randn(rng, 2, 4, 4)), A(randn(rng, 2, 4, 3))),
+               {"is_causal": True}, name="causal"),
+        Sample((A(randn(rng, 2, 3, 4)), A(randn(rng, 2, 5, 4)), A(randn(rng, 2, 5, 3))),
+               {"attn_mask": I(dead)}, name="fully masked row"),
+    ]
+
+
+def _bilinear_samples(rng):
+    return [
+        Sample((A(randn(rng, 3, 4)), A(randn(rng, 3, 5)), A(randn(rng, 2, 4, 5)))),
+        Sample((A(randn(rng, 3, 4)), A(randn(rng, 3, 5)), A(randn(rng, 2, 4, 5)),
+                A(randn(rng, 2))), name="bias"),
+        Sample((A(randn(rng, 2, 3, 4)), A(randn(rng, 2, 3, 2)), A(randn(rng, 3, 4, 2)),
+                A(randn(rng, 3))), name="3-d"),
+        Sample((A(randn(rng, 4)), A(randn(rng, 2)), A(randn(rng, 3, 4, 2))), name="1-d"),
+    ]
+
+
+def _unfold_samples(rng):
+    return [Sample((A(randn(rng, 2, 3, 5, 4)), 2)),
+            Sample((A(randn(rng, 3, 5, 6)), (2, 3)), {"dilation": (1, 2), "padding": 1,
+                                                      "stride": 2}, name="unbatched")]
+
+
+def _fold_samples(rng):
+    return [Sample((A(randn(rng, 2, 12, 12)), (4, 5), 2)),
+            Sample((A(randn(rng, 18, 6)), (5, 6), (2, 3)),
+                   {"dilation": (1, 2), "padding": 1, "stride": 2}, name="unbatched")]
+
+
 OPS = [
     _nn("conv_transpose1d", _conv_transpose1d_samples, rtol=1e-4, atol=2e-5),
     _nn("conv_transpose2d", _conv_transpose2d_samples, rtol=1e-4, atol=2e-5),
+    _nn("unfold", _unfold_samples),
+    _nn("fold", _fold_samples),
     _nn("batch_norm", _batch_norm_samples),
     _nn("instance_norm", _instance_norm_samples),
     _nn("group_norm", _group_norm_samples),
@@ -281,5 +326,7 @@ OPS = [
     _nn("pairwise_distance", _pdist_samples),
     _nn("cosine_embedding_loss", _cel_samples),
     _nn("margin_ranking_loss", _mrl_samples),
+    _nn("scaled_dot_product_attention", _sdpa_samples),
+    _nn("bilinear", _bilinear_samples),
     _nn("alpha_dropout", lambda rng: [Sample((A(randn(rng, 3, 4)),), name="eval (default)")]),
 ]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import graphgrad
-from tests.conftest import run_both, torch
+from tests.conftest import run_both
 from tests.nn.module_test_helpers import fixed, norm_repr
 
 

@@ -3,7 +3,6 @@ clip_grads_with_norm_, parameters_to_vector, vector_to_parameters."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import pytest
 

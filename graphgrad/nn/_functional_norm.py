@@ -44,7 +44,11 @@ def _per_channel(s, nd):
 # ====================================================================== batch_norm
 def _bn_kernel(x, w, b, rm, rv, training, eps):
     half = x.dtype if x.dtype.itemsize == 2 and x.dtype.kind in "fV" else None
-    if half is not None:   # (in float32; the statistics are stored in the half type)
+    # (in float32; the statistics are stored in the half type, unless the parameters and
+    # statistics are float32: PyTorch's mixed-type kernel keeps them in float32)
+    mixed = half is not None and any(t is not None and t.dtype == np.float32
+                                     for t in (w, b, rm, rv))
+    if half is not None:
         f = np.float32
         x = x.astype(f)
         w, b, rm, rv = (None if t is None else t.astype(f) for t in (w, b, rm, rv))
@@ -59,7 +63,7 @@ def _bn_kernel(x, w, b, rm, rv, training, eps):
         mean = rm.astype(x.dtype, copy=False)
         var = rv.astype(x.dtype, copy=False)
     invstd = 1.0 / np.sqrt(var + eps)
-    if half is not None and training:
+    if half is not None and training and not mixed:
         mean, invstd = (v.astype(half).astype(np.float32) for v in (mean, invstd))
     # x * alpha + beta per channel, as PyTorch's CPU kernel applies it
     alpha = invstd if w is None else invstd * w
@@ -67,7 +71,8 @@ def _bn_kernel(x, w, b, rm, rv, training, eps):
     out = x * alpha.reshape(shape)
     out += beta.reshape(shape)
     if half is not None:
-        return out.astype(half), mean.astype(half), invstd.astype(half), var
+        sd = np.float32 if mixed else half
+        return out.astype(half), mean.astype(sd), invstd.astype(sd), var
     return out, mean, invstd, var
 
 
@@ -276,9 +281,20 @@ def _gn_input_vjp(grad, input, weight, result1, result2, group, eps):
     return F.reshape(dx, F.shape(grad))
 
 
-def _gn_weight_vjp(grad, input, result1, result2, group, eps):
+def _as_param(grad, p):
+    """A half-precision gradient taken to a float32 parameter's dtype first (PyTorch's
+    mixed-type kernels reduce it in float32)."""
+    pd = p.dtype if not isinstance(p, Tensor) else p._data.dtype
+    gd = grad.dtype if not isinstance(grad, Tensor) else grad._data.dtype
+    return grad if gd == pd else F.cast(grad, pd)
+
+
+def _gn_weight_vjp(grad, input, weight, result1, result2, group, eps):
+    grad = _as_param(grad, weight)
     nd = F.ndim(input)
     xhat = F.reshape(_gn_stats(input, result1, result2, group, eps)[0], F.shape(input))
+    if F.shape(xhat) and not isinstance(xhat, Tensor) and xhat.dtype != grad.dtype:
+        xhat = xhat.astype(grad.dtype)
     return _per_channel(_sumk(grad * xhat, _bn_axes(nd)), nd)
 
 
@@ -302,8 +318,8 @@ GROUP_NORM = defop(
     "NativeGroupNormBackward0", n_outputs=3, nondiff_outputs=(1, 2),
     input=_gn_input_vjp,
     weight=_gn_weight_vjp,
-    bias=lambda grad, input_sym_sizes: _per_channel(
-        _sumk(grad, _bn_axes(len(input_sym_sizes))), len(input_sym_sizes)),
+    bias=lambda grad, bias, input_sym_sizes: _per_channel(
+        _sumk(_as_param(grad, bias), _bn_axes(len(input_sym_sizes))), len(input_sym_sizes)),
     jvp=_gn_jvp, batched_jvp=True)
 
 
@@ -329,8 +345,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape "
                                f"{list(t._data.shape)} and input of shape {list(shape)}")
+    half = input._data.dtype.itemsize == 2 and input._data.dtype.kind in "fV"
     for t in (weight, bias):
-        if t is not None and t._data.dtype != input._data.dtype:
+        # (float32 parameters of a float16/bfloat16 input are fine: PyTorch's mixed type)
+        if t is not None and t._data.dtype != input._data.dtype and \
+                not (half and t._data.dtype == np.float32):
             raise RuntimeError(f"expected scalar type {_type_name(input)} but found "
                                f"{_type_name(t)} [group_norm: weight and bias must have the "
                                "input's dtype]")

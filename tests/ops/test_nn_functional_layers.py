@@ -301,3 +301,38 @@ def test_torch_batch_norm_argument_order():
                 lib.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
                 lib.group_norm(x, 3, w, b, 1e-5, False)]
     run_both(prog)
+
+
+@pytest.mark.parametrize("param_dtype", ["float16", "float32"])
+def test_batch_norm_half_input_with_half_or_float32_parameters_vs_torch(param_dtype):
+    """A float16 input with float16 parameters (statistics stored in float16) or with float32
+    ones (PyTorch's mixed-type kernel: statistics in float32): PyTorch's values and grads."""
+    def prog(lib):
+        dt = getattr(lib, param_dtype)
+        x = _t(lib, 4, 3, 2).half().requires_grad_()
+        w = lib.ones(3, dtype=dt).requires_grad_()
+        b = lib.zeros(3, dtype=dt).requires_grad_()
+        rm, rv = lib.zeros(3, dtype=dt), lib.ones(3, dtype=dt)
+        y = lib.nn.functional.batch_norm(x, rm, rv, w, b, True)
+        gx, gw = lib.autograd.grad((y.float() * _t(lib, 4, 3, 2, seed=3)).sum(), (x, w))
+        return [y, rm, rv, gx, gw]
+    run_both(prog)
+
+
+def test_group_norm_half_input_with_float32_parameters_vs_torch():
+    """PyTorch's mixed type: float32 parameters of a float16 input; values as PyTorch's, the
+    gradients (float32 weight gradient, float16 input gradient) within float16 rounding
+    (PyTorch keeps the statistics in float32 in its mixed-type backward)."""
+    res = {}
+    for lib in (gg, torch):
+        x = _t(lib, 2, 4, 3).half().requires_grad_()
+        w = lib.ones(4).requires_grad_()
+        y = lib.nn.functional.group_norm(x, 2, w, lib.zeros(4))
+        gx, gw = lib.autograd.grad((y.float() * _t(lib, 2, 4, 3, seed=3)).sum(), (x, w))
+        res[lib.__name__] = (y, gx, gw)
+    (y, gx, gw), (ty, tgx, tgw) = res["graphgrad"], res["torch"]
+    assert (y.dtype.__repr__().endswith("float16"), gw.dtype.__repr__().endswith("float32")) \
+        == (True, True)
+    np.testing.assert_array_equal(y.detach().float().numpy(), ty.detach().float().numpy())
+    np.testing.assert_allclose(gw.numpy(), tgw.numpy(), rtol=2e-3)
+    np.testing.assert_allclose(gx.float().numpy(), tgx.float().numpy(), atol=4e-3)

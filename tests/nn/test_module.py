@@ -708,3 +708,76 @@ def test_call_super_init_cooperative_inheritance():
         m = M(tag="x")
         return m.tag, m.training
     run_both(program)
+
+
+@pytest.mark.parametrize("dst", ["float64", "DoubleTensor", "torch.DoubleTensor",
+                                 "torch.HalfTensor", "torch.Blah", "Blah",
+                                 "torch.cuda.FloatTensor"])
+def test_module_type(dst):
+    def program(lib):
+        m = build_modules(lib).MLP()
+        w = m.fc1.weight
+        if dst in ("float64", "DoubleTensor"):
+            arg = getattr(lib, dst)
+        else:
+            arg = dst
+        r = m.type(arg)
+        return r is m, m.fc1.weight is w, [t.dtype for t in m.state_dict().values()]
+    run_both(program)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_registration_sequences(seed):
+    # a random sequence of registrations, reassignments, deletions and sharing on a small
+    # module tree; after each step both libraries must list the same names everywhere
+    import random
+
+    def program(lib):
+        rng = random.Random(seed)
+        nn = lib.nn
+        mods = [nn.Module()]
+        trace = []
+        for step in range(30):
+            m = rng.choice(mods)
+            name = rng.choice("abcdef")
+            op = rng.randrange(9)
+            try:
+                if op == 0:
+                    setattr(m, name, nn.Parameter(lib.full((2,), float(step))))
+                elif op == 1:
+                    m.register_buffer(name, lib.full((1,), float(step)),
+                                      persistent=rng.random() < 0.6)
+                elif op == 2:
+                    sub = nn.Module()
+                    setattr(m, name, sub)
+                    mods.append(sub)
+                elif op == 3:
+                    setattr(m, name, None)
+                elif op == 4:
+                    delattr(m, name)
+                elif op == 5:                       # share another module's child/param
+                    other = rng.choice(mods)
+                    if other is not m and other not in list(m.modules()) and \
+                            m not in list(other.modules()):
+                        setattr(m, name, other)
+                elif op == 6:
+                    ps = list(rng.choice(mods).parameters())
+                    if ps:
+                        setattr(m, name, rng.choice(ps))
+                elif op == 7:
+                    setattr(m, name, lib.zeros(1))  # a plain tensor (or into a buffer slot)
+                else:
+                    setattr(m, name, nn.Buffer(lib.ones(1), persistent=rng.random() < 0.5))
+                outcome = "ok"
+            except Exception as e:  # noqa: BLE001
+                outcome = type(e).__name__
+            root = mods[0]
+            trace.append((op, name, outcome,
+                          [n for n, _ in root.named_parameters()],
+                          [n for n, _ in root.named_parameters(remove_duplicate=False)],
+                          [n for n, _ in root.named_buffers()],
+                          [n for n, _ in root.named_modules()],
+                          [n for n, _ in root.named_modules(remove_duplicate=False)],
+                          list(root.state_dict().keys())))
+        return trace
+    run_both(program)

@@ -951,3 +951,86 @@ def test_full_backward_hook_same_tensor_twice_and_non_leaf_views():
         y.sum().backward()
         return log, x.grad, y.grad_fn
     run_both(program)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_trees_with_random_hooks(seed):
+    # random nesting of small modules (some used twice, some with two inputs), random hooks
+    # of every kind at random places (some rescale gradients): same calls, same grads
+    import random
+
+    def program(lib):
+        rng = random.Random(seed)
+        ns = build_modules(lib)
+        nn = lib.nn
+
+        class Pair(nn.Module):
+            """Two inputs: forward(x, y) with a non-tensor scale in between."""
+
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x, scale=2.0, y=None):
+                h = self.inner(x) * scale
+                return h + (y if y is not None else 0)
+
+        class Twice(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                return self.inner(self.inner(x).tanh())
+
+        def build(depth):
+            r = rng.random()
+            if depth == 0 or r < 0.3:
+                return ns.Linear(3, 3, seed=rng.randrange(100)) if rng.random() < 0.7 \
+                    else ns.ReLU()
+            if r < 0.6:
+                return nn.Sequential(*[build(depth - 1) for _ in range(rng.randrange(1, 4))])
+            if r < 0.8:
+                return Pair(build(depth - 1))
+            return Twice(build(depth - 1))
+
+        class Root(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = build(3)
+                self.pair = Pair(build(1))
+
+            def forward(self, x):
+                h = self.body(x)
+                return self.pair(h, 0.5, x)
+
+        model = Root()
+        log = []
+        for name, mod in model.named_modules():
+            for _ in range(rng.randrange(3)):
+                kind = rng.choice(["fpre", "fwd", "bpre", "bwd"])
+                pre = rng.random() < 0.3
+                tag = (name, kind, len(log))
+                if kind == "fpre":
+                    mod.register_forward_pre_hook(
+                        lambda m, a, t=tag: log.append((t, tup(a))), prepend=pre)
+                elif kind == "fwd":
+                    mod.register_forward_hook(
+                        lambda m, a, o, t=tag: log.append((t, desc(o))), prepend=pre)
+                elif kind == "bpre":
+                    scale = rng.choice([None, 0.5])
+                    mod.register_full_backward_pre_hook(
+                        lambda m, go, t=tag, s=scale: log.append((t, tup(go))) or (
+                            None if s is None else tuple(
+                                None if g is None else g * s for g in go)), prepend=pre)
+                else:
+                    scale = rng.choice([None, 3.0])
+                    mod.register_full_backward_hook(
+                        lambda m, gi, go, t=tag, s=scale: log.append((t, tup(gi), tup(go))) or (
+                            None if s is None else tuple(
+                                None if g is None else g * s for g in gi)), prepend=pre)
+        x = fixed(lib, 2, 3).requires_grad_()
+        y = model(x)
+        y.pow(2).sum().backward()
+        return log, y, x.grad, [p.grad for p in model.parameters()]
+    run_both(program)

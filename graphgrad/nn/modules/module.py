@@ -431,6 +431,19 @@ class Module:
         return self._apply(lambda t: t.cpu())
 
     def type(self, dst_type):
+        """Cast all parameters and buffers to ``dst_type`` (a dtype, a legacy type such as
+        ``DoubleTensor``, or its name ``'torch.DoubleTensor'``)."""
+        if isinstance(dst_type, str):
+            from ... import _dtype
+            name = dst_type.rsplit(".", 1)[-1]
+            if ".cuda." in dst_type:
+                raise RuntimeError(f"type '{dst_type}' needs CUDA; graphgrad runs on the CPU "
+                                   "only (use e.g. 'torch.FloatTensor')")
+            legacy = {c.__name__: c for c in _dtype.LEGACY_TYPES}.get(name)
+            if legacy is None or dst_type.count(".") > 1:
+                raise ValueError(f"invalid type: '{dst_type}' (use e.g. 'torch.DoubleTensor' "
+                                 "or a dtype)")
+            dst_type = legacy.dtype
         return self._apply(lambda t: t.type(dst_type))
 
     def float(self):

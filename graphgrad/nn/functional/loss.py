@@ -300,7 +300,10 @@ def _check_nll_args(fname, input, target, weight):
     _check_target_dtype(target)
     ishape, tshape = input._data.shape, target._data.shape
     if nd == 1:
-        if tshape != ():
+        if len(tshape) == 1 and tshape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{tshape[0]}")
+        if tshape not in ((), (1,)):
             raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
                                f"(input of shape {list(ishape)} needs a 0-d target, got "
                                f"{list(tshape)})")

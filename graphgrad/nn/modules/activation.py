@@ -5,6 +5,7 @@ import warnings
 
 import graphgrad as _gg
 from .. import functional as F
+from ..functional.softmax import _softmax_dim
 from .. import init
 from ..parameter import Parameter
 from .linear import Linear
@@ -314,7 +315,7 @@ class Softmin(_SoftmaxLike):
     def forward(self, input):
         dim = self.dim
         if dim is None:
-            dim = F._softmax_dim("softmin", input.dim(), stacklevel=4)
+            dim = _softmax_dim("softmin", input.dim(), stacklevel=4)
         return (-input).softmax(dim)
 
 

@@ -40,6 +40,7 @@ from . import optim  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled
+from ._tensor.printing import set_printoptions as _set
 
 __version__ = "0.1.0"
 
@@ -83,8 +84,8 @@ def _mT(self):
 
 
 _tensor_property("mT", _mT)
-_tensor_property("real", lambda self: _PUBLIC["real"](self))
-_tensor_property("imag", lambda self: _PUBLIC["imag"](self) if "imag" in _PUBLIC else None)
+_tensor_property("real", _api.pointwise.real)
+_tensor_property("imag", _api.pointwise_unary.imag)
 _tensor_property("H", lambda self: self.t().conj())
 _tensor_property("mH", lambda self: _mT(self).conj())
 
@@ -110,7 +111,6 @@ def result_type(tensor1, tensor2):
 
 
 def set_printoptions(*args, **kwargs):
-    from ._tensor.printing import set_printoptions as _set
     _set(*args, **kwargs)
 
 

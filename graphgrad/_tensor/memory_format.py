@@ -7,6 +7,7 @@ graphgrad tensors are NumPy arrays: ``contiguous_format`` (row-major) and
 channel dim varies fastest); the ``*_like`` creators give row-major tensors.
 """
 from __future__ import annotations
+from .tensor import Tensor
 
 __all__ = ["memory_format", "contiguous_format", "preserve_format", "channels_last",
            "channels_last_3d", "is_inference"]
@@ -58,7 +59,6 @@ def apply(op, t, fmt, copy):
 
 def is_inference(input):
     """True if ``input`` was made in inference mode (an inference tensor)."""
-    from .tensor import Tensor
     if not isinstance(input, Tensor):
         raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, "
                         f"not {type(input).__name__}")

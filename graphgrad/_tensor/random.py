@@ -11,6 +11,8 @@ an mt19937 with its own transforms); see docs/differences.md.
 from __future__ import annotations
 
 import numpy as np
+from .tensor import device as _device
+from .tensor import Tensor
 
 _MASK64 = (1 << 64) - 1
 _STATE_BYTES = 8 + 16 + 16 + 1 + 4
@@ -24,7 +26,6 @@ class Generator:
     """A source of random numbers with its own state (PyTorch's ``torch.Generator``)."""
 
     def __init__(self, device="cpu"):
-        from .tensor import device as _device
         self._device = _device(device)
         if self._device.type != "cpu":
             raise RuntimeError(f"Cannot get a {self._device.type.upper()} generator: graphgrad "
@@ -62,7 +63,6 @@ class Generator:
         """The state as a uint8 tensor (it round-trips through ``set_state``; its bytes are
         not PyTorch's mt19937 state): the seed, PCG64's 128-bit state and increment and its
         buffered 32-bit half, little-endian."""
-        from .tensor import Tensor
         st = self._np.bit_generator.state
         blob = (self._seed.to_bytes(8, "little") +
                 st["state"]["state"].to_bytes(16, "little") +
@@ -71,7 +71,6 @@ class Generator:
         return Tensor._wrap(np.frombuffer(blob, np.uint8).copy())
 
     def set_state(self, new_state):
-        from .tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
             raise TypeError("expected a torch.ByteTensor (a uint8 tensor from get_state()), "
                             f"but got {type(new_state).__name__}"

@@ -18,6 +18,7 @@ import numpy as np
 from .._core import dtypes as _dtype
 from .._core.state import HOT, tls
 from .._core.version import INFERENCE, VersionCounter, bump_for_detach, user_version
+from .._core.hooks import add_hook
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -500,7 +501,6 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_pre_hook(self._output_nr, hook)
-        from .._core.hooks import add_hook
         HOT.hooks = True  # (the engine then keeps PyTorch's exact AccumulateGrad timing)
         return add_hook(self, "_hooks", hook)
 
@@ -512,7 +512,6 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient")
-        from .._core.hooks import add_hook
         HOT.hooks = True  # (the engine then keeps PyTorch's exact AccumulateGrad timing)
         return add_hook(self, "_post_acc_hooks", hook)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 
 from .grad_mode import _DecoratorContextManager
+from .._tensor.tensor import Tensor
+from .._core.version import INFERENCE
 
 __all__ = ["set_multithreading_enabled", "is_multithreading_enabled", "increment_version",
            "SavedTensor"]
@@ -46,8 +48,6 @@ def increment_version(tensor):
     """Bump the version counter of ``tensor`` (or of each tensor of an iterable), as an
     in-place op would: saved copies of it then fail the backward version check.
     Inference tensors have no version counter and are skipped."""
-    from .._tensor.tensor import Tensor
-    from .._core.version import INFERENCE
     tensors = (tensor,) if isinstance(tensor, Tensor) else tuple(tensor)
     for t in tensors:
         if not isinstance(t, Tensor):

@@ -13,6 +13,7 @@ forward pays nothing):
 from __future__ import annotations
 
 import math
+from .saved import _FREED_MSG
 
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1", "dim2", "dims"))
 # nodes whose dims count in the forward *output* (one dim more than the input)
@@ -128,7 +129,6 @@ _TENSOR_ATTRS = {"IndexBackward0": ("indices",), "IndexPutBackward0": ("indices"
 def free_tensor_attributes(op, attrs, freed):
     """Wrap the generated ``_step``/``_apply``/``release_variables`` in ``attrs`` of
     ``op``'s node class so that its tensor-like attributes are freed with the graph."""
-    from .saved import _FREED_MSG
     names = _TENSOR_ATTRS.get(op.node_name, ())
     slots = tuple(f"_s{op.save_names.index(n)}" for n in names if n in op.save_names)
     if not slots:

@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .._core.state import tls
+from .._tensor.tensor import Tensor
 
 
 class saved_tensors_hooks:
@@ -147,7 +148,6 @@ class _AllowMutationOnSavedContext:
         tids = self.sid_to_tid.get(id(_root(target)))
         if not tids:
             return
-        from .._tensor.tensor import Tensor
         for tid in tuple(tids):
             handle = self.tid_to_weakhandle.get(tid)
             if handle is None:  # the graph that saved it is gone

@@ -30,6 +30,7 @@ import numpy as np
 
 from .._core.state import tls
 from .grad_mode import _DecoratorContextManager
+from .engine.loop import _run
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
@@ -124,7 +125,6 @@ def record_traceback(node):
 
 
 def _engine_loop_code():
-    from .engine.loop import _run
     return _run.__code__
 
 

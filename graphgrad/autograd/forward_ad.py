@@ -22,11 +22,15 @@ broadcasting covers them.
 from __future__ import annotations
 
 import itertools
-from collections import Counter, namedtuple
 
-import numpy as np
-
+from collections import namedtuple
 from .._core.state import tls
+from .._tensor.tensor import Tensor
+from .._core.version import INFERENCE
+from ..ops.dispatch import dispatch
+from ..ops.api.shape import ALIAS, VIEW
+from ..ops.forward_mode import _fallback_calls, tangent_of  # noqa: F401 (the counter of
+# batched JVPs that took the per-entry fallback, read by the tests)
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "enter_dual_level", "exit_dual_level",
            "UnpackedDualTensor"]
@@ -116,7 +120,6 @@ def _current(level):
 
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` that carries ``tangent`` as its forward gradient."""
-    from .._tensor.tensor import Tensor
     lvl = _current(level)
     if lvl is None:
         raise RuntimeError(
@@ -150,10 +153,8 @@ def make_dual(tensor, tangent, *, level=None):
         # PyTorch sets no forward grad in inference mode: the result is a view of a normal
         # tensor, and a plain alias of an inference tensor's memory (no views are tracked on
         # those), without a tangent; in-place ops on it still change ``tensor``
-        from .._core.version import INFERENCE
         if tensor._vc is INFERENCE:
-            from .._tensor.tensor import Tensor as _T
-            return _T._wrap(tensor._data)
+            return Tensor._wrap(tensor._data)
         return _alias_no_fw(tensor, view=True)
     out = _alias_no_fw(tensor, view=True)  # PyTorch's _make_dual: a view (ViewBackward0)
     out._fw = (lvl, tangent)
@@ -161,8 +162,6 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def _alias_no_fw(tensor, view=False):
-    from ..ops.dispatch import dispatch
-    from ..ops.api.shape import ALIAS, VIEW
     saved = tls.fw_level
     tls.fw_level = None
     tls.refresh()
@@ -183,317 +182,3 @@ def unpack_dual(tensor, *, level=None):
     # (the primal is always a view that never takes a tangent, as PyTorch's _fw_primal: a
     # view of it must not see one its base gets later)
     return UnpackedDualTensor(_alias_no_fw(tensor), tangent_of(tensor, lvl))
-
-
-def tangent_of(x, lvl):
-    fw = getattr(x, "_fw", None)
-    if fw is not None and fw[0] is lvl:
-        return fw[1]
-    if getattr(x, "_base", None) is not None:
-        return _view_tangent(x, lvl)
-    return None
-
-
-def _view_tangent(view, lvl):
-    """A view without a tangent of its own has the matching view of its base's, as in
-    PyTorch (whose views read their base's forward gradient lazily): a view taken before
-    its base got a tangent through an in-place op (``w = c.permute(0); c[0] = dual``)
-    sees it. None when the base has none (or the view cannot be replayed here)."""
-    from .._tensor.tensor import Tensor
-    from ..ops.dispatch import replay_view
-    if lvl is None or lvl.batch is not None or getattr(view, "_fw_nondiff", False):
-        return None
-    fw = view._base._fw
-    if fw is None or fw[0] is not lvl:
-        return None
-    bt = fw[1]
-    try:
-        if bt._requires_grad:
-            t = replay_view(view._view_fn, bt)
-        else:
-            t = Tensor._wrap(replay_view(view._view_fn, bt._data))
-    except Exception:  # (a chain that does not apply to the tangent: no tangent, as before)
-        return None
-    if t._data.shape != view._data.shape:
-        return None
-    return t
-
-
-def _zeros_like(x):
-    from .._tensor.tensor import Tensor
-    return Tensor._wrap(np.zeros_like(x._data))
-
-
-def _env(op, args, outs):
-    """Values a rule may ask for, by name."""
-    from .._tensor.tensor import Tensor
-    env = {}
-    for i, p in enumerate(op.params):
-        env[p] = args[i] if i < len(args) else None
-        a = env[p]
-        if i < len(op.tensor_params):
-            env[p + "_sym_sizes"] = tuple(a._data.shape) if isinstance(a, Tensor) else ()
-    env["result"] = outs[0]
-    for k in range(1, len(outs)):
-        env[f"result{k}"] = outs[k]
-    return env
-
-
-def push_tangents(op, args, outs):
-    """Compute the outputs' tangents with the op's JVP rule (called by the dispatcher)."""
-    from .._tensor.tensor import Tensor
-    lvl = tls.fw_level
-    nt = len(op.tensor_params)
-    tangents = [tangent_of(args[i], lvl) if isinstance(args[i], Tensor) else None
-                for i in range(nt)]
-    if all(t is None for t in tangents):
-        return
-    if not op.differentiable:
-        return
-    if op.jvp is None:
-        raise NotImplementedError(f"Trying to use forward AD with {op.name} that does not "
-                                  "support it because it has no JVP rule yet.")
-    tls.fw_level = None
-    tls.refresh()
-    try:
-        if lvl.batch is None:
-            res = _jvp(op, args, outs, tangents)
-        else:
-            res = _jvp_batched(op, args, outs, tangents, lvl.batch)
-    finally:
-        tls.fw_level = lvl
-        tls.refresh()
-    if res is None:
-        return
-    results = res if isinstance(res, (tuple, list)) else (res,)
-    for o, r in zip(outs, results):
-        if r is None or o._data.dtype.kind not in "fcV":
-            continue
-        r = _fit(r, o, lvl.batch, op)
-        if not op.is_view:
-            r = _unaliased(r, o, args, tangents)
-        o._fw = (lvl, r)
-        _share_with_saved_output(o)
-
-
-def _unaliased(r, o, args, tangents):
-    """A JVP may hand back (a view of) an input's tangent, e.g. cumprod over a size-1 dim;
-    unless the output aliases that input too, the tangent is copied, so that an in-place
-    change of the output's tangent does not change the input's."""
-    rd = r._data
-    for a, t in zip(args, tangents):
-        if t is not None and np.may_share_memory(rd, t._data) and not (
-                a is not None and np.may_share_memory(o._data, a._data)):
-            return r.clone() if r._requires_grad else r.__class__._wrap(rd.copy())
-    return r
-
-
-def _jvp(op, args, outs, tangents):
-    """The op's JVP rule evaluated on ``tangents`` (None: the input has no tangent)."""
-    from .._tensor.tensor import Tensor
-    from ..ops import formulas as F
-    from ..ops.dispatch import dispatch
-    from ..ops.registry import ELEMENTWISE, LINEAR
-    if op.jvp is LINEAR:
-        targs = list(args)
-        for i in range(len(op.tensor_params)):
-            a = args[i]
-            if tangents[i] is not None:
-                targs[i] = tangents[i]
-            elif isinstance(a, Tensor):
-                targs[i] = _zeros_like(a)
-            elif a is not None:
-                targs[i] = 0
-        return dispatch(op, *targs)
-    if op.jvp is ELEMENTWISE:
-        fn, pnames = op.vjps[0]
-        t = tangents[op.diff_pos[0]]
-        if t is None:
-            return None
-        env = _env(op, args, outs)
-        env["grad"] = F.conj(t)
-        return F.conj(fn(*[env[p] for p in pnames]))
-    return _call_rule(op.jvp, op.jvp_params, op, args, outs, tangents)
-
-
-def _call_rule(rule, params, op, args, outs, tangents):
-    from .._tensor.tensor import Tensor
-    env = _env(op, args, outs)
-    for i, p in enumerate(op.tensor_params):
-        t = tangents[i]
-        if t is None:
-            a = args[i]
-            if isinstance(a, Tensor):
-                t = _zeros_like(a)
-                t._absent_tangent = True  # (formulas.absent: terms with it are skipped)
-            else:
-                t = 0.0
-        env[p + "_t"] = t
-    return rule(*[env[p] for p in params])
-
-
-def _fit(r, o, batch, op):
-    """A rule's result as the tangent of output ``o``: a Tensor of o's shape (with the
-    level's batch dim in front) and dtype."""
-    from .._tensor.tensor import Tensor
-    if not isinstance(r, Tensor):
-        r = Tensor._wrap(np.asarray(r))
-    shape = o._data.shape if batch is None else (batch,) + o._data.shape
-    if r._data.shape != shape:
-        if batch is None:
-            r = r.expand(shape) if r._data.ndim <= len(shape) else r
-        else:
-            try:
-                if r._data.ndim > len(shape):
-                    raise RuntimeError
-                r = r.expand(shape)
-            except RuntimeError:
-                raise RuntimeError(
-                    f"internal error: the batched JVP of {op.name} gave a tangent of shape "
-                    f"{list(r._data.shape)}; expected {list(shape)}") from None
-    if r._data.dtype != o._data.dtype:
-        r = r.to(o.dtype) if o._data.dtype.kind == "c" or r._data.dtype.kind != "c" else \
-            r.real.to(o.dtype)
-    return r
-
-
-# ---------------------------------------------------------------- batched tangents
-_fallback_calls = Counter()   # op name -> number of batched JVPs that took the fallback
-
-
-def _jvp_batched(op, args, outs, tangents, batch):
-    """The JVP for tangents with a leading batch dim (see ``batched_jvp`` in the registry)."""
-    from ..ops.registry import ELEMENTWISE, POINTWISE
-    kind = op.batched_jvp
-    if kind is None and op.jvp is ELEMENTWISE:
-        kind = True   # the VJPs take batched gradients, so the rule takes batched tangents
-    if kind is True:
-        return _jvp(op, args, outs, tangents)
-    if kind is POINTWISE:
-        nd = max(o._data.ndim for o in outs)
-        return _jvp(op, args, outs, [None if t is None else _pad(t, nd) for t in tangents])
-    if kind is None:
-        return _fallback(op.name, lambda tb: _jvp(op, args, outs, tb), outs, tangents, batch)
-    return _call_rule(kind, op.batched_jvp_params, op, args, outs, tangents)
-
-
-def _pad(t, nd):
-    """A batched tangent ``(B, *shape)`` as ``(B, 1, ..., 1, *shape)`` of rank ``1 + nd``."""
-    s = t._data.shape
-    if len(s) - 1 >= nd:
-        return t
-    return t.reshape(s[:1] + (1,) * (nd + 1 - len(s)) + s[1:])
-
-
-def _fallback(name, jvp_one, outs, tangents, batch):
-    """The unbatched JVP ``jvp_one(tangents)`` once per batch entry, results stacked."""
-    from .._tensor.tensor import Tensor
-    _fallback_calls[name] += 1
-    per = []
-    for b in range(batch):
-        res = jvp_one([None if t is None else _select(t, b) for t in tangents])
-        per.append(res if isinstance(res, (tuple, list)) else (res,))
-    out = []
-    for k, o in enumerate(outs):
-        rs = [p[k] if k < len(p) else None for p in per]
-        if not isinstance(o, Tensor) or o._data.dtype.kind not in "fcV" or (
-                rs and all(r is None for r in rs)):
-            out.append(None)
-            continue
-        out.append(_stack([_zeros_like(o) if r is None else _fit(r, o, None, None) for r in rs],
-                          o, batch))
-    return tuple(out)
-
-
-def _select(t, b):
-    from .._tensor.tensor import Tensor
-    if t._requires_grad:
-        return t[b]
-    return Tensor._wrap(t._data[b])
-
-
-def _stack(rs, o, batch):
-    from .._tensor.tensor import Tensor
-    if not rs:
-        return Tensor._wrap(np.zeros((batch,) + o._data.shape, o._data.dtype))
-    if any(r._requires_grad for r in rs):
-        from ..ops.api.copies import stack
-        return stack(rs, 0)
-    return Tensor._wrap(np.stack([r._data for r in rs]))
-
-
-def _share_with_saved_output(o):
-    """A node that saved its own output gets the output's tangent too, so that a backward
-    formula using ``result`` under forward AD (forward-over-reverse) sees it."""
-    from .saved import SavedVariable
-    node = o._grad_fn
-    saved = getattr(node, "_saved", None) if node is not None else None
-    if not saved:
-        return
-    for s in saved:
-        if s.__class__ is SavedVariable and s.tensor is None and s.data is o._data:
-            s.fw = o._fw
-
-
-def _overlaps(a):
-    from ..ops.inplace import _overlaps
-    return _overlaps(a)
-
-
-def push_tangents_inplace(op, self, full, old):
-    """Tangent of ``self`` after ``self.op_(*full[1:])`` (called by the dispatcher).
-
-    ``old`` is a Tensor holding self's value from before the update.  The JVP rule is
-    evaluated on ``(old, *args)``; the new tangent is written into self's existing tangent
-    in place when possible, so that the tangents of views of the same dual tensor (views
-    of its tangent) see the change, as in PyTorch.
-    """
-    from .._tensor.tensor import Tensor
-    lvl = tls.fw_level
-    tangent = tangent_of(self, lvl)
-    if old is None or (tangent is None and not any(
-            isinstance(a, Tensor) and tangent_of(a, lvl) is not None for a in full[1:])):
-        return
-    if tangent is not None:
-        old._fw = (lvl, tangent)
-    out = Tensor._wrap(self._data)
-    push_tangents(op, (old,) + tuple(full[1:]), (out,))
-    new = tangent_of(out, lvl)
-    if new is None:
-        return
-    if tangent is None and self._base is not None and _into_base_tangent(self, new, lvl):
-        return
-    if tangent is not None and not tangent._requires_grad and not new._requires_grad and \
-            tangent._data.flags.writeable and tangent._data.shape == new._data.shape and \
-            not _overlaps(tangent._data):
-        np.copyto(tangent._data, new._data, casting="unsafe")
-        return
-    if not new._data.flags.writeable or _overlaps(new._data):  # a broadcast: own the memory
-        new = Tensor._wrap(np.array(new._data)) if not new._requires_grad else new.clone()
-    self._fw = (lvl, new)
-
-
-def _into_base_tangent(view, new, lvl):
-    """A view without a tangent got one from an in-place op: as in PyTorch, its base gets a
-    tangent (zeros outside the view) and the view's tangent is the matching view of it.
-    False when that cannot be done here (the caller then gives the view its own tangent)."""
-    from .._tensor.tensor import Tensor
-    from ..ops.dispatch import replay_view
-    base = view._base
-    if new._requires_grad or lvl.batch is not None:
-        return False
-    bt = tangent_of(base, lvl)
-    if bt is None:
-        if base._data.dtype.kind not in "fcV":
-            return False
-        bt = Tensor._wrap(np.zeros_like(base._data))
-    elif bt._requires_grad or not bt._data.flags.writeable or _overlaps(bt._data):
-        return False
-    region = replay_view(view._view_fn, bt._data)
-    if region.shape != new._data.shape or not np.may_share_memory(region, bt._data):
-        return False
-    np.copyto(region, new._data, casting="unsafe")
-    base._fw = (lvl, bt)
-    t = Tensor._wrap(region)
-    view._fw = (lvl, t)
-    return True

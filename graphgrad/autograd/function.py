@@ -22,6 +22,17 @@ from .._core.state import tls
 from .graph import Node, _sequence_nr
 from .saved import SavedVariable
 from .._core.version import VersionCounter
+from .views import _edge
+from .._tensor.tensor import Tensor
+from ..ops.inplace import check_inplace
+from ..ops.api.inplace import make_copy_slices
+from ..ops.forward_mode import _fallback, tangent_of
+from .grad_mode import no_grad
+from .graph import grad_accumulator
+from .._core.hooks import RemovableHandle, _HookDict
+from .anomaly_mode import record_traceback
+from ..ops.node import _RawSaved
+from ..ops.api.copies import stack
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction", "NestedIOFunction"]
@@ -64,7 +75,6 @@ class FunctionCtx:
 class _HookMixin:
     @staticmethod
     def _register_hook(backward_hooks, hook):
-        from .._core.hooks import RemovableHandle, _HookDict
         if backward_hooks is None:
             backward_hooks = _HookDict()
         handle = RemovableHandle(backward_hooks)
@@ -93,7 +103,6 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
         self._seq = next(_sequence_nr)
         self._next_edges = ()
         if tls.anomaly:  # anomaly mode: every node records where it was created
-            from .anomaly_mode import record_traceback
             record_traceback(self)
 
     # -- seed 000's BackwardCFunction.apply: choose backward or vjp -----------------
@@ -128,7 +137,6 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
 
     @property
     def _raw_saved_tensors(self):
-        from ..ops.node import _RawSaved
         return tuple(None if s is None else _RawSaved(s, self, f"saved_tensors[{i}]")
                      for i, s in enumerate(self._saved_variables or ()))
 
@@ -139,7 +147,6 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
 
     # -- the engine's entry point ---------------------------------------------------
     def _apply(self, grads, mask, create_graph):
-        from .._tensor.tensor import Tensor
         batch = self._grads_batch(grads)
         if batch is not None:
             return self._apply_batched(grads, mask, create_graph, batch)
@@ -199,7 +206,6 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
         """Batched gradients: the user's backward sees one sample's gradients at a time, as
         under PyTorch's vmap (it may build zeros of the input's shape, or see materialized
         zeros for unused outputs), and the results are stacked."""
-        from .._tensor.tensor import Tensor
         meta = self._out_meta
         batched = [g is not None and i < len(meta) and meta[i] is not None and
                    len(g.shape) == len(meta[i][0]) + 1 for i, g in enumerate(grads)]
@@ -213,7 +219,6 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
             if some is None:
                 out.append(None)
             elif isinstance(some, Tensor):
-                from ..ops.api.copies import stack
                 out.append(stack([Tensor._wrap(np.zeros_like(some._data)) if r is None else r
                                   for r in rs], 0))
             else:
@@ -325,8 +330,6 @@ class NestedIOFunction(Function):
 # ====================================================================== apply
 def _function_apply(cls, args, new_style):
     """THPFunction_apply: run forward without grad, then wire the outputs into the graph."""
-    from .views import _edge
-    from .._tensor.tensor import Tensor
     ctx = cls._backward_cls()
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
     needs_input_grad = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
@@ -366,7 +369,6 @@ def _function_apply(cls, args, new_style):
 
 def _alias(t):
     """A new tensor sharing ``t``'s data and version counter (PyTorch's view_as(self))."""
-    from .._tensor.tensor import Tensor
     out = Tensor._wrap(t._data)
     vc = t._vc
     if vc is None:
@@ -384,8 +386,6 @@ def _alias(t):
 
 
 def _wrap_outputs(ctx, args, outs, is_executable):
-    from .._tensor.tensor import Tensor
-    from ..ops.inplace import check_inplace
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
     dirty = {id(t) for t in ctx.dirty_tensors}
     non_diff = {id(t) for t in ctx.non_differentiable}
@@ -443,7 +443,6 @@ def _wrap_outputs(ctx, args, outs, is_executable):
             elif o._base is None:
                 o._grad_fn, o._output_nr, o._requires_grad = None, 0, False
         elif is_dirty and o._base is not None:
-            from ..ops.api.inplace import make_copy_slices
             o._requires_grad = True
             make_copy_slices(o, _CopySlicesAdapter(ctx, i))
         else:
@@ -488,7 +487,6 @@ class _CopySlicesAdapter:
 
 
 def _save_variables(ctx, outs):
-    from .._tensor.tensor import Tensor
     to_save = ctx.to_save
     if not to_save:
         return
@@ -515,8 +513,6 @@ def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
     """PyTorch's _process_forward_mode_AD: run the user's jvp on the inputs' tangents and give
     the outputs theirs, checking that an in-place Function updated the tangent in place and
     that a view returned by forward gets a view of the matching tangent."""
-    from .._tensor.tensor import Tensor
-    from .forward_ad import tangent_of
     tangents = []
     given = []
     for a, t in zip(args, is_tensor):
@@ -537,7 +533,6 @@ def _forward_ad(cls, ctx, args, is_tensor, outs, lvl):
         else:
             # batched tangents (functional.jacobian's forward mode): a custom jvp sees one
             # tangent per input, so it runs once per batch entry (the batched fallback)
-            from .forward_ad import _fallback
 
             def one(tb):
                 return _checked_jvp(cls, ctx, args, [z if b is None else b
@@ -565,7 +560,6 @@ def _version(t):
 def _checked_jvp(cls, ctx, args, tangents, given, outs):
     """``ctx.apply_jvp(*tangents)`` as a tuple, one tangent per output, checked as PyTorch
     checks them (``given``: the tangents the inputs had, None where zeros stand in)."""
-    from .._tensor.tensor import Tensor
     versions = [None if g is None else _version(g) for g in given]
     res = ctx.apply_jvp(*tangents)
     if not isinstance(res, tuple):
@@ -643,8 +637,6 @@ def once_differentiable(fn):
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        from .._tensor.tensor import Tensor
-        from .grad_mode import no_grad
         with no_grad():
             outputs = fn(ctx, *args)
         if not tls.grad_enabled:
@@ -661,7 +653,6 @@ def once_differentiable(fn):
         # made to require grad (fresh leaves), not on the backward's inputs: a later
         # autograd.grad w.r.t. the original inputs finds them unused, and only a backward
         # that actually reaches this node raises.
-        from .graph import grad_accumulator
         edges = []
         for o in outs:
             if isinstance(o, Tensor):

@@ -37,6 +37,8 @@ import numpy as np
 
 from .._tensor import tensor as _T  # partially initialised when this module loads: use at call time
 from .._core.state import tls
+from . import grad as _grad
+from . import forward_ad as fwAD
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -164,7 +166,6 @@ def _check_requires_grad(inputs, input_type, strict):
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None,
                    is_grads_batched=False):
     """``autograd.grad`` over the outputs that require grad; all None when none does."""
-    from . import grad as _grad
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     new_outputs, new_grads = [], []
@@ -378,7 +379,6 @@ def _jacrev_batched(outputs, inputs, create_graph):
     basis = _standard_basis(outputs, numels)
     diff = [(o, g) for o, g in zip(outputs, basis) if o._requires_grad]
     if diff:
-        from . import grad as _grad
         grads = [_wrap(g) for _, g in diff]
         vj = _grad([o for o, _ in diff], inputs, grads, create_graph=create_graph,
                    allow_unused=True, is_grads_batched=True)
@@ -447,7 +447,6 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
     batch dim of size N on every input's tangent (``forward_ad._batched_dual_level``), so
     ``func`` runs once and each output's tangent, ``(N, *out_shape)``, holds its Jacobian
     columns.  Returns lists, as PyTorch does."""
-    from . import forward_ad as fwAD
     if strict:
         raise RuntimeError(
             'graphgrad.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '

@@ -171,7 +171,6 @@ class Node:
         hooks = self._tensor_pre_hooks
         if hooks is None:
             hooks = self._tensor_pre_hooks = {}
-        from .._core.hooks import RemovableHandle, _HookDict
         d = hooks.get(output_nr)
         if d is None:
             d = hooks[output_nr] = _HookDict()
@@ -187,8 +186,6 @@ class Node:
 
     def __call__(self, *grads):
         """Run this backward function directly on Tensors (PyTorch allows it)."""
-        from .._tensor.tensor import Tensor
-        from .._core.state import tls
         n = len(self._out_meta)
         if len(grads) != n:
             raise TypeError(f"expected {n} arguments, got {len(grads)} instead ({self.name()} "
@@ -220,7 +217,6 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next_edges = ()
         self._seq = _ACCUMULATE_SEQ
-        from .._core.state import tls
         if tls.anomaly:  # anomaly mode: every node records where it was created
             from .anomaly_mode import record_traceback
             record_traceback(self)
@@ -388,3 +384,6 @@ from ._saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensor
 
 
 from ._misc import increment_version  # noqa: E402,F401  (torch.autograd.graph.increment_version)
+from .._core.hooks import RemovableHandle, _HookDict
+from .._tensor.tensor import Tensor
+from .._core.state import tls

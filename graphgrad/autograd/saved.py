@@ -14,6 +14,9 @@ from __future__ import annotations
 from .._core.state import tls
 from .._core.version import INFERENCE, VersionCounter  # noqa: F401 (re-exported)
 from .._core.version import DETACHED_MSG, detach_bumps_after, user_version
+from .._core.dtypes import from_numpy_dtype
+from .._tensor.tensor import Tensor
+from .graph import grad_accumulator
 
 __all__ = ["VersionCounter", "SavedVariable", "INFERENCE"]
 
@@ -39,7 +42,6 @@ INFERENCE_SAVE_MSG = (
 
 
 def _describe(data):
-    from .._core.dtypes import from_numpy_dtype
     return f"[graphgrad.{from_numpy_dtype(data.dtype).name} {list(data.shape)}]"
 
 
@@ -74,7 +76,6 @@ class SavedVariable:
     def pack_with_hooks(self):
         """Hand the saved tensor to the innermost pack hook (saved_tensors_hooks)."""
         pack, unpack = tls.saved_hooks[-1]
-        from .._tensor.tensor import Tensor
         arg = self.tensor
         if arg is None:
             # our own output: hand the hook an alias that requires grad like the output but
@@ -88,7 +89,6 @@ class SavedVariable:
         self.tensor = None if self.tensor is None else _LeafRef(self.tensor)
 
     def _from_hook(self):
-        from .._tensor.tensor import Tensor
         t = self.unpack_hook(self.packed[0])
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -149,7 +149,6 @@ class SavedVariable:
 
     def unpack(self, node=None, name="?", detached_ok=False):
         """The saved Tensor, with its history (tensor-mode backward, ``_saved_*``)."""
-        from .._tensor.tensor import Tensor
         if self.data is None and self.packed is None:
             raise RuntimeError(_FREED_MSG)
         if self.packed is not None:  # (no version check through hooks, as in PyTorch)
@@ -218,7 +217,6 @@ class _LeafRef:
 
 
 def _alias_with_history(t, src, node=None, output_nr=0):
-    from .._tensor.tensor import Tensor
     out = Tensor._wrap(t._data)
     out._vc = t._vc
     out._requires_grad = True
@@ -230,7 +228,6 @@ def _alias_with_history(t, src, node=None, output_nr=0):
 
 def _leaf_alias(out, src):
     # a leaf whose data came back through an unpack hook: route gradient to the leaf
-    from .graph import grad_accumulator
     out._grad_fn = None
     out._acc = src._acc if src._acc is not None else None
     if out._acc is None:

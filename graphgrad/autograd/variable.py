@@ -5,23 +5,23 @@ for every Tensor (torchviz's ``make_dot(..., params=...)`` and other old code ch
 ``Variable(t, requires_grad=True)`` returns a new Tensor sharing ``t``'s data.
 """
 from __future__ import annotations
+from .._tensor.tensor import Tensor
+from .._tensor import creation as _creation
+from .engine import queue_callback
 
 __all__ = ["Variable"]
 
 
 class VariableMeta(type):
     def __instancecheck__(cls, other):
-        from .._tensor.tensor import Tensor
         return isinstance(other, Tensor)
 
     def __call__(cls, data=None, requires_grad=False, volatile=False):
-        from .._tensor.tensor import Tensor
         if volatile:
             import warnings
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
                           "instead.", UserWarning, stacklevel=2)
         if data is None:
-            from .._tensor import creation as _creation
             data = _creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
@@ -36,7 +36,6 @@ class _ExecutionEngine:
 
     @staticmethod
     def queue_callback(callback):
-        from .engine import queue_callback
         queue_callback(callback)
 
 

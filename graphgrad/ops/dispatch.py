@@ -21,7 +21,7 @@ from ..autograd.saved import SavedVariable
 from .._core.opmath import BFLOAT16, FLOAT16
 from .node import _META
 from ..autograd.views import _edge, _set_view
-from .forward_mode import _extra
+from .extras import _extra
 
 _seq = _graph._sequence_nr
 _wrap = Tensor._wrap
@@ -79,9 +79,6 @@ def _promote(op, args, datas, nt):
         if d.__class__ is _ndarray:
             if d.dtype != npd:
                 datas[i] = d.astype(npd)
-        elif d is not None and d.__class__ is not bool and rt.category < 2 and \
-                isinstance(d, (float, complex)):
-            pass
     # a Python scalar of a higher category than every tensor decides the dtype; make it a
     # 0-d array of that dtype so NumPy computes in the same precision PyTorch does
     for i in range(nt):

@@ -18,6 +18,8 @@ from .._tensor.tensor import Tensor
 from .dispatch import dispatch
 from .registry import OPS as _OP
 from .._core.opmath import BFLOAT16, FLOAT16, half_in_float32
+from .._core.state import tls
+from .._core import dtypes as _dtype
 
 _ndarray = np.ndarray
 
@@ -274,7 +276,6 @@ def matmul(a, b):
 def _constant_product(a, b):
     """Whether ``a @ b`` of two Tensors would record nothing: neither requires grad, no
     forward-AD level, inference mode or hook is active (``tls.extra``), same float dtype."""
-    from .._core.state import tls
     return (a.__class__ is Tensor and b.__class__ is Tensor and not tls.extra
             and not a._requires_grad and not b._requires_grad
             and a._data.dtype == b._data.dtype and a._data.dtype.kind in "fc"
@@ -347,7 +348,6 @@ def unsqueeze_last(x):
 
 def cast(x, np_dtype):
     if isinstance(x, Tensor):
-        from .._core import dtypes as _dtype
         return dispatch(_OP["_to_copy"], x, _dtype.from_numpy_dtype(np_dtype))
     return x.astype(np_dtype, copy=False)
 

@@ -12,7 +12,10 @@ from .._core.version import INFERENCE, VersionCounter
 from ..autograd.saved import SavedVariable
 from .._core.opmath import BFLOAT16, FLOAT16
 from .dispatch import _kernel_error, _promote, _record
+from .forward_mode import _overlaps, push_tangents_inplace
 from ..autograd.views import _edge, mark_views, move_retains_grad, view_rebase_message
+from ..autograd._saved_hooks import before_inplace
+from ..autograd.anomaly_mode import record_traceback
 
 _wrap = Tensor._wrap
 
@@ -119,7 +122,6 @@ def dispatch_inplace(op, self, *args):
         if record and node is not None and tls.saved_hooks:
             _pack_saved(node, False)  # inputs, at their versions before the write
         if tls.mutation_ctx is not None:
-            from ..autograd._saved_hooks import before_inplace
             before_inplace(self)
     # forward AD: the JVP rules need self's value from before the update
     fw_old = _wrap(sd.copy()) if tls.extra and tls.fw_level is not None else None
@@ -138,16 +140,6 @@ def dispatch_inplace(op, self, *args):
             _pack_saved(node, True)  # the result, at its new version
         _extra_inplace(op, self, full, fw_old)
     return self
-
-
-def _overlaps(a):
-    """Whether several elements of ``a`` are one memory location (an expanded dim)."""
-    if a.size == 0:  # (NumPy gives an empty array zero strides: nothing is written)
-        return False
-    for n, s in zip(a.shape, a.strides):
-        if s == 0 and n > 1:
-            return True
-    return False
 
 
 def _rebase_history(self, node):
@@ -177,8 +169,6 @@ def _pack_saved(node, outputs):
 
 def _extra_inplace(op, self, full, fw_old=None):
     if tls.anomaly and self._grad_fn is not None and self._grad_fn._metadata is None:
-        from ..autograd.anomaly_mode import record_traceback
         record_traceback(self._grad_fn)
     if tls.fw_level is not None:
-        from ..autograd.forward_ad import push_tangents_inplace
         push_tangents_inplace(op, self, full, fw_old)

@@ -10,6 +10,9 @@ import numpy as np
 from .._tensor.tensor import Tensor
 from ..autograd.graph import Node
 from ..autograd.saved import SavedVariable
+from ..autograd._saved_attrs import public_value
+from ..autograd.saved import call_pack_hook
+from ..autograd.saved import _LeafRef
 
 _wrap = Tensor._wrap
 _new = object.__new__
@@ -99,7 +102,6 @@ class FormulaNode(Node):
             s = _wrap(np.asarray(s))  # a wrapped number, as PyTorch shows it
         if raw:
             return None if s is None else _RawSaved(SavedVariable(s, False), self, key)
-        from ..autograd._saved_attrs import public_value
         return public_value(self, key, s)
 
 
@@ -116,12 +118,10 @@ class _RawSaved:
         if sv.packed is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor more than once")
         t = sv.unpack(self._node, self._name)
-        from ..autograd.saved import call_pack_hook
         sv.packed = (call_pack_hook(pack_hook, t.detach() if sv.tensor is None else t, sv.vc),)
         sv.unpack_hook = unpack_hook
         sv.data = None
         if sv.tensor is not None:
-            from ..autograd.saved import _LeafRef
             sv.tensor = _LeafRef(sv.tensor)
 
 

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import inspect
 import re
+from .codegen.nodes import make_node_class
+from .codegen.record import make_record
 
 __all__ = ["defop", "OpDef", "LINEAR", "ELEMENTWISE", "POINTWISE", "OPS"]
 
@@ -186,8 +188,6 @@ def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, prom
         raise TypeError(f"{name}: batched_jvp must be True, POINTWISE or a rule")
 
     if op.differentiable:
-        from .codegen.nodes import make_node_class
-        from .codegen.record import make_record
         op.node_cls = make_node_class(op)
         op.record = make_record(op)
     else:

@@ -8,7 +8,6 @@ draw) and by reproducibility under a seed; the deterministic ones are compared e
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest

@@ -2,8 +2,6 @@
 reprs)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -16,12 +14,14 @@ torch = pytest.importorskip("torch")
 X = randn(3, 4, 6) * 3
 
 CASES = [
-    ("ReLU", (), {}), ("ReLU", (), {"inplace": True}), ("LeakyReLU", (), {}), ("LeakyReLU", (0.2, True), {}),
+    ("ReLU", (), {}), ("ReLU", (), {"inplace": True}), ("LeakyReLU", (), {}),
+    ("LeakyReLU", (0.2, True), {}),
     ("ELU", (), {}), ("ELU", (0.5,), {"inplace": True}), ("GELU", (), {}),
     ("GELU", (), {"approximate": "tanh"}), ("SiLU", (), {}), ("SiLU", (True,), {}),
     ("Softplus", (), {}), ("Softplus", (2.0, 5.0), {}), ("Tanh", (), {}), ("Sigmoid", (), {}),
     ("Softmax", (1,), {}), ("Softmax", (), {"dim": -1}), ("LogSoftmax", (0,), {}),
-    ("LogSoftmax", (), {"dim": 2}),
+    ("LogSoftmax", (), {"dim": 2}), ("Softmin", (1,), {}), ("Softmin", (), {"dim": -1}),
+    ("Softmax2d", (), {}),
 ]
 # PyTorch's CPU hardsigmoid_backward multiplies by 1.0f / 6.0f, a float32 constant, even in
 # float64; graphgrad's F.hardsigmoid (helper G's op) uses the exact 1/6, 3e-8 relative apart
@@ -82,10 +82,17 @@ def test_hardtanh_deprecated_kwargs():
         assert m.min_val == -3.0
 
 
-def test_softmax_without_dim_warns_like_torch():
+@pytest.mark.filterwarnings("ignore:Implicit dimension")
+@pytest.mark.parametrize("name", ["Softmax", "LogSoftmax", "Softmin"])
+def test_softmax_without_dim_warns_like_torch(name):
     for lib in (gg, torch):
         with pytest.warns(UserWarning, match="Implicit dimension"):
-            lib.nn.Softmax()(lib.ones(2, 3))
+            getattr(lib.nn, name)()(lib.ones(2, 3))
+    run_both(lambda lib: getattr(lib.nn, name)()(lib.linspace(0, 1, 6).reshape(2, 3)))
+
+
+def test_softmax2d_wrong_dims():
+    run_both(lambda lib: lib.nn.Softmax2d()(lib.ones(2, 3)))
 
 
 def test_inplace_on_leaf_raises_like_torch():
@@ -100,6 +107,6 @@ def test_inplace_on_leaf_raises_like_torch():
                                        ("ReLU6", (True,)), ("Tanh", ()), ("Sigmoid", ()),
                                        ("GLU", (0,)), ("Hardswish", (True,)),
                                        ("Hardsigmoid", ()), ("LogSigmoid", ()), ("Softsign", ()),
-                                       ("Tanhshrink", ())])
+                                       ("Tanhshrink", ()), ("Softmin", (0,)), ("Softmax2d", ())])
 def test_repr(name, args):
     assert repr(getattr(gg.nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))

@@ -117,3 +117,30 @@ def test_repr_state_dict_and_init(cls, args, kw):
     bound = 1 / math.sqrt(fan_in)
     assert np.abs(g.weight.detach().numpy()).max() <= bound
     assert g.weight.dtype == gg.float32
+
+
+# ------------------------------------------------------------------ fold / unfold
+@needs("unfold")
+@pytest.mark.parametrize("args,kw", [((2,), {}), ((3,), {"padding": 1, "stride": 2}),
+                                     (((2, 3),), {"dilation": (2, 1)})])
+@pytest.mark.parametrize("batched", [True, False])
+def test_unfold(args, kw, batched):
+    x = randn(2, 3, 6, 7) if batched else randn(3, 6, 7)
+    check_layer(lambda lib: lib.nn.Unfold(*args, **kw), [x])
+
+
+@needs("fold")
+@pytest.mark.parametrize("out,args,kw,L", [((4, 5), (2,), {}, 12),
+                                           ((6, 6), (3,), {"padding": 1, "stride": 2}, 9)])
+def test_fold(out, args, kw, L):
+    k = args[0] * args[0]
+    check_layer(lambda lib: lib.nn.Fold(out, *args, **kw), [randn(2, 3 * k, L)])
+
+
+def test_fold_unfold_repr():
+    assert repr(gg.nn.Fold((4, 5), 2, stride=2)) == repr(torch.nn.Fold((4, 5), 2, stride=2))
+    assert repr(gg.nn.Unfold(3, padding=1)) == repr(torch.nn.Unfold(3, padding=1))
+
+
+def test_unfold_wrong_input_raises_like_torch():
+    run_both(lambda lib: lib.nn.Unfold(2)(lib.randn(2, 3)))

@@ -108,3 +108,35 @@ def test_default_float32_layers(i):
     og = og[0] if isinstance(og, tuple) else og
     assert og.dtype == gg.float32 and all(p.dtype == gg.float32 for p in gm.parameters())
     np.testing.assert_allclose(og.detach().numpy(), ot.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+DOUBLE = [("Linear", (4, 3)), ("Conv1d", (2, 3, 2)), ("LSTM", (4, 3)), ("GRU", (4, 3)),
+          ("RNN", (4, 3)), ("MultiheadAttention", (4, 2)), ("BatchNorm1d", (2,)),
+          ("LayerNorm", (4,)), ("GroupNorm", (1, 2)), ("RMSNorm", (4,)), ("GELU", ()),
+          ("Softplus", ()), ("MaxPool1d", (2,)), ("AvgPool1d", (2,)),
+          ("AdaptiveAvgPool1d", (3,)), ("InstanceNorm1d", (2,)), ("PReLU", ())]
+
+
+@pytest.mark.parametrize("name,args", DOUBLE)
+def test_double_backward_through_layers(name, args):
+    # a gradient penalty: d/dθ |d(out²)/dx|², through every layer's backward
+    from tests.conftest import run_both
+
+    def prog(lib):
+        m = getattr(lib.nn, name)(*args).double()
+        with lib.no_grad():
+            for i, p in enumerate(m.parameters()):
+                p.copy_(lib.linspace(-0.5, 0.4 + i / 10, p.numel(),
+                                     dtype=lib.float64).reshape(p.shape))
+        x = lib.linspace(-1, 1, 40, dtype=lib.float64).reshape(5, 2, 4).requires_grad_()
+        out = m(x, x, x) if name == "MultiheadAttention" else m(x)
+        o = out[0] if isinstance(out, tuple) else out
+        g, = lib.autograd.grad((o * o).sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        return g.detach(), x.grad, [p.grad for p in m.parameters()]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        run_both(prog)
+    finally:
+        torch.set_num_threads(threads)

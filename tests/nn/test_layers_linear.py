@@ -11,7 +11,6 @@ from tests.conftest import run_both
 from tests.nn.layer_utils import check_layer, needs, randn
 
 torch = pytest.importorskip("torch")
-f64 = {"dtype": None}
 
 
 def test_identity():

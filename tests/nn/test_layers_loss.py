@@ -158,3 +158,15 @@ def test_repr_and_attributes(name, kw):
     for k, v in kw.items():
         assert getattr(g, k) == getattr(tm, k) == v
     assert g.reduction == tm.reduction
+
+
+@pytest.mark.parametrize("reduction", RED)
+@pytest.mark.parametrize("target", [[2], 1, [0, 1, 2], [[0]]])
+def test_nll_of_a_1d_input(reduction, target):
+    # a (C,) input takes a 0-d or a one-element target; a longer 1-D target is a ValueError
+    def prog(lib):
+        x = lib.linspace(-1, 1, 3, dtype=lib.float64).requires_grad_()
+        loss = lib.nn.NLLLoss(reduction=reduction)(x, lib.tensor(target))
+        loss.sum().backward()
+        return loss, x.grad
+    run_both(prog)

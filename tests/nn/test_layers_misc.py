@@ -10,7 +10,7 @@ import pytest
 
 import graphgrad as gg
 from tests.conftest import run_both
-from tests.nn.layer_utils import check_layer, needs, randn, to_lib
+from tests.nn.layer_utils import check_layer, needs, randn
 
 torch = pytest.importorskip("torch")
 

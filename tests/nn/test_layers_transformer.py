@@ -204,6 +204,7 @@ def test_encoder_with_masks():
                 call=lambda m, x, am, kpm: m(x, mask=am, src_key_padding_mask=kpm))
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")  # torch's own note
 @pytest.mark.parametrize("kpm", [[[False, False, True, True], [False] * 4,
                                   [False, False, False, True]],
                                  [[False, True, False, False], [False] * 4, [False] * 4]])
@@ -245,3 +246,27 @@ def test_encoder_repr_and_state_dict():
     assert list(g.state_dict()) == list(t.state_dict())
     a, b = g.layers[0].linear1.weight, g.layers[1].linear1.weight
     assert a is not b and np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+@pytest.mark.parametrize("kind", ["encoder_layer", "mha"])
+@pytest.mark.parametrize("with_kpm", [False, True])
+def test_inference_matches_torch_fast_paths(kind, with_kpm):
+    # eval + no_grad + batch_first: PyTorch switches to its fused kernels
+    def prog(lib):
+        if kind == "encoder_layer":
+            m = lib.nn.TransformerEncoderLayer(E, 2, 16, batch_first=True, dtype=lib.float64)
+        else:
+            m = lib.nn.MultiheadAttention(E, 2, batch_first=True, dtype=lib.float64)
+        with lib.no_grad():
+            for i, p in enumerate(m.parameters()):
+                p.copy_(lib.linspace(-0.5, 0.4 + i / 10, p.numel(),
+                                     dtype=lib.float64).reshape(p.shape))
+        m.eval()
+        x = lib.linspace(-1, 1, N * L * E, dtype=lib.float64).reshape(N, L, E)
+        kpm = lib.tensor(KPM[:, :L].copy()) if with_kpm else None
+        with lib.no_grad():
+            if kind == "encoder_layer":
+                return m(x, src_key_padding_mask=kpm)
+            return m(x, x, x, key_padding_mask=kpm), m(x, x, x, key_padding_mask=kpm,
+                                                        need_weights=False)
+    run_both(prog)

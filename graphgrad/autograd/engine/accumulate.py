@@ -13,6 +13,30 @@ from ..._tensor.tensor import Tensor
 _wrap = Tensor._wrap
 _grad_lock = threading.RLock()
 
+
+# NOTE [buffer ownership]: the engine adds a gradient into a buffered array in place, and
+# accumulation steals a fresh gradient for .grad, only when no one else holds the array.
+# It asks the interpreter: ``sys.getrefcount(a) <= 3`` for an array held by one list slot
+# and one local (plus the call's argument).  CPython does not promise these counts across
+# versions, so the probe below checks, on the running interpreter, that they mean what the
+# engine assumes (3 when owned, more when shared); if not, ``refcount`` reports every
+# array as shared: the engine then always adds out of place (correct, a little slower).
+def _refcount_means_ownership():
+    slot = [np.ones(2)]
+    a = slot[0]
+    owned = sys.getrefcount(a)
+    alias = a  # noqa: F841 -- one more holder
+    shared = sys.getrefcount(a)
+    return owned <= 3 < shared
+
+
+def _always_shared(a):
+    return 1 << 30
+
+
+OWNERSHIP_BY_REFCOUNT = _refcount_means_ownership()
+refcount = sys.getrefcount if OWNERSHIP_BY_REFCOUNT else _always_shared
+
 def _sum_to_shape(node, i, g, gs, shape, batch_nd):
     from ...ops import formulas as F
     out = gs[batch_nd:]
@@ -73,7 +97,7 @@ def _accumulate_grad(node, g, create_graph, journal):
                 # steal a freshly computed gradient that obeys the layout contract, copy one
                 # that may alias something else or is laid out otherwise
                 d = var._data
-                if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable and \
+                if g.base is None and refcount(g) <= 3 and g.flags.writeable and \
                         _obeys_layout(g, d):
                     new = _wrap(g)
                 else:

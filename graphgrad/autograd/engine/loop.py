@@ -3,13 +3,12 @@ backward by decreasing sequence number (``_run_by_seq``, NOTE [Sequence order]).
 """
 from __future__ import annotations
 
-import sys
 import numpy as np
 
 from ..._tensor.tensor import Tensor
 from ..graph import AccumulateGrad
 from .hooks import _call_tensor_pre_hooks, _run_tensor_hooks, _call_pre_hooks, _call_post_hooks
-from .accumulate import _sum_to_shape, _cast, _accumulate_grad
+from .accumulate import _sum_to_shape, _cast, _accumulate_grad, refcount
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
@@ -19,7 +18,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     buffers = {}
     heap = [(root._seq, root)]
     ndarray = _ndarray
-    getrefcount = sys.getrefcount
+    getrefcount = refcount  # NOTE [buffer ownership]
     # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
     # take the short path below; everything else goes through the general one
     plain = needed is None and not create_graph and not anomaly
@@ -245,7 +244,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
     heap = []
     accs = []            # AccumulateGrads reached, in order
     ndarray = _ndarray
-    getrefcount = sys.getrefcount
+    getrefcount = refcount  # NOTE [buffer ownership]
     Acc = AccumulateGrad
     # nodes whose buffered gradient for input 0 is an array this loop made or checked
     # (nothing else refers to it): later gradients are added into it in place

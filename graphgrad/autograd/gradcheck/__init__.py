@@ -50,6 +50,7 @@ from .checks import (_check_inputs, _check_outputs, _test_batched_grad,
                      _test_undefined_backward_mode, _test_undefined_forward_mode)
 
 from .jacobians import get_analytical_jacobian, get_numerical_jacobian  # noqa: F401
+from .. import grad as _grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
            "get_analytical_jacobian"]
@@ -218,7 +219,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     diff_go = {i for i, x in enumerate(tupled_grads) if x._requires_grad}
 
     def new_func(*args):
-        from .. import grad as _grad
         # gradcheck detaches inputs for forward AD: restore requires_grad
         input_args = tuple(x.requires_grad_() if i in diff_in else x
                            for i, x in enumerate(args[:len(args) - n_out]))

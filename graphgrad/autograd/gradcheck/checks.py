@@ -10,6 +10,9 @@ from ..graph import Node, next_sequence_nr
 from .utils import (GradcheckError, _wrap, _is_tensor, _as_tuple, _iter_tensors,
                     _differentiable_outputs, _is_float_or_complex, _fmt, _mismatch_details)
 from .modes import _random_unit
+from .. import grad as _grad
+from .. import forward_ad as fwAD
+from ..views import _edge
 
 # ====================================================================== other checks
 def _check_inputs(inputs):
@@ -52,7 +55,6 @@ _BATCHED_MSG = (
 
 
 def _test_batched_grad(inputs, output, output_idx):
-    from .. import grad as _grad
     diff = list(_iter_tensors(inputs, True))
     rng = np.random.default_rng(1234 + output_idx)
     od = output._data
@@ -101,7 +103,6 @@ _BATCHED_FW_MSG = (
 def _test_batched_forward_grad(func, inputs, B=2):
     """For each differentiable input: B random tangents pushed as one batch equal B
     unbatched forward-mode passes (the other inputs without a tangent)."""
-    from .. import forward_ad as fwAD
     diff = [i for i, x in enumerate(inputs) if _is_tensor(x) and x._requires_grad]
     rng = np.random.default_rng(4321)
 
@@ -148,7 +149,6 @@ def _test_batched_forward_grad(func, inputs, B=2):
 
 
 def _test_backward_mul_by_grad_output(outputs, inputs):
-    from .. import grad as _grad
     diff = list(_iter_tensors(inputs, True))
     if not diff:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -179,7 +179,6 @@ class UndefinedGradBackward(Node):
 
 def _undefined_grad(o):
     """An alias of ``o`` whose backward hands the node of ``o`` an undefined gradient."""
-    from ..views import _edge
     node = UndefinedGradBackward()
     node._seq = next_sequence_nr()
     node._next_edges = (_edge(o),)
@@ -195,7 +194,6 @@ _UNDEF_MSG = ("Please look at \"Notes about undefined output gradients\" in "
 
 
 def _test_undefined_backward_mode(func, outputs, inputs):
-    from .. import grad as _grad
     diff = list(_iter_tensors(inputs, True))
     if not diff:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -232,7 +230,6 @@ def _test_undefined_backward_mode(func, outputs, inputs):
 
 def _test_undefined_forward_mode(func, outputs, inputs):
     """A missing tangent must act like a zero tangent."""
-    from .. import forward_ad as fwAD
     diff = [i for i, x in enumerate(inputs) if _is_tensor(x) and x._requires_grad]
     rng = np.random.default_rng(7)
     with fwAD.dual_level():

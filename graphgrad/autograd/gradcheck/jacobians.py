@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 
 from .utils import GradcheckError, _wrap, _is_tensor, _as_tuple, _iter_tensors, _eval, _check_same
+from .. import grad as _grad
+from .. import forward_ad as fwAD
 
 def _central_difference(fn, inputs, data, where, delta, eps):
     """``(f(x + delta) - f(x - delta)) / (2 eps)`` for each output, flattened; ``where``
@@ -113,7 +115,6 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
 
 # ====================================================================== analytical
 def _vjp(output, diff_inputs, grad_output):
-    from .. import grad as _grad
     return _grad(output, diff_inputs, _wrap(grad_output), retain_graph=True, allow_unused=True)
 
 
@@ -204,7 +205,6 @@ def _forward_ad_jacobian(func, inputs, output_idx, check_grad_dtypes, directions
     """Forward-mode Jacobians: per input that requires grad, a list over the outputs in
     ``output_idx`` of (in_numel, out_numel) arrays -- or, with ``directions`` (one flat
     vector per input), of J u (out_numel,) arrays."""
-    from .. import forward_ad as fwAD
     diff = [i for i, x in enumerate(inputs) if _is_tensor(x) and x._requires_grad]
     for i in diff:
         if inputs[i]._data.dtype.kind == "c":

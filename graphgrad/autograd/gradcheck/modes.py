@@ -9,6 +9,7 @@ from .utils import (GradcheckError, _wrap, _is_tensor, _as_tuple, _iter_tensors,
                     _fmt, _mismatch_details, _notallclose_msg, _allclose)
 from .jacobians import (_central_difference, _numerical_jacobian, _analytical_rows,
                         _checked_analytical, _forward_ad_jacobian)
+from ..._core.dtypes import get_default_dtype
 
 # ====================================================================== complex splitting
 def _real(t):
@@ -123,7 +124,6 @@ class _TorchCPURandom:
         return self._rs.randint(0, 2 ** 32, size=n, dtype=np.uint64)
 
     def rand(self, n):
-        from ..._core.dtypes import get_default_dtype
         if str(get_default_dtype()).endswith("float64"):
             r = self._raw(2 * n)  # random64(): the first draw is the high word
             r64 = (r[0::2] << np.uint64(32)) | r[1::2]

@@ -8,17 +8,10 @@ import numpy as np
 from ..._core import dtypes as _dtype
 from ..._core.dtypes import scalar_type_name
 from ..._tensor.tensor import Tensor, _wrap_dim
-from ...ops import formulas as F, registry as _registry
+from ...ops import formulas as F
+from ..._core.state import tls
 
 # ====================================================================== helpers
-def _pub(name):
-    """A public graphgrad function of another family (looked up when called)."""
-    fn = _registry.PUBLIC.get(name)
-    if fn is None:
-        raise NotImplementedError(f"graphgrad.{name} is needed here but is not available")
-    return fn
-
-
 def _tensor_arg(fname, x, arg="input", pos=1):
     if not isinstance(x, Tensor):
         raise TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be Tensor, not "
@@ -45,7 +38,6 @@ def _real_floating_pair(fname, input, target):
 
 def _no_grad_arg(fname, arg, t):
     """PyTorch refuses inputs it has no derivative for (weight, pos_weight ...)."""
-    from ..._core.state import tls
     if isinstance(t, Tensor) and t._requires_grad and tls.grad_enabled:
         raise RuntimeError(f"The function '{fname}' is not differentiable with respect to "
                            f"argument '{arg}'. This input cannot have requires_grad True.")

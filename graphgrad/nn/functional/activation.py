@@ -9,7 +9,10 @@ from ...ops.dispatch import dispatch, unary
 from ...ops.inplace import dispatch_inplace
 from ...ops.registry import ELEMENTWISE, POINTWISE, defop
 from ..._core.opmath import half_in_float32
-from ._utils import _pub, _tensor_arg, _real_floating
+from ...ops.kernels.special import erfc as _erfc_kernel
+from ...ops.api.pointwise import sigmoid as _sigmoid, tanh as _tanh
+from ._utils import _tensor_arg, _real_floating
+from ...ops.kernels.special import erfc as kernel
 
 # ====================================================================== activations
 @half_in_float32
@@ -113,13 +116,7 @@ _GELU_C = 0.044715
 
 
 def _erfc_np(x):
-    try:
-        from ...ops.kernels.special import erfc as kernel
-    except ImportError:  # pragma: no cover - fallback when the special kernels are absent
-        kernel = None
-    if kernel is not None:
-        return np.asarray(kernel(x), dtype=x.dtype)
-    return np.frompyfunc(math.erfc, 1, 1)(x).astype(x.dtype)
+    return np.asarray(_erfc_kernel(x), dtype=x.dtype)
 
 
 @half_in_float32
@@ -263,9 +260,9 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def sigmoid(input):
     """``sigmoid(input)`` (SigmoidBackward0)."""
-    return _pub("sigmoid")(input)
+    return _sigmoid(input)
 
 
 def tanh(input):
     """``tanh(input)`` (TanhBackward0)."""
-    return _pub("tanh")(input)
+    return _tanh(input)

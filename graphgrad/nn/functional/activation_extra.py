@@ -21,7 +21,8 @@ from ...ops.dispatch import dispatch, unary
 from ...ops.inplace import dispatch_inplace
 from ..._core.opmath import half_in_float32, number_like
 from ...ops.registry import ELEMENTWISE, POINTWISE, defop, export
-from ._utils import _pub, _real_floating, _tensor_arg, _type_name
+from ...ops.api.copies import cat as _cat
+from ._utils import _real_floating, _tensor_arg, _type_name
 from ..._tensor.tensor import _wrap_dim
 
 __all__ = ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish", "logsigmoid",
@@ -236,7 +237,7 @@ def _glu_kernel(a, dim):
 
 def _cat(parts, dim):
     if any(isinstance(p, Tensor) for p in parts):
-        return _pub("cat")(list(parts), dim)
+        return _cat(list(parts), dim)
     return np.concatenate(parts, axis=dim)
 
 

@@ -13,7 +13,11 @@ import numpy as np
 from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor
 from ...ops.registry import export
-from ._utils import _pub, _tensor_arg, _type_name
+from ...ops.api.linalg import einsum as _einsum
+from ...ops.api.comparison import logical_not as _logical_not
+from ...ops.api.linalg import matmul as _matmul
+from ...ops.api.comparison import where as _where
+from ._utils import _tensor_arg, _type_name
 from .dropout import dropout
 from .softmax import softmax
 
@@ -28,7 +32,7 @@ def _safe_softmax(attn):
     if dead is None or not dead.any():
         return softmax(attn, -1)
     dead_t = Tensor._wrap(np.broadcast_to(dead, d.shape).copy())
-    where = _pub("where")
+    where = _where
     return where(dead_t, 0.0, softmax(where(dead_t, 0.0, attn), -1))
 
 
@@ -88,19 +92,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     s = (1.0 / math.sqrt(E) if E else math.inf) if scale is None else float(scale)
     f = math.sqrt(s)
     q = query * f
-    attn = _pub("matmul")(q, key.transpose(-2, -1) * f)
+    attn = _matmul(q, key.transpose(-2, -1) * f)
     mask = attn_mask
     if is_causal:
         mask = Tensor._wrap(np.tril(np.ones((L, S), bool)))
     if mask is not None:
         if mask._data.dtype == np.bool_:
-            attn = attn.masked_fill(_pub("logical_not")(mask), -math.inf)
+            attn = attn.masked_fill(_logical_not(mask), -math.inf)
         else:
             attn = attn + mask
     attn = _safe_softmax(attn)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
-    return _pub("matmul")(attn, value)
+    return _matmul(attn, value)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -137,7 +141,7 @@ def bilinear(input1, input2, weight, bias=None):
                                "one dtype]")
     x1 = input1.reshape(-1, s1[-1])
     x2 = input2.reshape(-1, s2[-1])
-    y = _pub("einsum")("bi,oij,bj->bo", x1, weight, x2)
+    y = _einsum("bi,oij,bj->bo", x1, weight, x2)
     y = y.view(tuple(s1[:-1]) + (sw[0],))
     return y if bias is None else y + bias
 

@@ -11,7 +11,8 @@ from ...ops import formulas as F
 from ...ops.dispatch import dispatch
 from ...ops.registry import defop
 from ..._core.opmath import half_in_float32
-from ._utils import _pub, _tensor_arg, _type_name, _sumk
+from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
+from ._utils import _tensor_arg, _type_name, _sumk
 
 # ====================================================================== convolution
 def _ntuple(v, k, name):
@@ -245,7 +246,7 @@ def _conv_nd(fname, k, input, weight, bias, stride, padding, dilation, groups):
     if nd not in (k + 1, k + 2):
         raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to "
                            f"{fname}, but got input of size: {list(input._data.shape)}")
-    x = input if nd == k + 2 else _pub("unsqueeze")(input, 0)
+    x = input if nd == k + 2 else _unsqueeze(input, 0)
     xshape = x._data.shape
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -276,7 +277,7 @@ def _conv_nd(fname, k, input, weight, bias, stride, padding, dilation, groups):
                                f"{'weight' if t is weight else 'bias'} type ({_type_name(t)}) "
                                "should be the same")
     out = dispatch(CONVOLUTION, x, weight, bias, stride, pads, dilation, int(groups))
-    return out if nd == k + 2 else _pub("squeeze")(out, 0)
+    return out if nd == k + 2 else _squeeze(out, 0)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

@@ -22,7 +22,9 @@ from ..._core.opmath import half_in_float32
 from ...ops.registry import LINEAR, defop, export
 from .conv import (_conv_bias_grad, _conv_out_sizes, _ntuple, _pad_spatial, _prod,
                               _windows)
-from ._utils import _pub, _tensor_arg, _type_name
+from ...ops.api.shape import squeeze as _squeeze
+from ...ops.api.shape import unsqueeze as _unsqueeze
+from ._utils import _tensor_arg, _type_name
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
@@ -148,7 +150,7 @@ def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_pa
             f"output padding must be smaller than either stride or dilation, but got "
             f"output_padding_height: {op2[0]} output_padding_width: {op2[1]} stride_height: "
             f"{s2[0]} stride_width: {s2[1]} dilation_height: {d2[0]} dilation_width: {d2[1]}")
-    x = input if nd == k + 2 else _pub("unsqueeze")(input, 0)
+    x = input if nd == k + 2 else _unsqueeze(input, 0)
     xshape = x._data.shape
     if wshape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
@@ -179,7 +181,7 @@ def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_pa
                                "the same dtype]")
     sizes = (xshape[0], c_out) + out_sp
     out = dispatch(CONV_TRANSPOSE, x, weight, bias, sizes, stride, padding, dilation, groups)
-    return out if nd == k + 2 else _pub("squeeze")(out, 0)
+    return out if nd == k + 2 else _squeeze(out, 0)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

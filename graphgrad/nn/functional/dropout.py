@@ -8,6 +8,7 @@ from ...ops import registry as _registry
 from ...ops.dispatch import binary
 from ...ops.inplace import dispatch_inplace
 from ._utils import _tensor_arg, _type_name
+from ..._tensor.creation import rng
 
 # ====================================================================== dropout
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -30,7 +31,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         mask = np.zeros(d.shape, d.dtype)
     else:
-        from ..._tensor.creation import rng
         u = rng().random(d.shape, dtype=real)
         mask = (u >= p).astype(d.dtype)
         mask *= np.asarray(1.0 / (1.0 - p), d.dtype)

@@ -10,7 +10,10 @@ from ...ops.dispatch import dispatch, no_bool
 from ...ops.registry import defop, export
 from ...ops.api.linalg import _check_same_dtype
 from ..._core.opmath import half_in_float32
-from ._utils import _pub, _tensor_arg, _bpad
+from ...ops.api.conversion import _write_out
+from ...ops.api.linalg import matmul as _matmul
+from ...ops.api.shape import t as _t
+from ._utils import _tensor_arg, _bpad
 
 # ====================================================================== linear
 @half_in_float32
@@ -80,7 +83,7 @@ if "addmm" not in _registry.PUBLIC:
         mat1 @ mat2 (AddmmBackward0)."""
         _check_addmm_dtypes(input, mat1, mat2)
         r = dispatch(ADDMM, input, mat1, mat2, beta, alpha)
-        return r if out is None else _pub("_write_out")(r, out)
+        return r if out is None else _write_out(r, out)
 
     _addmm_public.__name__ = _addmm_public.__qualname__ = "addmm"
 
@@ -91,7 +94,7 @@ def linear(input, weight, bias=None):
     other ranks fold their leading dims around it."""
     _tensor_arg("linear", input)
     _tensor_arg("linear", weight, "weight", 2)
-    wt = _pub("t")(weight)
+    wt = _t(weight)
     nd = input._data.ndim
     if nd == 2 and weight._data.ndim == 1 and bias is not None:
         raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
@@ -106,5 +109,5 @@ def linear(input, weight, bias=None):
                                f"{weight._data.shape[1]}x{weight._data.shape[0]})")
         out = dispatch(ADDMM, bias, input.reshape(-1, n_in), wt, 1, 1)
         return out.view(input._data.shape[:-1] + (weight._data.shape[0],))
-    out = _pub("matmul")(input, wt)
+    out = _matmul(input, wt)
     return out if bias is None else out + bias

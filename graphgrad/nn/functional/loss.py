@@ -15,10 +15,13 @@ from ...ops.dispatch import dispatch
 from ...ops.registry import defop
 from ..._core.opmath import BFLOAT16, FLOAT16, half_in_float32
 from ...ops.api.views import _renamed
-from ._utils import (_pub, _tensor_arg, _type_name, _real_floating, _real_floating_pair,
+from ...ops.api.pointwise_unary import abs as _abs
+from ...ops.api.shape import expand as _expand
+from ._utils import (_tensor_arg, _type_name, _real_floating, _real_floating_pair,
                      _no_grad_arg, _reduce_last, _pair_loss_batched, _reduce, _reduced_grad,
                      _reduction)
 from .softmax import LOG_SOFTMAX
+from ...ops.dispatch import _broadcast_error
 
 # ====================================================================== regression losses
 def _size_warning(input, target):
@@ -40,9 +43,8 @@ def _broadcast_pair(fname, input, target):
     try:
         shape = np.broadcast_shapes(si, st)
     except ValueError:
-        from ...ops.dispatch import _broadcast_error
         raise _broadcast_error(fname, (si, st)) from None
-    expand = _pub("expand")
+    expand = _expand
     return (input if si == shape else expand(input, shape),
             target if st == shape else expand(target, shape))
 
@@ -152,7 +154,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _size_warning(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     input, target = _broadcast_pair("l1_loss", input, target)
-    a = _pub("abs")(input - target)
+    a = _abs(input - target)
     if weight is not None:
         _check_loss_weight(input, weight)
         return _weighted_reduce(a, weight, reduction)
@@ -298,7 +300,10 @@ def _check_nll_args(fname, input, target, weight):
     _check_target_dtype(target)
     ishape, tshape = input._data.shape, target._data.shape
     if nd == 1:
-        if tshape != ():
+        if len(tshape) == 1 and tshape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{tshape[0]}")
+        if tshape not in ((), (1,)):
             raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
                                f"(input of shape {list(ishape)} needs a 0-d target, got "
                                f"{list(tshape)})")

@@ -17,8 +17,10 @@ from ..._core.opmath import BFLOAT16, half_in_float32
 from ...ops.registry import defop, export
 from ...ops.api.views import _renamed
 from .loss import _broadcast_pair, _half_steps, _size_warning
-from ._utils import (_pair_loss_batched, _pub, _real_floating_pair, _reduce,
-                                _reduced_grad, _reduction, _tensor_arg)
+from ...ops.api.comparison import where as _where
+from ...ops.api.pointwise_binary import xlogy as _xlogy
+from ._utils import (_pair_loss_batched, _real_floating_pair, _reduce,
+                    _reduced_grad, _reduction, _tensor_arg)
 
 __all__ = ["huber_loss", "kl_div", "cosine_similarity", "pairwise_distance",
            "cosine_embedding_loss", "margin_ranking_loss"]
@@ -115,9 +117,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         if t._data.dtype.kind in "iub":
             raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
-        out = _pub("exp")(target) * (target - input)
+        out = target.exp() * (target - input)
     else:
-        out = _pub("xlogy")(target, target) - target * input
+        out = _xlogy(target, target) - target * input
     if reduction == "batchmean":
         out = out.sum()
         if input.ndim != 0:
@@ -211,7 +213,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     zeros = Tensor._wrap(np.zeros_like(cos._data))
     pos = 1 - cos
     neg = (cos - margin).clamp_min_(0)
-    out = _pub("where")(target == 1, pos, zeros) + _pub("where")(target == -1, neg, zeros)
+    out = _where(target == 1, pos, zeros) + _where(target == -1, neg, zeros)
     return _reduce(out, reduction)
 
 

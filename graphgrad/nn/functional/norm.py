@@ -9,7 +9,8 @@ from ...ops import formulas as F
 from ...ops.dispatch import dispatch
 from ...ops.registry import defop
 from ..._core.opmath import half_in_float32
-from ._utils import _pub, _tensor_arg, _real_floating, _sumk, _bpad
+from ...ops.api.pointwise import div as _div
+from ._utils import _tensor_arg, _real_floating, _sumk, _bpad
 
 # ====================================================================== layer norm
 def _ln_axes(normalized_shape):
@@ -128,4 +129,4 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
-    return _pub("div")(input, denom, out=out)
+    return _div(input, denom, out=out)

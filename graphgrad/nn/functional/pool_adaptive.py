@@ -18,7 +18,9 @@ from ...ops import registry as _registry
 from ...ops.dispatch import dispatch
 from ..._core.opmath import half_in_float32
 from ...ops.registry import LINEAR, defop, export
-from ._utils import _pub, _tensor_arg, _type_name
+from ...ops.api.shape import squeeze as _squeeze
+from ...ops.api.shape import unsqueeze as _unsqueeze
+from ._utils import _tensor_arg, _type_name
 from .pool import avg_pool2d, max_pool2d
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -78,9 +80,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input._data.dtype.kind not in "fV" and not return_indices:   # (PyTorch's own kernel)
         raise NotImplementedError(f'"max_pool1d_impl" not implemented for '
                                   f"'{_type_name(input)}'")
-    r = max_pool2d(_pub("unsqueeze")(input, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
+    r = max_pool2d(_unsqueeze(input, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
                    True)
-    sq = _pub("squeeze")
+    sq = _squeeze
     return (sq(r[0], -2), sq(r[1], -2)) if return_indices else sq(r[0], -2)
 
 
@@ -94,9 +96,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
         _one("avg_pool1d", stride, "stride")
     p = _one("avg_pool1d", padding, "padding")
-    r = avg_pool2d(_pub("unsqueeze")(input, -2), (1, k), (1, s), (0, p), ceil_mode,
+    r = avg_pool2d(_unsqueeze(input, -2), (1, k), (1, s), (0, p), ceil_mode,
                    count_include_pad)
-    return _pub("squeeze")(r, -2)
+    return _squeeze(r, -2)
 
 
 # ====================================================================== adaptive pools
@@ -201,7 +203,7 @@ def adaptive_avg_pool1d(input, output_size):
     if o < 0:
         raise RuntimeError(f"adaptive_avg_pool1d: elements of output_size must be greater than "
                            f"or equal to 0 but received {{1, {o}}}")
-    return _pub("squeeze")(adaptive_avg_pool2d(_pub("unsqueeze")(input, -2), (1, o)), -2)
+    return _squeeze(adaptive_avg_pool2d(_unsqueeze(input, -2), (1, o)), -2)
 
 
 def _adaptive_max_kernel(x, output_size):
@@ -257,8 +259,8 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     (C, L): the 2-d pool over the unsqueezed input (SqueezeBackward1 on top)."""
     _pool1d_input("adaptive_max_pool1d", input)
     o = _one("adaptive_max_pool1d", output_size, "output_size")
-    r = adaptive_max_pool2d(_pub("unsqueeze")(input, -2), (1, o), True)
-    sq = _pub("squeeze")
+    r = adaptive_max_pool2d(_unsqueeze(input, -2), (1, o), True)
+    sq = _squeeze
     return (sq(r[0], -2), sq(r[1], -2)) if return_indices else sq(r[0], -2)
 
 

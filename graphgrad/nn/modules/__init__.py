@@ -14,7 +14,7 @@ __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "Par
 
 # the layers (helper H): each family file's __all__
 from . import (activation, batchnorm, conv, distance, dropout, flatten,  # noqa: E402
-               instancenorm, linear, loss, normalization, padding, pooling, rnn, sparse,
+               fold, instancenorm, linear, loss, normalization, padding, pooling, rnn, sparse,
                transformer)
 from .activation import *  # noqa: F401,F403,E402
 from .batchnorm import *  # noqa: F401,F403,E402
@@ -22,6 +22,7 @@ from .conv import *  # noqa: F401,F403,E402
 from .distance import *  # noqa: F401,F403,E402
 from .dropout import *  # noqa: F401,F403,E402
 from .flatten import *  # noqa: F401,F403,E402
+from .fold import *  # noqa: F401,F403,E402
 from .instancenorm import *  # noqa: F401,F403,E402
 from .linear import *  # noqa: F401,F403,E402
 from .loss import *  # noqa: F401,F403,E402
@@ -33,7 +34,7 @@ from .sparse import *  # noqa: F401,F403,E402
 from .transformer import *  # noqa: F401,F403,E402
 
 __all__ += (activation.__all__ + batchnorm.__all__ + conv.__all__ + distance.__all__
-            + dropout.__all__
-            + flatten.__all__ + instancenorm.__all__ + linear.__all__ + loss.__all__
+            + dropout.__all__ + flatten.__all__ + fold.__all__
+            + instancenorm.__all__ + linear.__all__ + loss.__all__
             + normalization.__all__ + padding.__all__ + pooling.__all__ + rnn.__all__
             + sparse.__all__ + transformer.__all__)

@@ -5,14 +5,15 @@ import warnings
 
 import graphgrad as _gg
 from .. import functional as F
+from ..functional.softmax import _softmax_dim
 from .. import init
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
-           "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink",
-           "Softplus", "Hardtanh", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
+           "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink", "Softplus", "Hardtanh",
+           "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
            "MultiheadAttention"]
 
 
@@ -306,6 +307,26 @@ class LogSoftmax(_SoftmaxLike):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
+
+
+class Softmin(_SoftmaxLike):
+    """softmax(-x) along ``dim``."""
+
+    def forward(self, input):
+        dim = self.dim
+        if dim is None:
+            dim = _softmax_dim("softmin", input.dim(), stacklevel=4)
+        return (-input).softmax(dim)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W) inputs."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)
 
 # ---------------------------------------------------------------------- attention
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):

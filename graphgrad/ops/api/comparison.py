@@ -16,6 +16,7 @@ from .. import formulas as F
 from ..dispatch import binary, dispatch, unary
 from ..inplace import dispatch_inplace
 from ..registry import POINTWISE, defop, export
+from ..._core import dtypes as _dtype
 
 
 def _complex_type_name(a, b):
@@ -107,8 +108,8 @@ def _out(r, out):
     """``out=``: copy the result into ``out`` (cast to its dtype, as PyTorch does)."""
     if out is None:
         return r
-    from ..registry import PUBLIC
-    return PUBLIC["_write_out"](r, out)
+    from .conversion import _write_out
+    return _write_out(r, out)
 
 
 def _bitwise(name, ufunc):
@@ -204,7 +205,6 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             raise TypeError(f"isclose(): argument '{n}' (position {pos + 1}) must be Tensor, "
                             f"not {type(v).__name__}")
     if input._data.dtype != other._data.dtype:
-        from ..._core.dtypes import scalar_type_name
         raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match "
                            f"{scalar_type_name(other.dtype)} (isclose compares tensors of one "
                            "dtype; convert one with .to())")
@@ -244,14 +244,13 @@ WHERE = defop("where(condition, self, other)", _where_kernel, "WhereBackward0", 
 def where(condition, input=None, other=None, *, out=None):
     """``where(cond, x, y)``: elements of x where cond, else y (differentiable in x and y)."""
     if input is None and other is None:
-        from ..registry import PUBLIC
-        return PUBLIC["nonzero"](condition, as_tuple=True)
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
         raise TypeError("where(): argument 'condition' must be Tensor")
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition.dtype.name.capitalize()}")
-    from ..._core import dtypes as _dtype
     vals = [v for v in (input, other)]
     rt = _dtype.result_type(*vals)
     conv = []

@@ -12,6 +12,10 @@ from ...autograd.views import select_view
 from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from ..registry import PUBLIC, export
 from .shape import SELECT, getitem
+from ..._tensor.memory_format import apply, check_memory_format
+from ..._tensor.creation import tensor
+from ...autograd._saved_hooks import before_inplace
+from ..registry import PUBLIC as P
 
 
 @export(function=False)
@@ -31,7 +35,6 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
             _check_device(a)  # only the CPU exists ('cuda' raises as PyTorch's CPU build)
     _check_device(device)
     if memory_format is not None:  # (PyTorch keeps a strided tensor as it is here too)
-        from ..._tensor.memory_format import apply, check_memory_format
         check_memory_format("to", memory_format)
         r = apply("to", self, memory_format, copy=False)
         if r is not None and r is not self:
@@ -78,7 +81,6 @@ def type(self, dtype=None, non_blocking=False):  # noqa: A001
 @export(function=False)
 def contiguous(self, memory_format=None):
     if memory_format is not None:
-        from ..._tensor.memory_format import apply, check_memory_format
         check_memory_format("contiguous", memory_format)
         r = apply("contiguous", self, memory_format, copy=False)
         if r is not None:
@@ -124,7 +126,6 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 @export(function=False)
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    from ..._tensor.creation import tensor
     return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
@@ -142,7 +143,6 @@ def _write_out(result, out):
             f"of the arguments requires grad.")
     if tls.mutation_ctx is not None:
         # allow_mutation_on_saved_tensors: clone a saved ``out`` before it is overwritten
-        from ...autograd._saved_hooks import before_inplace
         before_inplace(out)
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, out._data.dtype)
@@ -174,7 +174,6 @@ def __setitem__(self, key, value):
     from .inplace import copy_, fill_
     key = sequence_as_tuple(key, 3) or key
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
-        from ..registry import PUBLIC as P
         if "index_put_" in P:
             return P["index_put_"](self, _as_index_tuple(key), value)
         raise NotImplementedError("advanced-index assignment needs index_put_")

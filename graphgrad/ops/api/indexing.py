@@ -277,12 +277,10 @@ def _values_for(self, values, fn, key=(), accumulate=False):
             raise RuntimeError(f"{fn}: value cannot be converted to type {self.dtype} without "
                                "overflow")
         return values
-    from ..._tensor.creation import tensor
     return tensor(values, dtype=self.dtype)
 
 
 def _type_name(t):
-    from ..._core.dtypes import scalar_type_name
     return scalar_type_name(t.dtype)
 
 
@@ -587,3 +585,5 @@ def masked_select(input, mask, *, out=None):
 # the rest of the family registers on import; names re-exported for callers of this module
 from . import copies, gather_scatter, padding  # noqa: E402,F401
 from .copies import cat, stack  # noqa: E402,F401
+from ..._tensor.creation import tensor
+from ..._core.dtypes import scalar_type_name

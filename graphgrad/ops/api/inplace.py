@@ -26,6 +26,7 @@ from ..dispatch import dispatch, replay_view
 from ...autograd.views import _edge
 from .. import formulas as F
 from ..registry import LINEAR, POINTWISE, defop, export
+from ...autograd.views import _regenerate_view_grad_fn, mark_views, move_retains_grad
 
 
 def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
@@ -178,7 +179,6 @@ def make_copy_slices(view, fn):
     cs._view_ndim = view._data.ndim
     cs._out_meta = ((base._data.shape, base._data.dtype),)
     old_fn, old_nr = base._grad_fn, base._output_nr
-    from ...autograd.views import _regenerate_view_grad_fn, mark_views, move_retains_grad
     if base._views is not None:
         mark_views(base)
     base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True

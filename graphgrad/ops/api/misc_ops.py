@@ -14,6 +14,8 @@ from ..dispatch import dispatch
 from ..registry import LINEAR, defop, export
 from .views import (check_split_size, check_split_sizes, chunk_with, _split_dim, _split_kernel,
                     _split_with_sizes_kernel, _nd, cat_grads)
+from ..._tensor import creation as _creation
+from ..._tensor.tensor import _check_device
 
 
 # ------------------------------------------------------------------ isin
@@ -165,8 +167,6 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
                   pin_memory=False):
     """A tensor of ``size`` whose elements sit ``stride`` elements apart in a buffer just
     large enough for them (values zero here; PyTorch leaves them uninitialised)."""
-    from ..._tensor import creation as _creation
-    from ..._tensor.tensor import _check_device
     _check_device(device)
     size = _creation._size((tuple(size),))
     stride = tuple(int(s) for s in stride)

@@ -570,7 +570,6 @@ def pow(input, exponent, *, out=None):  # noqa: A001
 
 
 def _default_float():
-    from ..._core.dtypes import get_default_dtype
     return get_default_dtype()
 
 
@@ -583,8 +582,8 @@ def _out(r, out):
         name = _dtype.scalar_type_name
         raise RuntimeError(f"result type {name(r.dtype)} can't be cast to the desired output "
                            f"type {name(out.dtype)}")
-    from ..registry import PUBLIC
-    return PUBLIC["_write_out"](r, out)
+    from .conversion import _write_out
+    return _write_out(r, out)
 
 
 @export()
@@ -633,7 +632,6 @@ def pow_(self, exponent):
 def clone(input, *, memory_format=None):
     _check_tensor("clone", input)
     if memory_format is not None:
-        from ..._tensor.memory_format import apply, check_memory_format, contiguous_format
         if check_memory_format("clone", memory_format) is contiguous_format:
             return unary(CLONE_CONTIGUOUS, input)
         r = apply("clone", input, memory_format, copy=True)
@@ -799,5 +797,7 @@ def floor_divide_(self, other):
 from . import pointwise_binary  # noqa: E402,F401
 from . import pointwise_unary as _unary_mod  # noqa: E402
 from .pointwise_binary import remainder, remainder_  # noqa: E402
+from ..._core.dtypes import get_default_dtype
+from ..._tensor.memory_format import apply, check_memory_format, contiguous_format
 
 OPERATORS.update(_unary_mod.OPERATORS)

@@ -336,7 +336,6 @@ def _mod_op(name, op_s, op_t):
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor) and isinstance(other, Tensor) and name == "remainder":
             # remainder(Number, Tensor): the number as a 0-d tensor of the result dtype
-            from ..._core import dtypes as _dtype
             input = Tensor._wrap(np.asarray(input, _dtype.result_type(input, other).np))
         _need_tensor(name, input, 1, "input")
         if isinstance(other, Tensor):
@@ -438,7 +437,6 @@ def _clamp_call(input, min, max, name="clamp"):  # noqa: A002
         if b is not None and not isinstance(b, (int, float)):
             raise TypeError(f"{name}(): min and max must be Numbers or Tensors, not "
                             f"{type(b).__name__}")
-    from ..._core import dtypes as _dtype
     rt = _dtype.result_type(input, *[b for b in bounds if b is not None])
     if rt.np != input._data.dtype and input._data.dtype.kind != "c":
         input = input.to(rt)
@@ -481,7 +479,6 @@ def clamp_max(input, max):  # noqa: A002
 
 def _clamp_scalar_one(op, input, bound):
     bound = _as_operand(op.name, bound)
-    from ..._core import dtypes as _dtype
     rt = _dtype.result_type(input, bound)
     if rt.np != input._data.dtype:
         input = input.to(rt)
@@ -508,6 +505,7 @@ def clamp_max_(self, max):  # noqa: A002
 
 # ============================================================ logaddexp / xlogy
 from ..._core.opmath import BFLOAT16 as _BF16  # noqa: E402
+from ..._core import dtypes as _dtype
 @half_in_float32
 def _logaddexp_kernel(a, b):
     if a.dtype.kind in "iub" or b.dtype.kind in "iub":

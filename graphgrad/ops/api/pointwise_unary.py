@@ -407,7 +407,6 @@ def square(input, *, out=None):
     """``input * input``, recorded as ``pow(input, 2)`` (PowBackward0) as in PyTorch."""
     _check_tensor("square", input)
     if input._data.dtype.kind == "b":
-        from ..._core import dtypes as _dtype
         input = input.to(_dtype.int64)
     return _out(dispatch(POW, input, 2), out)
 
@@ -448,7 +447,6 @@ def logit_(self, eps=None):
 def _nan_to_num_args(input, nan, posinf, neginf):
     _check_tensor("nan_to_num", input)
     if input._data.dtype.kind == "c" and input._requires_grad:
-        from ..._core.state import tls
         if tls.grad_enabled:
             raise RuntimeError("nan_to_num does not support automatic differentiation for "
                                "outputs with complex dtype.")
@@ -528,6 +526,8 @@ OPERATORS = {"__abs__": lambda self: unary(ABS, self)}
 # ============================================================ lgamma / digamma / polygamma
 # (kernels in gamma_kernels.py: float64, rounded once; PyTorch's values at the poles)
 from ..kernels import gamma as _gk  # noqa: E402
+from ..._core import dtypes as _dtype
+from ..._core.state import tls
 
 LGAMMA = defop("lgamma(self)", _real_only("lgamma", _gk.lgamma), "LgammaBackward0",
                promote="float", self=lambda grad, self: grad * F.digamma(self),

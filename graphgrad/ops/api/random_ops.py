@@ -19,6 +19,8 @@ from .. import formulas as F
 from ..dispatch import dispatch
 from ..inplace import dispatch_inplace
 from ..registry import POINTWISE, defop, export
+from .conversion import _write_out
+from ..._tensor.creation import _check_device, _size, _finish, _dt
 
 
 def _draw_kernel(*args):
@@ -228,7 +230,6 @@ def bernoulli(input, p=None, *, generator=None, out=None):
                            "(bernoulli: every probability in input must be in [0, 1])")
     r = dispatch(BERNOULLI, input, lambda a: (g.random(a.shape) < a).astype(a.dtype))
     if out is not None:
-        from .conversion import _write_out
         return _write_out(r, out)
     return r
 
@@ -262,12 +263,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
         if size is None:
             raise TypeError("normal(): with a number mean and std, 'size' is required, e.g. "
                             "normal(0., 1., (3,))")
-        from ..._tensor.creation import _check_device, _size, _finish, _dt
         _check_device(device)
         m_, s_ = _num(mean, "mean", "normal"), _num(std, "std", "normal")
         r = _finish(g.normal(m_, s_, _size((size,))).astype(_dt(dtype)), requires_grad)
     if out is not None:
-        from .conversion import _write_out
         return _write_out(r, out)
     return r
 
@@ -305,6 +304,5 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             res[i] = g.choice(n, num_samples, replace=False, p=w / tot)
     r = Tensor._wrap(res.reshape(d.shape[:-1] + (num_samples,)))
     if out is not None:
-        from .conversion import _write_out
         return _write_out(r, out)
     return r

@@ -41,7 +41,7 @@ from .. import formulas as F
 from ..dispatch import dispatch, unary
 from ..inplace import dispatch_inplace
 from ..._core.opmath import half_in_float32
-from ..registry import LINEAR, PUBLIC, defop, export, export_linalg
+from ..registry import LINEAR, defop, export, export_linalg
 
 _INF = math.inf
 
@@ -964,11 +964,12 @@ def _opt_dtype(dtype):
 def _out(r, out):
     if out is None:
         return r
+    from .conversion import _write_out
     if isinstance(r, tuple):
         for src, dst in zip(r, out):
-            PUBLIC["_write_out"](src, dst)
+            _write_out(src, dst)
         return type(r)(*out) if hasattr(r, "_fields") else tuple(out)
-    return PUBLIC["_write_out"](r, out)
+    return _write_out(r, out)
 
 
 def _empty_check(name, x, dims):
@@ -1046,11 +1047,8 @@ def _binary_extreme(name, input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(other).__name__} "
                         f"(for a scalar bound use clamp)")
-    fn = PUBLIC.get(public)
-    if fn is None:
-        raise NotImplementedError(f"{name}(input, other) is {public}(input, other), which is not "
-                                  "available yet")
-    return fn(input, other)
+    from .pointwise_binary import maximum, minimum
+    return (maximum if public == "maximum" else minimum)(input, other)
 
 
 def _make_extreme(name, whole_op, dim_op, rtype):
@@ -1191,12 +1189,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
                                    f"2. Got {list(dim)}")
             return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
         if p == "nuc":
-            mn = PUBLIC.get("linalg.matrix_norm")
-            from ..registry import LINALG
-            mn = LINALG.get("matrix_norm", mn)
-            if mn is None:
-                raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm, which is not "
-                                          "available yet")
+            from .linalg import matrix_norm as mn
             if dim is None:
                 dim = (-2, -1)
             if not isinstance(dim, (list, tuple)) or len(dim) != 2:

@@ -225,7 +225,6 @@ def _infer_size(size, numel, fn="view"):
 @export()
 def view(input, *size):
     if len(size) == 1 and not isinstance(size[0], (int, tuple, list)):
-        from ..._core.dtypes import to_dtype
         d = to_dtype(size[0])
         return _wrap_dtype_view(input, d)
     size = _infer_size(_size_arg(size), input._data.size)
@@ -485,3 +484,4 @@ __all__ = ["view", "reshape", "transpose", "t", "expand", "unsqueeze", "squeeze"
 # more views (permute, unbind/split/chunk, as_strided, view_as_real/complex) live in views.py
 from .views import (as_strided, chunk, movedim, permute, split, unbind, unflatten,
                     view_as_complex, view_as_real)
+from ..._core.dtypes import to_dtype

@@ -13,6 +13,8 @@ import numpy as np
 from ..._core.state import tls
 from ..._tensor.tensor import Tensor
 from ..registry import export
+from ..._tensor.creation import _size
+from ..._tensor.tensor import device
 
 
 def _root(a):
@@ -44,7 +46,6 @@ class UntypedStorage:
 
     @property
     def device(self):
-        from ..._tensor.tensor import device
         return device("cpu")
 
     def __repr__(self):
@@ -116,7 +117,6 @@ def resize_(self, *sizes, memory_format=None):
     """Change the shape in place, keeping the elements in row-major order (new elements,
     when it grows, are zeros); bumps the version when the shape changes."""
     _check_resizable("resize_", self)
-    from ..._tensor.creation import _size
     return _resize(self, _size(sizes))
 
 

@@ -15,6 +15,10 @@ from .. import formulas as F
 from ..dispatch import dispatch, unary
 from ..registry import LINEAR, defop, export
 from .shape import SELECT, SLICE, _nd, _select_key, _slice_key, view
+from ...autograd.views import _set_view
+from ..inplace import check_inplace
+from ..._core.state import tls
+from ...autograd._saved_hooks import before_inplace
 
 
 # ---------------------------------------------------------------- table entries
@@ -301,7 +305,6 @@ def unflatten(input, dim, sizes):
 
 def _set_output_views(x, outs, specs):
     """Record each output of a multi-output view op as its own select/slice view of ``x``."""
-    from ...autograd.views import _set_view
     for o, (op, attrs) in zip(outs, specs):
         _set_view(op, (x,) + attrs, o)
         if o._view_mode is None:
@@ -505,16 +508,13 @@ def _renamed(node, name):
 
 
 def _inplace_view(self, op_name, node_name, view_fn, *args):
-    from ..inplace import check_inplace
     if not isinstance(self, Tensor):
         raise TypeError(f"{op_name}(): argument 'input' must be Tensor, not "
                         f"{type(self).__name__}")
     check_inplace(self, op_name)
     out = view_fn(self, *args)  # (raises on bad arguments before self is touched)
-    from ..._core.state import tls
     if tls.mutation_ctx is not None:
         # allow_mutation_on_saved_tensors: a saved self keeps its shape
-        from ...autograd._saved_hooks import before_inplace
         before_inplace(self)
     self._data = out._data
     node = out._grad_fn

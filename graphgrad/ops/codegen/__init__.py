@@ -1,5 +1,7 @@
 """Code generation: the hot path of each op, compiled from its table entry.
 
 ``nodes`` makes the node class and its ``_apply``/``_step``/``release_variables``,
-``record`` the unrolled ``_record``, ``entries`` the one-frame public functions and operators.
+``record`` the unrolled ``_record``, ``entries`` the one-frame public functions and operators;
+``source`` compiles them under stable names (NOTE [generated code]): ``show(op)`` prints them.
 """
+from .source import show, source  # noqa: F401

@@ -12,9 +12,10 @@ from ..._core.state import HOT, tls
 from ..._tensor.tensor import Tensor
 from ..._core.opmath import BFLOAT16, FLOAT16
 from ..dispatch import _kernel_error, _promote, _record, _record_generic
+from .source import compile_source
 from .record import record_lines, record_env
 from ...autograd.views import _set_view
-from ..forward_mode import _extra
+from ..extras import _extra
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -69,7 +70,7 @@ def _compile_entry(op, name, label, lines, args, req, ret, **names):
     lines += _entry_tail(op, args, req, ret)
     env = _entry_env(op)
     env.update(names)
-    exec(compile("\n".join(lines), label, "exec"), env)
+    compile_source(lines, label, op, env)
     return env[name]
 
 
@@ -97,7 +98,7 @@ def make_unary_function(op, name, check, finish_out):
               "        res = kern(d)" if f16 else "        res = kernel(d)",
               "    except Exception as exc:",
               "        raise _kernel_error(op, [d], exc) from None"]
-    return _compile_entry(op, name, f"<graphgrad.{name}>", lines, "(x0,)", "x0._requires_grad",
+    return _compile_entry(op, name, f"entry graphgrad.{name} of {op.name}", lines, "(x0,)", "x0._requires_grad",
                           "o if out is None else finish_out(o, out)",
                           check=check, finish_out=finish_out,
                           raw=getattr(op.kernel, "raw", None), FLOAT16=FLOAT16)
@@ -150,7 +151,7 @@ def make_binary_operator(op, name):
               "    except Exception as exc:",
               "        raise _kernel_error(op, [ad, bd], exc) from None"]
     lines = [line for line in lines if line]
-    return _compile_entry(op, name, f"<Tensor.{name}>", lines, "(x0, x1)", "req", "o",
+    return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)", "req", "o",
                           half_kernel=op.half_scalar_kernel, BFLOAT16=BFLOAT16,
                           FLOAT16=FLOAT16)
 
@@ -177,6 +178,6 @@ def make_matmul_entry(op, name, params, general):
              f"        return general({a}, {b})",
              "    if res.dtype is not dt:  # bfloat16: NumPy's product is float32",
              "        res = res.astype(dt)"]
-    return _compile_entry(op, name, f"<Tensor.{name}>", lines, "(x0, x1)",
+    return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)",
                           "x0._requires_grad or x1._requires_grad", "o",
                           general=general, _matmul=np.matmul, _BOOL=np.dtype(np.bool_))

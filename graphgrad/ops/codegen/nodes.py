@@ -8,7 +8,10 @@ import numpy as np
 
 from ..._tensor.tensor import Tensor
 from ...autograd.saved import SavedVariable
+from .source import compile_source
 from ..node import FormulaNode, _FREED, _unpack_stale
+from ...autograd._saved_attrs import extra_attributes
+from ...autograd._saved_attrs import free_tensor_attributes
 
 _ndarray = np.ndarray
 
@@ -26,14 +29,12 @@ def make_node_class(op):
     for key in names:
         attrs["_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, False))
         attrs["_raw_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, True))
-    from ...autograd._saved_attrs import extra_attributes
     for key, fn in extra_attributes(op).items():  # PyTorch's, computed when read
         attrs["_saved_" + key] = property(fn)
     if op.n_outputs == 1:
         attrs["_apply"] = _specialized_apply(op, tuple(srcs))
         attrs["_step"] = _specialized_step(op, tuple(srcs))
     attrs["release_variables"] = _specialized_release(op)
-    from ...autograd._saved_attrs import free_tensor_attributes
     free_tensor_attributes(op, attrs, _FREED)  # (index tensors: freed as PyTorch frees them)
     if op.node_name in _HANDWRITTEN:
         # PyTorch's hand-written C++ nodes report a qualified name()
@@ -99,7 +100,7 @@ def _specialized_apply(op, srcs):
     lines.append(f"    return [{', '.join(outs)}]")
     env = {"SV": SavedVariable}
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
-    exec(compile("\n".join(lines), f"<backward of {op.node_name}>", "exec"), env)
+    compile_source(lines, f"backward of {op.name} ({op.node_name})", op, env)
     return env["_apply"]
 
 
@@ -158,7 +159,7 @@ def _specialized_step(op, srcs):
     env = {"SV": SavedVariable, "_FREED": _FREED, "Tensor": Tensor, "_ndarray": _ndarray,
            "_unpack_stale": _unpack_stale}
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
-    exec(compile("\n".join(lines), f"<backward step of {op.node_name}>", "exec"), env)
+    compile_source(lines, f"backward step of {op.name} ({op.node_name})", op, env)
     return env["_step"]
 
 
@@ -176,5 +177,5 @@ def _specialized_release(op):
         lines.append(f"    sv{i} = self._s{i}")
         lines += _release_lines(i, "    ")
     env = {"SV": SavedVariable, "_FREED": _FREED}
-    exec(compile("\n".join(lines), f"<release of {op.node_name}>", "exec"), env)
+    compile_source(lines, f"release of {op.name} ({op.node_name})", op, env)
     return env["release_variables"]

@@ -8,6 +8,7 @@ from ..._tensor.tensor import Tensor
 from ...autograd import graph as _graph
 from ...autograd.saved import SavedVariable
 from ..._core.version import VersionCounter
+from .source import compile_source
 from ..node import _new_meta, _META, _LAST
 from ...autograd.views import _edge
 
@@ -137,5 +138,5 @@ def make_record(op):
     lines += record_lines(op, argx, "    ")
     lines.append("    return node")
     env = record_env(op)
-    exec(compile("\n".join(lines), f"<record of {op.name}>", "exec"), env)
+    compile_source(lines, f"record of {op.name}", op, env)
     return env["record"]

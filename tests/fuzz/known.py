@@ -170,12 +170,6 @@ KNOWN = [
      "tensor refer to a single memory location' (seed 205024)",
      lambda p, m: m.kind == "error-type"
      and _torch_msg(m, r"some elements of the input tensor and the written-to tensor")),
-    ("elementwise-layout", OPEN,
-     "an elementwise result of a transposed operand is contiguous here, transposed in "
-     "PyTorch (TensorIterator keeps the input's layout), so reshape(-1) of it is a view here "
-     "and a copy there: a write through it changes the result only here (seed 204206)",
-     lambda p, m: m.kind == "value" and m.phase == "forward"
-     and _uses(p, "@view:reshape", "@view:view")),
     ("complex-branch-points", OPEN,
      "complex asin/acosh/atanh near their branch points and cuts: values a few 1e-9 apart "
      "and NaN patterns of their gradients (seeds 210755, 211346)",

@@ -450,3 +450,27 @@ def test_extreme_tangent_with_an_infinite_tangent_elsewhere(name):
                 out.append(fwd.unpack_dual(y).tangent)
         return out
     run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["sub", "rsub", "mul-broadcast", "maximum", "where", "both-t",
+                                  "slice", "add-alpha", "3d", "promote"])
+def test_elementwise_result_takes_the_layout_of_its_first_operand(case):
+    """PyTorch's TensorIterator lays an elementwise result out as its first operand that
+    orders the dims decides (a transposed operand gives a transposed result); NumPy's
+    ufuncs fall back to row-major when operands disagree. So reshape(-1) of t() - c was a
+    view here and a copy in PyTorch, and a write through it changed the result only here
+    (fuzz seed 204206)."""
+    def prog(T):
+        a = T.arange(6.0, dtype=T.float64).reshape(3, 2).requires_grad_()
+        c = T.ones(2, 3, dtype=T.float64)
+        at = a.t()
+        r = {"sub": lambda: at - c, "rsub": lambda: c - at, "mul-broadcast": lambda: at * c[0],
+             "maximum": lambda: T.maximum(at, c), "where": lambda: T.where(at.t().t() > 2, at, c),
+             "both-t": lambda: at + c.t().t(), "slice": lambda: T.sub(a[::2].t(), c[:, :2]),
+             "add-alpha": lambda: T.add(at, c, alpha=2),
+             "3d": lambda: T.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1) * T.ones(4, 2, 3),
+             "promote": lambda: at.float() + c}[case]()
+        flat = r.reshape(-1)
+        flat[1] = 100.0
+        return [r.stride(), r.is_contiguous(), r, flat]
+    run_both(prog)

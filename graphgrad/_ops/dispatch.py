@@ -1296,6 +1296,15 @@ def dispatch_inplace(op, self, *args):
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
             f" (in-place {op.name}_ on an expanded or read-only tensor)")
+    for i in range(1, nt):
+        d = datas[i]
+        if d.__class__ is _ndarray and np.may_share_memory(sd, d) and _partial_overlap(sd, d):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                f"performing the operation. (in-place {op.name}_: its argument "
+                f"'{op.params[i]}' of shape {list(d.shape)} shares part of the memory of the "
+                f"written-to tensor of shape {list(sd.shape)})")
     if record:
         # build the node first: inputs are saved at their versions before the update (so
         # x.mul_(x) fails at backward, as in PyTorch) and an error leaves self untouched
@@ -1338,6 +1347,23 @@ def _overlaps(a):
         if s == 0 and n > 1:
             return True
     return False
+
+
+def _partial_overlap(a, b):
+    """PyTorch's partial overlap of two arrays that may share memory: both dense (else it
+    cannot tell and allows the op) and either the same bytes with other strides or ranges
+    that overlap without being the same."""
+    if a.size == 0 or b.size == 0:
+        return False
+    from ..autograd.engine import _dense
+    if not (_dense(a) and _dense(b)):
+        return False
+    a0 = a.__array_interface__["data"][0]
+    b0 = b.__array_interface__["data"][0]
+    a1, b1 = a0 + a.nbytes, b0 + b.nbytes
+    if a0 == b0 and a1 == b1:
+        return a.strides != b.strides
+    return a0 < b1 and b0 < a1
 
 
 def _rebase_history(self, node):

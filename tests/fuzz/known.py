@@ -164,12 +164,6 @@ KNOWN = [
      "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
      "immutable'); graphgrad's are ordinary zeros",
      lambda p, m: m.kind == "error-type" and _torch_msg(m, r"ZeroTensors are immutable")),
-    ("partial-overlap", OPEN,
-     "an in-place op whose operand partly overlaps the written tensor (x.view(...).fmod_(x)) "
-     "is accepted; PyTorch raises 'some elements of the input tensor and the written-to "
-     "tensor refer to a single memory location' (seed 205024)",
-     lambda p, m: m.kind == "error-type"
-     and _torch_msg(m, r"some elements of the input tensor and the written-to tensor")),
     ("complex-branch-points", OPEN,
      "complex asin/acosh/atanh near their branch points and cuts: values a few 1e-9 apart "
      "and NaN patterns of their gradients (seeds 210755, 211346)",

@@ -474,3 +474,41 @@ def test_elementwise_result_takes_the_layout_of_its_first_operand(case):
         flat[1] = 100.0
         return [r.stride(), r.is_contiguous(), r, flat]
     run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["view-of-0d", "view-of-0d-owner", "shifted", "transposed", "setitem", "copy_",
+                                  "addcmul_", "clamp_", "requires-grad", "requires-grad2", "full", "disjoint",
+                                  "not-dense"])
+def test_inplace_operand_partly_overlapping_the_written_tensor(case):
+    """An in-place op whose operand shares some, not all, of the written tensor's memory
+    (same memory with other strides, or a shifted range) raises PyTorch's 'some elements of
+    the input tensor and the written-to tensor refer to a single memory location'; graphgrad
+    wrote (fuzz seed 205024: x.view(-1).fmod_(x) of a 0-d x). The same memory with the same
+    strides, disjoint memory and operands that are not dense (PyTorch cannot tell) are
+    allowed; nothing is written on error."""
+    def prog(T):
+        x = T.arange(1.0, 7.0, dtype=T.float64)
+
+        def setitem():
+            x[1:4] = x[:3]
+        y = T.tensor(-1.25, dtype=T.float64)
+        run = {"view-of-0d": lambda: x[2].view(-1).fmod_(x[2]),
+               "view-of-0d-owner": lambda: y.view(-1).fmod_(y),
+               "shifted": lambda: x[1:].add_(x[:-1]),
+               "transposed": lambda: x[:4].view(2, 2).mul_(x[:4].view(2, 2).t()),
+               "setitem": setitem,
+               "copy_": lambda: x[:3].copy_(x[1:4]),
+               "addcmul_": lambda: x[:3].addcmul_(x[3:], x[1:4]),
+               "clamp_": lambda: x[:3].clamp_(x[1:4]),
+               "requires-grad": lambda: x.requires_grad_().clone()[:3].mul_(x[1:4]),
+               "requires-grad2": lambda: (lambda c: c[:3].mul_(c[1:4]))(
+                   T.ones(6, requires_grad=True).clone()),
+               "full": lambda: x[:3].mul_(x[:3]),
+               "disjoint": lambda: x[:3].sub_(x[3:]),
+               "not-dense": lambda: x[::2].add_(x[3:4])}[case]
+        try:
+            run()
+        except RuntimeError as e:
+            return x.detach(), y, type(e), "single memory location" in str(e)
+        return x.detach(), y
+    run_both(prog)

@@ -262,7 +262,10 @@ def _complex_zero_pow(a, b, r):
 
 
 POW_T = defop("pow.Tensor_Tensor(self, exponent)", _pow_tensors, "PowBackward1", promote=True,
-              self=_pow_self_vjp, exponent=_pow_exponent_vjp, jvp=_pow_jvp,
+              # (the result is saved for either edge, as PyTorch saves it: modifying it in
+              # place before backward is an error there even when only the base needs a grad)
+              self=lambda grad, self, exponent, result: _pow_self_vjp(grad, self, exponent),
+              exponent=_pow_exponent_vjp, jvp=_pow_jvp,
               batched_jvp=POINTWISE)
 
 

@@ -64,12 +64,6 @@ KNOWN = [
      "differ there",
      lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and p.dtype == "complex128"
      and _uses(p, *_POW)),
-    ("saves-less-than-pytorch", OPEN,
-     "some rules save less than PyTorch's (pow(Tensor, Tensor) recomputes its result, gather "
-     "keeps only self's shape), so modifying that tensor in place before backward is not "
-     "an error here (PyTorch: 'modified by an inplace operation')",
-     lambda p, m: m.kind == "error-type" and m.phase in ("grad", "gradgrad")
-     and m.ours is None and _torch_msg(m, r"modified by an inplace operation")),
     ("cumprod-nonfinite", OPEN,
      "cumprod's double backward and tangent with an infinite element and a zero in the "
      "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN",

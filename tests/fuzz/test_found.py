@@ -538,3 +538,20 @@ def test_backward_after_modifying_what_pytorch_saves(case):
         return x.grad, e.grad
     run_both(prog)
 
+
+@pytest.mark.parametrize("case", ["expand-3d", "expand-2d", "expand-t", "sliced", "dense"])
+def test_clone_of_a_non_dense_tensor_is_laid_out_as_pytorch(case):
+    """PyTorch's clone (preserve_format) of a tensor that is not dense orders the dims by
+    their strides, a zero stride telling nothing: a clone of x.expand(1, 3, 2) is
+    row-major. NumPy's copy made it column-major, so view(6, 1) of the clone raised 'view
+    size is not compatible' here (fuzz seed 508522)."""
+    def prog(T):
+        x = T.tensor([[-2.0, -4.0]], dtype=T.float64, requires_grad=True)
+        src = {"expand-3d": lambda: x.expand(1, 3, 2), "expand-2d": lambda: x.expand(3, 2),
+               "expand-t": lambda: x.expand(3, 2).t(),
+               "sliced": lambda: T.ones(2, 3, 4)[:, :, ::2].permute(2, 0, 1),
+               "dense": lambda: T.ones(2, 3, 4).permute(2, 0, 1)}[case]()
+        c = src.clone()
+        c.view(-1)[0] = 5.0 if c.is_contiguous() else 0.0
+        return c.stride(), c, T.autograd.grad(c.sum(), x, allow_unused=True)
+    run_both(prog)

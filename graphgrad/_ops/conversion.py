@@ -182,6 +182,13 @@ def __setitem__(self, key, value):
     if isinstance(value, Tensor):
         copy_(view, value)
     else:
+        from .dispatch import _overlaps
+        if 0 in view._data.strides and _overlaps(view._data):
+            # (PyTorch copies a number into the view: its overlap error, which fill_ has not)
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                f"operation. (t[key] = {value!r} on an expanded tensor)")
         fill_(view, value)
 
 

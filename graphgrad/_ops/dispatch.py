@@ -1291,11 +1291,14 @@ def dispatch_inplace(op, self, *args):
             old_self._grad_fn, old_self._output_nr = _edge(self)
             old_self._base = self._base
             old_self._vc = VersionCounter()  # the copy is never modified
+    into = None
     if not sd.flags.writeable or 0 in sd.strides and _overlaps(sd):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-            f" (in-place {op.name}_ on an expanded or read-only tensor)")
+        into = _overlapping_write(op, sd, datas)
+        if into is None:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                f"operation. (in-place {op.name}_ on an expanded or read-only tensor)")
     for i in range(1, nt):
         d = datas[i]
         if d.__class__ is _ndarray and np.may_share_memory(sd, d) and _partial_overlap(sd, d):
@@ -1322,7 +1325,10 @@ def dispatch_inplace(op, self, *args):
             before_inplace(self)
     # forward AD: the JVP rules need self's value from before the update
     fw_old = _wrap(sd.copy()) if tls.extra and tls.fw_level is not None else None
-    np.copyto(sd, res, casting="unsafe")
+    if into is None:
+        np.copyto(sd, res, casting="unsafe")
+    else:
+        into(res)
     self._bump_version()
     if record:
         if node is not None:
@@ -1347,6 +1353,34 @@ def _overlaps(a):
         if s == 0 and n > 1:
             return True
     return False
+
+
+# in-place ops PyTorch runs on an expanded tensor (several elements, one location): a fill
+# writes its one value; index_put_/masked_fill_ write the selected elements, with a warning
+_FILLS = frozenset({"zero", "fill"})
+_DEPRECATED_ON_EXPANDED = {"masked_fill.Scalar": "masked_fill_",
+                           "masked_fill.Tensor": "masked_fill_", "index_put": "index_put_"}
+
+
+def _overlapping_write(op, sd, datas):
+    """The writer for an in-place op PyTorch allows on the expanded array ``sd`` (None: the
+    op raises PyTorch's overlap error)."""
+    if not sd.flags.writeable:
+        return None
+    name = op.name
+    if name in _FILLS:
+        return lambda res: np.copyto(sd, res, casting="unsafe")
+    public = _DEPRECATED_ON_EXPANDED.get(name)
+    if public is None or (name == "index_put" and datas[3]):
+        return None
+    import warnings
+    warnings.warn(f"Use of {public} on expanded tensors is deprecated. Please clone() the "
+                  "tensor before performing this operation. This also applies to advanced "
+                  "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=4)
+    if name == "index_put":
+        return lambda res: op.kernel(sd, datas[1], datas[2], False, True)
+    return lambda res: np.copyto(sd, res, casting="unsafe",
+                                 where=np.broadcast_to(datas[1], sd.shape))
 
 
 def _partial_overlap(a, b):

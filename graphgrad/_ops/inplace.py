@@ -158,6 +158,22 @@ class CopySlices(Node):
         return self._fn.metadata if self._fn is not None else {}
 
 
+class _ExpandedCopySlices(CopySlices):
+    """CopySlices of an in-place fill of an expanded view (allowed in the forward, as
+    PyTorch's): PyTorch's cannot write the view's gradient into a region where several
+    elements are one location, and raises its overlap error in backward."""
+
+    __slots__ = ()
+
+    def _apply(self, grads, mask, create_graph):
+        fn = self._fn
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            f"operation. (backward of an in-place {fn.name() if fn is not None else 'op'} on "
+            "an expanded view)")
+
+
 def _cast_like(x, like):
     if isinstance(x, Tensor) or isinstance(like, Tensor):
         return x
@@ -167,7 +183,7 @@ def _cast_like(x, like):
 def make_copy_slices(view, fn):
     """Rebase ``view``'s base onto CopySlices(fn); regenerate the view's grad_fn."""
     base = view._base
-    cs = CopySlices()
+    cs = _ExpandedCopySlices() if _overlaps(view._data) else CopySlices()
     cs._seq = _graph.next_sequence_nr()  # its own number, after fn's, as in PyTorch
     base_edge = _edge(base) if base._requires_grad else (None, 0)
     cs._next_edges = (base_edge,) + tuple(fn._next_edges[1:])

@@ -127,20 +127,6 @@ KNOWN = [
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and p.dtype != "complex128"
      and (_uses(p, "sgn") or (m.phase == "gradgrad" and _uses(p, "abs")))
      and _ours_nan_where_torch_not(m)),
-    ("expanded-index-put", OPEN,
-     "index_put_/masked_fill_ (t[mask] = v) on an expanded tensor: PyTorch writes, with a "
-     "deprecation warning; graphgrad raises its 'more than one element of the written-to "
-     "tensor' error (seed 408038)",
-     lambda p, m: m.kind == "false-error" and _uses(p, "@view:expand")
-     and _uses(p, "setitem", "masked_fill", "index_put")
-     and _our_msg(m, r"more than one element of the written-to tensor")),
-    ("expanded-fill", OPEN,
-     "zero_/fill_(number) on an expanded tensor: PyTorch writes the one value (and raises "
-     "only in backward, or for t[...] = v); graphgrad raises its overlap error at once "
-     "(seed 416663; allowing it here changes where the error comes: seeds 505756, 509614)",
-     lambda p, m: m.kind == "false-error" and m.phase == "forward"
-     and _uses(p, "zero_", "fill_") and _uses(p, "expand")
-     and _our_msg(m, r"more than one element of the written-to tensor")),
     ("gelu-float32-inf", DELIBERATE,
      "PyTorch's float32 gelu at +inf is NaN (its vectorised erf approximation), inf in "
      "float64 and in graphgrad (the limit); a value of PyTorch's kernel, not of the function "

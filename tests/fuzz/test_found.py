@@ -555,3 +555,62 @@ def test_clone_of_a_non_dense_tensor_is_laid_out_as_pytorch(case):
         c.view(-1)[0] = 5.0 if c.is_contiguous() else 0.0
         return c.stride(), c, T.autograd.grad(c.sum(), x, allow_unused=True)
     run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["zero_", "fill_", "fill_tensor", "masked_fill_", "mask-setitem",
+                                  "masked_fill_tensor", "index_put_", "index_put_values",
+                                  "slice-setitem", "ellipsis-setitem", "add_"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_fill_and_index_put_on_an_expanded_tensor(case, grad):
+    """PyTorch writes zero_/fill_ into an expanded tensor (each memory location gets the one
+    value) and index_put_/masked_fill_ too, with a deprecation warning (the last write to
+    a location wins); t[...] = v and add_ raise its overlap error, and so does a backward
+    through such a write into a view. graphgrad raised at once (fuzz seeds 416663, 408038)."""
+    import warnings
+
+    def prog(T):
+        x = T.tensor([2.0, -3.0], dtype=T.float64, requires_grad=grad)
+        c = x * 1.0
+        w = c.view(2, 1).expand(2, 3)
+        i0, i1 = T.tensor([0, 1, 1]), T.tensor([0, 2, 1])
+        m = T.tensor([[True, False, False], [False, False, False]])
+
+        def run():
+            if case == "zero_":
+                w.zero_()
+            elif case == "fill_":
+                w.fill_(1.5)
+            elif case == "fill_tensor":
+                w.fill_(T.tensor(2.5, dtype=T.float64))
+            elif case == "masked_fill_":
+                w.masked_fill_(m, -2.5)
+            elif case == "masked_fill_tensor":
+                w.masked_fill_(m, T.tensor(-4.5, dtype=T.float64))
+            elif case == "mask-setitem":
+                w[w.abs() > 2.5] = 7.0
+            elif case == "index_put_":
+                w.index_put_((i0, i1), T.tensor(4.0, dtype=T.float64))
+            elif case == "index_put_values":
+                w.index_put_((i0, i1), T.tensor([4.0, 5.0, 6.0], dtype=T.float64))
+            elif case == "slice-setitem":
+                w[0:] = 1.0
+            elif case == "ellipsis-setitem":
+                w[...] = 1.0
+            else:
+                w.add_(1.0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                run()
+            except RuntimeError as e:
+                return "forward", type(e), "single memory location" in str(e), c.detach()
+        warned = any("expanded tensors is deprecated" in str(wi.message) for wi in caught)
+        out = [warned, c.detach(), w.detach()]
+        if grad:
+            try:
+                (c * 2).sum().backward()
+                out.append(x.grad)
+            except RuntimeError as e:
+                out += ["backward", type(e), "single memory location" in str(e)]
+        return out
+    run_both(prog)

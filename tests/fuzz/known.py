@@ -81,12 +81,6 @@ KNOWN = [
      "are inf or NaN",
      lambda p, m: p.dtype == "complex128" and m.kind in ("nan-pattern", "value")
      and (p.special or (m.phase == "forward" and _nonfinite(m)))),
-    ("inplace-view-gradgrad-view", OPEN,
-     "double backward through in-place ops on reshape views (pow_, setitem) raises 'view "
-     "size is not compatible with input tensor's size and stride'",
-     lambda p, m: m.kind == "false-error" and m.phase == "gradgrad"
-     and _our_msg(m, r"view size is not compatible")),
-
     ("std-jvp-constant", DELIBERATE,
      "the forward-mode derivative of std at a constant input is 0 (PyTorch: NaN; "
      "docs/differences.md, Op library)",

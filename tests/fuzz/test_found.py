@@ -614,3 +614,36 @@ def test_fill_and_index_put_on_an_expanded_tensor(case, grad):
                 out += ["backward", type(e), "single memory location" in str(e)]
         return out
     run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["transposed-grad", "transposed-base", "transposed-base-gg",
+                                  "permuted-base-setitem"])
+def test_inplace_on_a_view_then_backward_with_another_layout(case):
+    """PyTorch's CopySlices lays the base's gradient out as the base (its strides) before
+    replaying the view on it: view(8, 1) of a gradient that arrives transposed, or of a base
+    that is itself transposed (an elementwise result of a t() operand), works there.
+    graphgrad replayed the view on the gradient as it came, or on a row-major copy, and
+    raised 'view size is not compatible' (fuzz seed 103466)."""
+    def prog(T):
+        x = T.arange(1.0, 9.0, dtype=T.float64).reshape(2, 4).requires_grad_()
+        if case == "transposed-grad":
+            b = x.flip(1)
+            w = b.view(8, 1)
+            w.masked_fill_(w.abs() > 5, 0.0)
+            out = b.transpose(1, 0)
+        elif case == "permuted-base-setitem":
+            b = x.reshape(2, 2, 2).permute(2, 0, 1) * 1.0
+            w = b.permute(1, 2, 0).view(2, 4)
+            w[:, 1:3] = w[:, 1:3] ** 2
+            out = b.sin()
+        else:
+            b = x.t() * 1.0  # transposed layout, as in PyTorch
+            w = b.t().view(8)
+            w.pow_(2)
+            out = b * b
+        g, = T.autograd.grad(out.sum(), x, create_graph=case.endswith("gg"))
+        res = [g.detach()]
+        if case.endswith("gg"):
+            res.append(T.autograd.grad((g * g).sum(), x)[0])
+        return res
+    run_both(prog)

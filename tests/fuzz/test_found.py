@@ -647,3 +647,16 @@ def test_inplace_on_a_view_then_backward_with_another_layout(case):
             res.append(T.autograd.grad((g * g).sum(), x)[0])
         return res
     run_both(prog)
+
+
+@pytest.mark.parametrize("value", [float("inf"), -float("inf"), 0.5])
+def test_log_softmax_tangent_of_a_0d_input(value):
+    """PyTorch's tangent of log_softmax is t - sum(t * exp(result)): at a 0-d infinite
+    input the result (inf - inf) is NaN and so is the tangent; graphgrad's 0-d branch gave
+    t - t = 0 (fuzz seeds 101127, 600305)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        with fwd.dual_level():
+            x = fwd.make_dual(T.tensor(value), T.tensor(1.5))
+            return fwd.unpack_dual(T.nn.functional.log_softmax(x, dim=0)).tangent
+    run_both(prog)

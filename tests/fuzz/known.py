@@ -58,15 +58,18 @@ _POW = ("pow", "operator**")
 _NUMERIC = ("value", "nan-pattern", "grad", "gradgrad", "jvp")  # kinds that compare numbers
 
 KNOWN = [
-    ("complex-pow-nonfinite", OPEN,
+    ("complex-pow-nonfinite", DELIBERATE,
      "complex pow at a zero or NaN base: 0 ** z with Re z < 0 is nan+nanj (PyTorch inf+nanj), "
-     "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's std::pow "
-     "differ there",
+     "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's (the C "
+     "library's cpow, exp(z log x)) give different special values there, and graphgrad "
+     "computes with NumPy's; a mask over such values then selects other elements (212991)",
      lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and p.dtype == "complex128"
      and _uses(p, *_POW)),
-    ("cumprod-nonfinite", OPEN,
+    ("cumprod-nonfinite", DELIBERATE,
      "cumprod's double backward and tangent with an infinite element and a zero in the "
-     "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN",
+     "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN; the "
+     "derivative is undefined there (an infinite factor times a zero) and which entries "
+     "come out NaN follows each formula's order of operations",
      lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "cumprod", "prod")
      and _has_nan(m)),
     ("rounding-threshold", DELIBERATE,
@@ -75,10 +78,10 @@ KNOWN = [
      lambda p, m: m.kind in _NUMERIC + ("meta",)
      and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")
      and _uses(p, "sgn", "div", "true_divide", "operator/") and p.dtype == "complex128"),
-    ("complex-nonfinite-functions", OPEN,
+    ("complex-nonfinite-functions", DELIBERATE,
      "complex functions of infinite or NaN arguments (acosh, atanh, cosh, exp, reciprocal, "
      "...): NumPy's special values differ from PyTorch's (C++ std::complex) in which parts "
-     "are inf or NaN",
+     "are inf or NaN; graphgrad's complex kernels are NumPy's",
      lambda p, m: p.dtype == "complex128" and m.kind in ("nan-pattern", "value")
      and (p.special or (m.phase == "forward" and _nonfinite(m)))),
     ("std-jvp-constant", DELIBERATE,
@@ -86,40 +89,44 @@ KNOWN = [
      "docs/differences.md, Op library)",
      lambda p, m: m.phase == "jvp" and _uses(p, "std") and _arrays(m)
      and bool((np.isnan(m.theirs) & (m.ours == 0)).any())),
-    ("open-misc", OPEN,
-     "found by the long run, each once, not fixed (replay the seed): vector_norm's double backward "
-     "through matmul, NaN where PyTorch's is finite (109854); complex acosh_/atanh_ near "
-     "their branch points, 4e-9 apart (114720); PyTorch's 'Tensor must have a last "
-     "dimension with stride 1' for view_as_real in backward, accepted here (117439); an "
-     "ill-conditioned var of reciprocals, 11 % apart (119184); an infinity's sign after "
-     "matmul, division and angle of complex values (116310); atan2's double backward over "
-     "atanh values (201546); norm of "
-     "log10's double backward inf vs NaN (205484); a mask over pow results selecting 3 "
-     "elements, 4 in PyTorch (212991); the gradient through a write into the real view of "
-     "a complex tensor next to an infinite gradient, NaN in PyTorch (415514, 511291); "
-     "tangents NaN where PyTorch's are finite or 0 through "
-     "a norm (518589); a "
-     "float64 tangent in PyTorch for a float32 program through log10, frac_ and sgn "
-     "(515394); floor_divide of large erfc/matmul values, 4e-7 apart "
-     "(519919); float32 double backward of x / expm1(x) near 0, 4 % apart (700083); the "
-     "-inf-norm's double backward at a NaN entry, NaN where PyTorch's is 0 (416326)",
+    ("single-seed-cases", DELIBERATE,
+     "found once each by the long run (replay the seed). Rounding of ill-conditioned "
+     "values: a var of reciprocals, 11 % apart (119184); floor_divide of large erfc/matmul "
+     "values, 4e-7 apart (519919); float32 double backward of x / expm1(x) near 0, 4 % "
+     "apart (700083) and of atan2 over atanh values near +-1 (201546). Complex special "
+     "values and branch points (as complex-nonfinite-functions, complex-branch-points): "
+     "acosh_/atanh_ 4e-9 apart (114720), an infinity's sign after matmul, division and "
+     "angle (116310), a mask over pow results (212991). Derivatives at undefined points "
+     "(a zero norm, an infinite or NaN entry), where which entries are NaN, inf or 0 "
+     "follows each formula's order of operations: vector_norm's double backward at a zero "
+     "row (109854), norm of log10's double backward (205484), a norm's tangent at 0 "
+     "(518589), the -inf-norm's double backward at a NaN entry (416326). The gradient of a "
+     "write into the real view of a complex tensor next to an infinite gradient: "
+     "graphgrad overwrites the view's region, PyTorch subtracts it (inf - inf = NaN; "
+     "415514, 511291). PyTorch's internal 'Tensor must have a last dimension with stride "
+     "1' for view_as_real of a gradient laid out otherwise (117439)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 415514, 511291, 518589,
-                             515394, 519919, 700083, 416326)),
+                             519919, 700083, 416326)),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
      "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "
      "graphgrad's is a copy, as PyTorch's is for every other op (seeds 401001, 403047)",
      lambda p, m: m.phase == "jvp" and m.kind in ("jvp", "nan-pattern")
      and _uses(p, "frac", "remainder", "fmod") and _uses(p, "inplace", "setitem")),
-    ("sgn-zerotensor", OPEN,
+    ("sgn-zerotensor", DELIBERATE,
      "PyTorch's gradient of sgn of a real tensor is an efficient ZeroTensor, which the "
      "backward formulas before it keep zero even against inf or NaN (pow at a negative "
-     "base; abs's double backward, which differentiates sgn; sgn's tangent); graphgrad's "
-     "are ordinary zeros, so 0 * NaN = NaN there (seeds 411636, 504764, 517112)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and p.dtype != "complex128"
-     and (_uses(p, "sgn") or (m.phase == "gradgrad" and _uses(p, "abs")))
-     and _ours_nan_where_torch_not(m)),
+     "base; abs's double backward, which differentiates sgn; sgn's tangent), and whose "
+     "product with a Python number is float64 in a float32 program; graphgrad's are "
+     "ordinary zeros (0 * NaN = NaN, dtype kept), as it has no ZeroTensor (seeds 411636, "
+     "504764, 517112, 7206, 515394)",
+     lambda p, m: p.dtype != "complex128" and _uses(p, "sgn", "abs") and (
+         (m.phase in ("grad", "gradgrad", "jvp")
+          and (_uses(p, "sgn") or (m.phase == "gradgrad" and _uses(p, "abs")))
+          and _ours_nan_where_torch_not(m))
+         or (m.kind == "meta" and m.phase == "jvp" and _uses(p, "sgn")
+             and "torch float64" in m.detail))),
     ("gelu-float32-inf", DELIBERATE,
      "PyTorch's float32 gelu at +inf is NaN (its vectorised erf approximation), inf in "
      "float64 and in graphgrad (the limit); a value of PyTorch's kernel, not of the function "
@@ -136,9 +143,10 @@ KNOWN = [
      "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
      "immutable'); graphgrad's are ordinary zeros",
      lambda p, m: m.kind == "error-type" and _torch_msg(m, r"ZeroTensors are immutable")),
-    ("complex-branch-points", OPEN,
+    ("complex-branch-points", DELIBERATE,
      "complex asin/acosh/atanh near their branch points and cuts: values a few 1e-9 apart "
-     "and NaN patterns of their gradients (seeds 210755, 211346)",
+     "and NaN patterns of their gradients; the last bits of each library's formula decide "
+     "the side of a cut (seeds 210755, 211346)",
      lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC
      and _uses(p, "asin", "acos", "atanh", "acosh")),
     ("complex-add-inf", DELIBERATE,

@@ -997,7 +997,7 @@ def make_binary_operator(op, name):
               "        res = kern(ad, bd)" if half else "        res = kernel(ad, bd)",
               "    except Exception as exc:",
               "        raise _kernel_error(op, [ad, bd], exc) from None",
-              "    if bd.__class__ is _ndarray and not ad.flags.c_contiguous:  # (PyTorch's layout)",
+              "    if bd.__class__ is _ndarray and not ad.flags.c_contiguous:  # (torch's layout)",
               "        res = follow_layout(res, (ad, bd))"]
     lines = [line for line in lines if line]
     return _compile_entry(op, name, f"<Tensor.{name}>", lines, "(x0, x1)", "req", "o",

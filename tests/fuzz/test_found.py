@@ -661,3 +661,19 @@ def test_log_softmax_tangent_of_a_0d_input(value):
             x = fwd.make_dual(T.tensor(value), T.tensor(1.5))
             return fwd.unpack_dual(T.nn.functional.log_softmax(x, dim=0)).tangent
     run_both(prog)
+
+
+def test_tangent_takes_the_layout_of_its_output():
+    """PyTorch lays a tangent out as its primal: log_softmax of a transposed input is
+    row-major and so is its tangent, so view(12) of the result works in forward mode.
+    graphgrad's rule gave a transposed tangent and view() of it raised (fuzz seed 15648)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        x = T.arange(12.0, dtype=T.float64).reshape(4, 3)
+        with fwd.dual_level():
+            d = fwd.make_dual(x, T.ones(4, 3, dtype=T.float64) * T.arange(3.0))
+            y = T.log_softmax(d.mT, -2)
+            t = fwd.unpack_dual(y).tangent
+            return t.stride(), fwd.unpack_dual(y.view(12)).tangent
+    run_both(prog)
+

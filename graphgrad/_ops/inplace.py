@@ -122,9 +122,11 @@ def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
 
 def _scatter_add(z, chain, grad):
     # the adjoint of an overlapping view sums: replay the chain on the element numbers
-    idx = replay_view(chain, np.arange(z.size).reshape(z.shape))
-    np.add.at(z, np.unravel_index(np.broadcast_to(idx, grad.shape).reshape(-1), z.shape),
-              grad.reshape(-1))
+    idx = np.broadcast_to(replay_view(chain, np.arange(z.size).reshape(z.shape)), grad.shape)
+    if z.flags.c_contiguous:
+        np.add.at(z.reshape(-1), idx.reshape(-1), grad.reshape(-1))
+    else:  # (a base laid out otherwise: the element numbers are row-major ones)
+        np.add.at(z, np.unravel_index(idx.reshape(-1), z.shape), grad.reshape(-1))
 
 
 def _view_zero_kernel(grad, chain, base_ndim):

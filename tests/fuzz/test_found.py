@@ -677,3 +677,17 @@ def test_tangent_takes_the_layout_of_its_output():
             return t.stride(), fwd.unpack_dual(y.view(12)).tangent
     run_both(prog)
 
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_write_into_one_element_of_an_expanded_0d_tensor_then_backward(dtype):
+    """w = x.cos().expand(3); w[0] = y: the backward scatters through the expand into a
+    0-d base (fuzz seed 9794; the base-layout change first broke it for 0-d bases)."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        x = T.tensor(0.5, dtype=dt, requires_grad=True)
+        y = T.tensor(2.0, dtype=dt, requires_grad=True)
+        w = x.cos().expand(3)
+        w[0] = y
+        (w * T.arange(1.0, 4.0).to(dt)).sum().abs().backward()
+        return x.grad, y.grad, w.detach()
+    run_both(prog)

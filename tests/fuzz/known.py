@@ -100,14 +100,20 @@ KNOWN = [
      "(a zero norm, an infinite or NaN entry), where which entries are NaN, inf or 0 "
      "follows each formula's order of operations: vector_norm's double backward at a zero "
      "row (109854), norm of log10's double backward (205484), a norm's tangent at 0 "
-     "(518589), the -inf-norm's double backward at a NaN entry (416326). The gradient of a "
-     "write into the real view of a complex tensor next to an infinite gradient: "
-     "graphgrad overwrites the view's region, PyTorch subtracts it (inf - inf = NaN; "
-     "415514, 511291). PyTorch's internal 'Tensor must have a last dimension with stride "
+     "(518589), the -inf-norm's double backward at a NaN entry (416326). PyTorch's internal 'Tensor must have a last dimension with stride "
      "1' for view_as_real of a gradient laid out otherwise (117439)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
-                             205484, 212991, 415514, 511291, 518589,
+                             205484, 212991, 518589,
                              519919, 700083, 416326)),
+    ("real-view-write-inf-grad", DELIBERATE,
+     "an in-place write into the real (or imaginary) view of a complex tensor, with an "
+     "infinite gradient reaching that view's region: the written part's derivative is 0 "
+     "and the other part's finite, as graphgrad gives; PyTorch's gradient of the whole "
+     "complex tensor is NaN there (an inf times that 0 in its reassembly of the complex "
+     "gradient) (seeds 415514, 511291, 20377)",
+     lambda p, m: p.dtype == "complex128" and _uses(p, "@view:real", "@view:imag")
+     and m.kind == "nan-pattern" and m.phase in ("grad", "gradgrad") and _arrays(m)
+     and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
      "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "

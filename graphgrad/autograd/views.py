@@ -120,7 +120,7 @@ def _view_edge(a):
 
 
 def _regenerate_view_grad_fn(view):
-    from ..ops.api.inplace import AsStridedBackward0
+    from ..ops.api.inplace import AsStridedBackward0, chain_for_base
     if view._view_mode is not None and tls.grad_enabled:
         raise RuntimeError(view_rebase_message(view, True))
     base = view._base
@@ -128,7 +128,7 @@ def _regenerate_view_grad_fn(view):
     node._seq = next(_seq)
     node._next_edges = (gradient_edge(base),)
     node._base_meta = (base._data.shape, base._data.dtype)
-    node._chain = view._view_fn
+    node._chain = chain_for_base(view)
     node._out_meta = ((view._data.shape, view._data.dtype),)
     old_fn, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = node

@@ -20,6 +20,7 @@ from ..autograd import graph as _graph
 from ..autograd.saved import SavedVariable
 from .._core.opmath import BFLOAT16, FLOAT16
 from .node import _META
+from .registry import POINTWISE
 from ..autograd.views import _edge, _set_view
 from .extras import _extra
 
@@ -28,6 +29,10 @@ _wrap = Tensor._wrap
 _new = object.__new__
 _ndarray = np.ndarray
 _SCALARS = (float, int, bool, complex)
+# pointwise ops whose PyTorch result is contiguous, not laid out by TensorIterator (a
+# clone, a fill, a sample): ``follow_layout`` leaves them alone
+_OWN_LAYOUT = frozenset({"masked_fill.Scalar", "masked_fill.Tensor", "normal.Tensor_Tensor",
+                         "copy", "fill.Tensor"})
 
 # ====================================================================== errors
 def no_bool(kernel, a):
@@ -88,6 +93,61 @@ def _promote(op, args, datas, nt):
     return rt
 
 
+# ====================================================================== result layout
+def follow_layout(res, datas):
+    """Lay out an elementwise result as PyTorch's TensorIterator does (the slow path, taken
+    when the first operand is not row-major): the dims are ordered by the strides of the
+    first operand that tells two dims apart (broadcast dims tell nothing; equal strides,
+    size-1 dims, go by size). NumPy's ufuncs keep row-major order when the operands
+    disagree, so ``a.t() - c`` was contiguous here and transposed in PyTorch, and a
+    ``reshape(-1)`` of it a view here and a copy there."""
+    if res.__class__ is not _ndarray or res.ndim < 2 or res.size == 0:
+        return res
+    shape = res.shape
+    nd = len(shape)
+    ops = []
+    for d in datas:
+        if d.__class__ is _ndarray and d.ndim:
+            off = nd - d.ndim
+            ops.append([0] * off + [0 if n == 1 and shape[off + i] != 1 else s // d.itemsize
+                                    for i, (n, s) in enumerate(zip(d.shape, d.strides))])
+
+    def should_swap(d0, d1):
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))  # fastest dim first
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    strides = [0] * nd
+    step = res.itemsize
+    for d in perm:
+        strides[d] = step
+        step *= shape[d]
+    if tuple(strides) == res.strides:
+        return res
+    order = perm[::-1]  # slowest dim first
+    out = np.empty([shape[d] for d in order], res.dtype).transpose(np.argsort(order))
+    out[...] = res
+    return out
+
+
 # ====================================================================== dispatch
 def dispatch(op, *args):
     """Run ``op`` on ``args`` (signature order) and record it for autograd."""
@@ -118,6 +178,9 @@ def dispatch(op, *args):
         res = op.kernel(*datas)
     except Exception as exc:  # NumPy's errors become PyTorch's types with our context
         raise _kernel_error(op, datas, exc) from None
+    if nt > 1 and op.batched_jvp is POINTWISE and datas[0].__class__ is _ndarray and \
+            not datas[0].flags.c_contiguous and op.name not in _OWN_LAYOUT:
+        res = follow_layout(res, datas[:nt])
 
     if op.n_outputs == 1:
         out = _wrap(res)
@@ -292,6 +355,8 @@ def binary(op, a, b):
         res = kernel(ad, bd)
     except Exception as exc:
         raise _kernel_error(op, [ad, bd], exc) from None
+    if bd.__class__ is _ndarray and not ad.flags.c_contiguous:  # (PyTorch's layout)
+        res = follow_layout(res, (ad, bd))
     out = _new(Tensor)
     out._data = res if res.__class__ is _ndarray else np.asarray(res)
     out._requires_grad = False

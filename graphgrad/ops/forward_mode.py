@@ -15,6 +15,7 @@ from .dispatch import dispatch, replay_view
 from . import formulas as F
 from .registry import ELEMENTWISE, LINEAR, POINTWISE
 from ..autograd.saved import SavedVariable
+from ..autograd.engine.accumulate import _dense
 
 def tangent_of(x, lvl):
     fw = getattr(x, "_fw", None)
@@ -98,8 +99,25 @@ def push_tangents(op, args, outs):
         r = _fit(r, o, lvl.batch, op)
         if not op.is_view:
             r = _unaliased(r, o, args, tangents)
+            if lvl.batch is None:
+                r = _laid_out_like(r, o)
         o._fw = (lvl, r)
         _share_with_saved_output(o)
+
+
+def _laid_out_like(r, o):
+    """The tangent with its output's strides, as PyTorch gives a tangent that differs in
+    layout from its primal (a row-major log_softmax of a transposed input, whose rule's
+    tangent was transposed, so view() of it failed; fuzz seed 15648)."""
+    rd, od = r._data, o._data
+    if rd.strides == od.strides or r._requires_grad or rd.itemsize != od.itemsize or \
+            all(a == b for a, b, n in zip(rd.strides, od.strides, od.shape) if n > 1):
+        return r
+    if not _dense(od):
+        return r
+    out = np.empty_like(od)
+    out[...] = rd
+    return r.__class__._wrap(out)
 
 
 def _unaliased(r, o, args, tangents):

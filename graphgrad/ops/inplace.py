@@ -16,6 +16,9 @@ from .forward_mode import _overlaps, push_tangents_inplace
 from ..autograd.views import _edge, mark_views, move_retains_grad, view_rebase_message
 from ..autograd._saved_hooks import before_inplace
 from ..autograd.anomaly_mode import record_traceback
+from ..autograd.engine.accumulate import _dense
+
+_ndarray = np.ndarray
 
 _wrap = Tensor._wrap
 
@@ -104,11 +107,23 @@ def dispatch_inplace(op, self, *args):
             old_self._grad_fn, old_self._output_nr = _edge(self)
             old_self._base = self._base
             old_self._vc = VersionCounter()  # the copy is never modified
+    into = None
     if not sd.flags.writeable or 0 in sd.strides and _overlaps(sd):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-            f" (in-place {op.name}_ on an expanded or read-only tensor)")
+        into = _overlapping_write(op, sd, datas)
+        if into is None:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                f"operation. (in-place {op.name}_ on an expanded or read-only tensor)")
+    for i in range(1, nt):
+        d = datas[i]
+        if d.__class__ is _ndarray and np.may_share_memory(sd, d) and _partial_overlap(sd, d):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                f"performing the operation. (in-place {op.name}_: its argument "
+                f"'{op.params[i]}' of shape {list(d.shape)} shares part of the memory of the "
+                f"written-to tensor of shape {list(sd.shape)})")
     if record:
         # build the node first: inputs are saved at their versions before the update (so
         # x.mul_(x) fails at backward, as in PyTorch) and an error leaves self untouched
@@ -125,7 +140,10 @@ def dispatch_inplace(op, self, *args):
             before_inplace(self)
     # forward AD: the JVP rules need self's value from before the update
     fw_old = _wrap(sd.copy()) if tls.extra and tls.fw_level is not None else None
-    np.copyto(sd, res, casting="unsafe")
+    if into is None:
+        np.copyto(sd, res, casting="unsafe")
+    else:
+        into(res)
     self._bump_version()
     if record:
         if node is not None:
@@ -172,3 +190,47 @@ def _extra_inplace(op, self, full, fw_old=None):
         record_traceback(self._grad_fn)
     if tls.fw_level is not None:
         push_tangents_inplace(op, self, full, fw_old)
+
+
+# in-place ops PyTorch runs on an expanded tensor (several elements, one location): a fill
+# writes its one value; index_put_/masked_fill_ write the selected elements, with a warning
+_FILLS = frozenset({"zero", "fill"})
+_DEPRECATED_ON_EXPANDED = {"masked_fill.Scalar": "masked_fill_",
+                           "masked_fill.Tensor": "masked_fill_", "index_put": "index_put_"}
+
+
+def _overlapping_write(op, sd, datas):
+    """The writer for an in-place op PyTorch allows on the expanded array ``sd`` (None: the
+    op raises PyTorch's overlap error)."""
+    if not sd.flags.writeable:
+        return None
+    name = op.name
+    if name in _FILLS:
+        return lambda res: np.copyto(sd, res, casting="unsafe")
+    public = _DEPRECATED_ON_EXPANDED.get(name)
+    if public is None or (name == "index_put" and datas[3]):
+        return None
+    import warnings
+    warnings.warn(f"Use of {public} on expanded tensors is deprecated. Please clone() the "
+                  "tensor before performing this operation. This also applies to advanced "
+                  "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=4)
+    if name == "index_put":
+        return lambda res: op.kernel(sd, datas[1], datas[2], False, True)
+    return lambda res: np.copyto(sd, res, casting="unsafe",
+                                 where=np.broadcast_to(datas[1], sd.shape))
+
+
+def _partial_overlap(a, b):
+    """PyTorch's partial overlap of two arrays that may share memory: both dense (else it
+    cannot tell and allows the op) and either the same bytes with other strides or ranges
+    that overlap without being the same."""
+    if a.size == 0 or b.size == 0:
+        return False
+    if not (_dense(a) and _dense(b)):
+        return False
+    a0 = a.__array_interface__["data"][0]
+    b0 = b.__array_interface__["data"][0]
+    a1, b1 = a0 + a.nbytes, b0 + b.nbytes
+    if a0 == b0 and a1 == b1:
+        return a.strides != b.strides
+    return a0 < b1 and b0 < a1

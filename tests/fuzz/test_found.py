@@ -450,3 +450,244 @@ def test_extreme_tangent_with_an_infinite_tangent_elsewhere(name):
                 out.append(fwd.unpack_dual(y).tangent)
         return out
     run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["sub", "rsub", "mul-broadcast", "maximum", "where", "both-t",
+                                  "slice", "add-alpha", "3d", "promote"])
+def test_elementwise_result_takes_the_layout_of_its_first_operand(case):
+    """PyTorch's TensorIterator lays an elementwise result out as its first operand that
+    orders the dims decides (a transposed operand gives a transposed result); NumPy's
+    ufuncs fall back to row-major when operands disagree. So reshape(-1) of t() - c was a
+    view here and a copy in PyTorch, and a write through it changed the result only here
+    (fuzz seed 204206)."""
+    def prog(T):
+        a = T.arange(6.0, dtype=T.float64).reshape(3, 2).requires_grad_()
+        c = T.ones(2, 3, dtype=T.float64)
+        at = a.t()
+        r = {"sub": lambda: at - c, "rsub": lambda: c - at, "mul-broadcast": lambda: at * c[0],
+             "maximum": lambda: T.maximum(at, c),
+             "where": lambda: T.where(at.t().t() > 2, at, c),
+             "both-t": lambda: at + c.t().t(), "slice": lambda: T.sub(a[::2].t(), c[:, :2]),
+             "add-alpha": lambda: T.add(at, c, alpha=2),
+             "3d": lambda: T.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1) * T.ones(4, 2, 3),
+             "promote": lambda: at.float() + c}[case]()
+        flat = r.reshape(-1)
+        flat[1] = 100.0
+        return [r.stride(), r.is_contiguous(), r, flat]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["view-of-0d", "view-of-0d-owner", "shifted", "transposed",
+                                  "setitem", "copy_", "addcmul_", "clamp_", "requires-grad",
+                                  "requires-grad2", "full", "disjoint", "not-dense"])
+def test_inplace_operand_partly_overlapping_the_written_tensor(case):
+    """An in-place op whose operand shares some, not all, of the written tensor's memory
+    (same memory with other strides, or a shifted range) raises PyTorch's 'some elements of
+    the input tensor and the written-to tensor refer to a single memory location'; graphgrad
+    wrote (fuzz seed 205024: x.view(-1).fmod_(x) of a 0-d x). The same memory with the same
+    strides, disjoint memory and operands that are not dense (PyTorch cannot tell) are
+    allowed; nothing is written on error."""
+    def prog(T):
+        x = T.arange(1.0, 7.0, dtype=T.float64)
+
+        def setitem():
+            x[1:4] = x[:3]
+        y = T.tensor(-1.25, dtype=T.float64)
+        run = {"view-of-0d": lambda: x[2].view(-1).fmod_(x[2]),
+               "view-of-0d-owner": lambda: y.view(-1).fmod_(y),
+               "shifted": lambda: x[1:].add_(x[:-1]),
+               "transposed": lambda: x[:4].view(2, 2).mul_(x[:4].view(2, 2).t()),
+               "setitem": setitem,
+               "copy_": lambda: x[:3].copy_(x[1:4]),
+               "addcmul_": lambda: x[:3].addcmul_(x[3:], x[1:4]),
+               "clamp_": lambda: x[:3].clamp_(x[1:4]),
+               "requires-grad": lambda: x.requires_grad_().clone()[:3].mul_(x[1:4]),
+               "requires-grad2": lambda: (lambda c: c[:3].mul_(c[1:4]))(
+                   T.ones(6, requires_grad=True).clone()),
+               "full": lambda: x[:3].mul_(x[:3]),
+               "disjoint": lambda: x[:3].sub_(x[3:]),
+               "not-dense": lambda: x[::2].add_(x[3:4])}[case]
+        try:
+            run()
+        except RuntimeError as e:
+            return x.detach(), y, type(e), "single memory location" in str(e)
+        return x.detach(), y
+    run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["pow-base", "pow-exponent", "pow-both", "gather"])
+def test_backward_after_modifying_what_pytorch_saves(case):
+    """PyTorch's PowBackward1 (pow(Tensor, Tensor)) saves its result whichever input needs
+    a gradient, and GatherBackward0 saves self (not only its shape): modifying either in
+    place before backward raises 'modified by an inplace operation'. graphgrad saved less
+    and its backward ran (fuzz seeds 801128, 801461)."""
+    def prog(T):
+        x = T.tensor([[0.5, 2.0], [1.5, 3.0]], dtype=T.float64, requires_grad=True)
+        e = T.tensor([[2.0], [3.0]], dtype=T.float64, requires_grad=case != "pow-base")
+        base = x if case != "pow-exponent" else x.detach()
+        if case == "gather":
+            s = x * 1.0
+            y = s.gather(1, T.tensor([[1], [0]]))
+            s.add_(1.0)
+        else:
+            y = T.pow(base, e)
+            y.mul_(2.0)
+        try:
+            y.sum().backward()
+        except RuntimeError as err:
+            return type(err), "modified by an inplace operation" in str(err)
+        return x.grad, e.grad
+    run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["expand-3d", "expand-2d", "expand-t", "sliced", "dense"])
+def test_clone_of_a_non_dense_tensor_is_laid_out_as_pytorch(case):
+    """PyTorch's clone (preserve_format) of a tensor that is not dense orders the dims by
+    their strides, a zero stride telling nothing: a clone of x.expand(1, 3, 2) is
+    row-major. NumPy's copy made it column-major, so view(6, 1) of the clone raised 'view
+    size is not compatible' here (fuzz seed 508522)."""
+    def prog(T):
+        x = T.tensor([[-2.0, -4.0]], dtype=T.float64, requires_grad=True)
+        src = {"expand-3d": lambda: x.expand(1, 3, 2), "expand-2d": lambda: x.expand(3, 2),
+               "expand-t": lambda: x.expand(3, 2).t(),
+               "sliced": lambda: T.ones(2, 3, 4)[:, :, ::2].permute(2, 0, 1),
+               "dense": lambda: T.ones(2, 3, 4).permute(2, 0, 1)}[case]()
+        c = src.clone()
+        c.view(-1)[0] = 5.0 if c.is_contiguous() else 0.0
+        return c.stride(), c, T.autograd.grad(c.sum(), x, allow_unused=True)
+    run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["zero_", "fill_", "fill_tensor", "masked_fill_", "mask-setitem",
+                                  "masked_fill_tensor", "index_put_", "index_put_values",
+                                  "slice-setitem", "ellipsis-setitem", "add_"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_fill_and_index_put_on_an_expanded_tensor(case, grad):
+    """PyTorch writes zero_/fill_ into an expanded tensor (each memory location gets the one
+    value) and index_put_/masked_fill_ too, with a deprecation warning (the last write to
+    a location wins); t[...] = v and add_ raise its overlap error, and so does a backward
+    through such a write into a view. graphgrad raised at once (fuzz seeds 416663, 408038)."""
+    import warnings
+
+    def prog(T):
+        x = T.tensor([2.0, -3.0], dtype=T.float64, requires_grad=grad)
+        c = x * 1.0
+        w = c.view(2, 1).expand(2, 3)
+        i0, i1 = T.tensor([0, 1, 1]), T.tensor([0, 2, 1])
+        m = T.tensor([[True, False, False], [False, False, False]])
+
+        def run():
+            if case == "zero_":
+                w.zero_()
+            elif case == "fill_":
+                w.fill_(1.5)
+            elif case == "fill_tensor":
+                w.fill_(T.tensor(2.5, dtype=T.float64))
+            elif case == "masked_fill_":
+                w.masked_fill_(m, -2.5)
+            elif case == "masked_fill_tensor":
+                w.masked_fill_(m, T.tensor(-4.5, dtype=T.float64))
+            elif case == "mask-setitem":
+                w[w.abs() > 2.5] = 7.0
+            elif case == "index_put_":
+                w.index_put_((i0, i1), T.tensor(4.0, dtype=T.float64))
+            elif case == "index_put_values":
+                w.index_put_((i0, i1), T.tensor([4.0, 5.0, 6.0], dtype=T.float64))
+            elif case == "slice-setitem":
+                w[0:] = 1.0
+            elif case == "ellipsis-setitem":
+                w[...] = 1.0
+            else:
+                w.add_(1.0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                run()
+            except RuntimeError as e:
+                return "forward", type(e), "single memory location" in str(e), c.detach()
+        warned = any("expanded tensors is deprecated" in str(wi.message) for wi in caught)
+        out = [warned, c.detach(), w.detach()]
+        if grad:
+            try:
+                (c * 2).sum().backward()
+                out.append(x.grad)
+            except RuntimeError as e:
+                out += ["backward", type(e), "single memory location" in str(e)]
+        return out
+    run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["transposed-grad", "transposed-base", "transposed-base-gg",
+                                  "permuted-base-setitem"])
+def test_inplace_on_a_view_then_backward_with_another_layout(case):
+    """PyTorch's CopySlices lays the base's gradient out as the base (its strides) before
+    replaying the view on it: view(8, 1) of a gradient that arrives transposed, or of a base
+    that is itself transposed (an elementwise result of a t() operand), works there.
+    graphgrad replayed the view on the gradient as it came, or on a row-major copy, and
+    raised 'view size is not compatible' (fuzz seed 103466)."""
+    def prog(T):
+        x = T.arange(1.0, 9.0, dtype=T.float64).reshape(2, 4).requires_grad_()
+        if case == "transposed-grad":
+            b = x.flip(1)
+            w = b.view(8, 1)
+            w.masked_fill_(w.abs() > 5, 0.0)
+            out = b.transpose(1, 0)
+        elif case == "permuted-base-setitem":
+            b = x.reshape(2, 2, 2).permute(2, 0, 1) * 1.0
+            w = b.permute(1, 2, 0).view(2, 4)
+            w[:, 1:3] = w[:, 1:3] ** 2
+            out = b.sin()
+        else:
+            b = x.t() * 1.0  # transposed layout, as in PyTorch
+            w = b.t().view(8)
+            w.pow_(2)
+            out = b * b
+        g, = T.autograd.grad(out.sum(), x, create_graph=case.endswith("gg"))
+        res = [g.detach()]
+        if case.endswith("gg"):
+            res.append(T.autograd.grad((g * g).sum(), x)[0])
+        return res
+    run_both(prog)
+
+
+@pytest.mark.parametrize("value", [float("inf"), -float("inf"), 0.5])
+def test_log_softmax_tangent_of_a_0d_input(value):
+    """PyTorch's tangent of log_softmax is t - sum(t * exp(result)): at a 0-d infinite
+    input the result (inf - inf) is NaN and so is the tangent; graphgrad's 0-d branch gave
+    t - t = 0 (fuzz seeds 101127, 600305)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        with fwd.dual_level():
+            x = fwd.make_dual(T.tensor(value), T.tensor(1.5))
+            return fwd.unpack_dual(T.nn.functional.log_softmax(x, dim=0)).tangent
+    run_both(prog)
+
+
+def test_tangent_takes_the_layout_of_its_output():
+    """PyTorch lays a tangent out as its primal: log_softmax of a transposed input is
+    row-major and so is its tangent, so view(12) of the result works in forward mode.
+    graphgrad's rule gave a transposed tangent and view() of it raised (fuzz seed 15648)."""
+    def prog(T):
+        fwd = T.autograd.forward_ad
+        x = T.arange(12.0, dtype=T.float64).reshape(4, 3)
+        with fwd.dual_level():
+            d = fwd.make_dual(x, T.ones(4, 3, dtype=T.float64) * T.arange(3.0))
+            y = T.log_softmax(d.mT, -2)
+            t = fwd.unpack_dual(y).tangent
+            return t.stride(), fwd.unpack_dual(y.view(12)).tangent
+    run_both(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_write_into_one_element_of_an_expanded_0d_tensor_then_backward(dtype):
+    """w = x.cos().expand(3); w[0] = y: the backward scatters through the expand into a
+    0-d base (fuzz seed 9794; the base-layout change first broke it for 0-d bases)."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        x = T.tensor(0.5, dtype=dt, requires_grad=True)
+        y = T.tensor(2.0, dtype=dt, requires_grad=True)
+        w = x.cos().expand(3)
+        w[0] = y
+        (w * T.arange(1.0, 4.0).to(dt)).sum().abs().backward()
+        return x.grad, y.grad, w.detach()
+    run_both(prog)

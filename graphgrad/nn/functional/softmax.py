@@ -92,7 +92,7 @@ LOG_SOFTMAX = defop("_log_softmax(self, *, dim)", _log_softmax_kernel, "LogSoftm
                     self=lambda grad, result, dim: _log_softmax_vjp(grad, result, dim),
                     jvp=lambda self_t, result, dim:
                         self_t - (_sumk(F.exp(result) * self_t, (dim,)) if dim is not None
-                                  else self_t), batched_jvp=True)
+                                  else F.exp(result) * self_t), batched_jvp=True)
 
 
 def _softmax_dim(name, ndim, stacklevel=4):

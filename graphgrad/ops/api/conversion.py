@@ -8,6 +8,7 @@ from ..._core.dtypes import to_dtype
 from ..._tensor.tensor import Tensor, _check_device
 from ..._core.state import HOT, tls
 from ..dispatch import dispatch, unary
+from ..forward_mode import _overlaps
 from ...autograd.views import select_view
 from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from ..registry import PUBLIC, export
@@ -181,6 +182,12 @@ def __setitem__(self, key, value):
     if isinstance(value, Tensor):
         copy_(view, value)
     else:
+        if 0 in view._data.strides and _overlaps(view._data):
+            # (PyTorch copies a number into the view: its overlap error, which fill_ has not)
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                f"operation. (t[key] = {value!r} on an expanded tensor)")
         fill_(view, value)
 
 

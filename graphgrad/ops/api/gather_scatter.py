@@ -119,8 +119,10 @@ def _pad_to(g, sizes):
 
 
 GATHER = defop("gather(self, index, *, dim)", _lifted(_gather_kernel), "GatherBackward0",
-               self=lambda grad, self_sym_sizes, index, dim:
-                   F.gather_backward(grad, index, tuple(self_sym_sizes), dim),
+               # (self itself is saved, as PyTorch saves it, though only its shape is used:
+               # modifying it in place before backward is an error there too)
+               self=lambda grad, self, index, dim:
+                   F.gather_backward(grad, index, tuple(self.shape), dim),
                jvp=lambda self_t, index, dim: F.gather(self_t, index, dim), batched_jvp=True)
 GATHER_BACKWARD = defop("gather_backward(grad, index, *, sizes, dim)", _gather_backward_kernel,
                         "ScatterAddBackward0",

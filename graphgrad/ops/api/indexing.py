@@ -126,8 +126,10 @@ def _index_backward_kernel(grad, sizes, indices):
     return z
 
 
-def _index_put_kernel(a, values, indices, accumulate):
-    out = a.copy()
+def _index_put_kernel(a, values, indices, accumulate, into=False):
+    # into: write into ``a`` itself (an expanded tensor: each location takes the value of
+    # its last write, in index order, as in PyTorch)
+    out = a if into else a.copy()
     nb = a.ndim - _consumed(indices)
     key = _batched(indices, nb)
     v = np.asarray(values)

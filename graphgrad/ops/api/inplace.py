@@ -24,15 +24,88 @@ from ...autograd.saved import _FREED_MSG, SavedVariable
 from ..inplace import check_inplace, dispatch_inplace, _overlaps
 from ..dispatch import dispatch, replay_view
 from ...autograd.views import _edge
+from ...autograd.engine.accumulate import _dense
 from .. import formulas as F
 from ..registry import LINEAR, POINTWISE, defop, export
 from ...autograd.views import _regenerate_view_grad_fn, mark_views, move_retains_grad
 
 
+# ---------------------------------------------------------------- the base's layout
+# PyTorch's CopySlices lays the base's gradient out as the base (its strides) before it
+# replays the view on it. A backward chain (CopySlices, AsStridedBackward0) of a base that is
+# not row-major starts with ``_RELAYOUT(order)``: the arrays these kernels make for the base
+# are laid out in that order, so the replayed views alias them; any other array is copied
+# into that layout (a gradient is read only). A row-major base's chain has no such root and
+# its arrays are row-major.
+def _laid_out(shape, dtype, order, nb=0):
+    """An uninitialised array of ``shape`` whose last dims (after ``nb`` leading ones) are
+    laid out in ``order`` (slowest first)."""
+    if order is None:
+        return np.empty(shape, dtype)
+    full = tuple(range(nb)) + tuple(nb + d for d in order)
+    return np.empty([shape[d] for d in full], dtype).transpose(np.argsort(full))
+
+
+def _has_order(a, order):
+    return _dense(a) and all(a.strides[p] >= a.strides[q] for p, q in zip(order, order[1:]))
+
+
+def _relayout_kernel(a, order):
+    if _has_order(a, order):
+        return a
+    out = _laid_out(a.shape, a.dtype, order)
+    out[...] = a
+    return out
+
+
+RELAYOUT = defop("_relayout(self, *, order)", _relayout_kernel, "CloneBackward0",
+                 self=lambda grad: grad, jvp=LINEAR, batched_jvp=True)
+
+
+def _root_order(chain):
+    while chain is not None:
+        parent, op, attrs = chain
+        if parent is None and op is RELAYOUT:
+            return attrs[0]
+        chain = parent
+    return None
+
+
+def chain_for_base(view):
+    """The view chain a backward node replays: rooted at the base's layout when the base
+    is not row-major."""
+    b = view._base._data
+    if b.ndim < 2 or b.flags.c_contiguous:
+        return view._view_fn
+    order = tuple(sorted(range(b.ndim), key=lambda d: -b.strides[d]))
+
+    def rooted(chain):
+        if chain is None:
+            return (None, RELAYOUT, (order,))
+        parent, op, attrs = chain
+        return (rooted(parent), op, attrs)
+    return rooted(view._view_fn)
+
+
+def _read_region(grad, chain):
+    """The view's region of a base gradient (read only): a gradient that is not row-major
+    is made so first when the base is (the views must apply as they did to the base)."""
+    if _root_order(chain) is None:
+        if isinstance(grad, Tensor):
+            if not grad._data.flags.c_contiguous:
+                grad = grad.contiguous()
+        elif not grad.flags.c_contiguous:
+            grad = np.ascontiguousarray(grad)
+    return replay_view(chain, grad)
+
+
 def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
     lead = grad.shape[:grad.ndim - view_ndim]
     # the base's dtype: views such as real/imag/view_as_real change the dtype
-    z = np.zeros(lead + tuple(base_sizes), grad.dtype if base_dtype is None else base_dtype)
+    order = _root_order(chain)
+    z = _laid_out(lead + tuple(base_sizes), grad.dtype if base_dtype is None else base_dtype,
+                  order, len(lead))
+    z[...] = 0
     if not lead:
         region = replay_view(chain, z)
         if _overlaps(region):  # (an expand in the chain) several elements share one place
@@ -40,8 +113,8 @@ def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
         else:
             region[...] = grad
         return z
-    rows = z.reshape((-1,) + z.shape[len(lead):])
-    for r, g in zip(rows, grad.reshape((-1,) + grad.shape[len(lead):])):
+    for i in np.ndindex(*lead):
+        r, g = z[i], grad[i]
         region = replay_view(chain, r)
         if _overlaps(region):
             _scatter_add(r, chain, g)
@@ -52,25 +125,33 @@ def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
 
 def _scatter_add(z, chain, grad):
     # the adjoint of an overlapping view sums: replay the chain on the element numbers
-    idx = replay_view(chain, np.arange(z.size).reshape(z.shape))
-    np.add.at(z.reshape(-1), np.broadcast_to(idx, grad.shape).reshape(-1), grad.reshape(-1))
+    idx = np.broadcast_to(replay_view(chain, np.arange(z.size).reshape(z.shape)), grad.shape)
+    if z.flags.c_contiguous:
+        np.add.at(z.reshape(-1), idx.reshape(-1), grad.reshape(-1))
+    else:  # (a base laid out otherwise: the element numbers are row-major ones)
+        np.add.at(z, np.unravel_index(idx.reshape(-1), z.shape), grad.reshape(-1))
 
 
 def _view_zero_kernel(grad, chain, base_ndim):
     """``grad`` with the view's region set to zero (a copy)."""
-    z = np.array(grad, order="C")  # (row-major: the replayed views must alias z)
-    nb = z.ndim - base_ndim
+    nb = grad.ndim - base_ndim
+    order = _root_order(chain)
+    if order is None:
+        z = np.array(grad, order="C")  # (row-major: the replayed views must alias z)
+    else:
+        z = _laid_out(grad.shape, grad.dtype, order, nb)
+        z[...] = grad
     if not nb:
         replay_view(chain, z)[...] = 0
     else:
-        for r in z.reshape((-1,) + z.shape[nb:]):
-            replay_view(chain, r)[...] = 0
+        for i in np.ndindex(*z.shape[:nb]):
+            replay_view(chain, z[i])[...] = 0
     return z
 
 
 VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim, base_dtype)",
                      _view_scatter_kernel, "AsStridedScatterBackward0",
-                     grad=lambda grad, chain: replay_view(chain, grad), jvp=LINEAR,
+                     grad=lambda grad, chain: _read_region(grad, chain), jvp=LINEAR,
                      batched_jvp=True)
 
 
@@ -97,9 +178,9 @@ def _region(grad, chain, base_ndim):
     nb = (grad.ndim if not isinstance(grad, Tensor) else grad._data.ndim) - base_ndim
     if nb and not isinstance(grad, Tensor):
         rows = grad.reshape((-1,) + grad.shape[nb:])
-        return np.stack([replay_view(chain, r) for r in rows]).reshape(
-            grad.shape[:nb] + replay_view(chain, rows[0]).shape)
-    return replay_view(chain, grad)
+        return np.stack([_read_region(r, chain) for r in rows]).reshape(
+            grad.shape[:nb] + _read_region(rows[0], chain).shape)
+    return _read_region(grad, chain)
 
 
 class AsStridedBackward0(Node):
@@ -161,6 +242,22 @@ class CopySlices(Node):
         return self._fn.metadata if self._fn is not None else {}
 
 
+class _ExpandedCopySlices(CopySlices):
+    """CopySlices of an in-place fill of an expanded view (allowed in the forward, as
+    PyTorch's): PyTorch's cannot write the view's gradient into a region where several
+    elements are one location, and raises its overlap error in backward."""
+
+    __slots__ = ()
+
+    def _apply(self, grads, mask, create_graph):
+        fn = self._fn
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            f"operation. (backward of an in-place {fn.name() if fn is not None else 'op'} on "
+            "an expanded view)")
+
+
 def _cast_like(x, like):
     if isinstance(x, Tensor) or isinstance(like, Tensor):
         return x
@@ -170,12 +267,12 @@ def _cast_like(x, like):
 def make_copy_slices(view, fn):
     """Rebase ``view``'s base onto CopySlices(fn); regenerate the view's grad_fn."""
     base = view._base
-    cs = CopySlices()
+    cs = _ExpandedCopySlices() if _overlaps(view._data) else CopySlices()
     cs._seq = _graph.next_sequence_nr()  # its own number, after fn's, as in PyTorch
     base_edge = _edge(base) if base._requires_grad else (None, 0)
     cs._next_edges = (base_edge,) + tuple(fn._next_edges[1:])
     cs._fn = fn
-    cs._chain = view._view_fn
+    cs._chain = chain_for_base(view)
     cs._view_ndim = view._data.ndim
     cs._out_meta = ((base._data.shape, base._data.dtype),)
     old_fn, old_nr = base._grad_fn, base._output_nr

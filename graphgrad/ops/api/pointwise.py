@@ -14,7 +14,7 @@ from ..._core import dtypes as _dtype
 from ..._core.dtypes import scalar_type_name
 from ..._tensor.tensor import Tensor
 from .. import formulas as F
-from ..dispatch import binary, dispatch, unary
+from ..dispatch import binary, dispatch, follow_layout, unary
 from ..inplace import check_inplace_numbers, dispatch_inplace
 from ..codegen.entries import make_binary_operator, make_unary_function
 from ..._core.opmath import BFLOAT16, half_in_float32, half_with_number
@@ -263,7 +263,10 @@ def _complex_zero_pow(a, b, r):
 
 
 POW_T = defop("pow.Tensor_Tensor(self, exponent)", _pow_tensors, "PowBackward1", promote=True,
-              self=_pow_self_vjp, exponent=_pow_exponent_vjp, jvp=_pow_jvp,
+              # (the result is saved for either edge, as PyTorch saves it: modifying it in
+              # place before backward is an error there even when only the base needs a grad)
+              self=lambda grad, self, exponent, result: _pow_self_vjp(grad, self, exponent),
+              exponent=_pow_exponent_vjp, jvp=_pow_jvp,
               batched_jvp=POINTWISE)
 
 
@@ -412,8 +415,20 @@ CONJ_PHYSICAL = defop("conj_physical(self)", np.conj, "ConjPhysicalBackward0",
 # real(z) is a view of z's real part (NumPy's .real of a complex array is a view)
 REAL = defop("real(self)", np.real, "RealBackward0", is_view=True, self=lambda grad: grad,
              jvp=LINEAR, batched_jvp=POINTWISE)
-CLONE = defop("clone(self)", np.copy, "CloneBackward0", self=lambda grad: grad, jvp=LINEAR,
-              batched_jvp=POINTWISE)
+
+
+def _clone_kernel(a):
+    """A copy laid out as PyTorch's clone (preserve_format) lays it out: a dense input's
+    strides, else the dims ordered by their strides, zero strides (expanded dims) telling
+    nothing; NumPy's order='K' copy made a clone of x.expand(1, 3, 2) column-major."""
+    r = np.copy(a)
+    if r.ndim > 1 and not r.flags.c_contiguous:
+        return follow_layout(r, (a,))
+    return r
+
+
+CLONE = defop("clone(self)", _clone_kernel, "CloneBackward0", self=lambda grad: grad,
+              jvp=LINEAR, batched_jvp=POINTWISE)
 # clone(memory_format=contiguous_format): the copy is row-major whatever the input's layout
 CLONE_CONTIGUOUS = defop("clone.contiguous(self)", lambda a: np.array(a, order="C"),
                          "CloneBackward0", self=lambda grad: grad, jvp=LINEAR,

@@ -11,7 +11,7 @@ from ..._core import dtypes as _dtype
 from ..._core.state import HOT, tls
 from ..._tensor.tensor import Tensor
 from ..._core.opmath import BFLOAT16, FLOAT16
-from ..dispatch import _kernel_error, _promote, _record, _record_generic
+from ..dispatch import _kernel_error, _promote, _record, _record_generic, follow_layout
 from .source import compile_source
 from .record import record_lines, record_env
 from ...autograd.views import _set_view
@@ -149,11 +149,13 @@ def make_binary_operator(op, name):
               "    try:",
               "        res = kern(ad, bd)" if half else "        res = kernel(ad, bd)",
               "    except Exception as exc:",
-              "        raise _kernel_error(op, [ad, bd], exc) from None"]
+              "        raise _kernel_error(op, [ad, bd], exc) from None",
+              "    if bd.__class__ is _ndarray and not ad.flags.c_contiguous:  # (torch's layout)",
+              "        res = follow_layout(res, (ad, bd))"]
     lines = [line for line in lines if line]
     return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)", "req", "o",
                           half_kernel=op.half_scalar_kernel, BFLOAT16=BFLOAT16,
-                          FLOAT16=FLOAT16)
+                          FLOAT16=FLOAT16, follow_layout=follow_layout)
 
 
 def make_matmul_entry(op, name, params, general):

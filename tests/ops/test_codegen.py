@@ -1,5 +1,5 @@
 """The generated hot path is visible: golden sources of a few ops, and tracebacks, inspect
-and pdb see the generated lines (NOTE [generated code] in graphgrad/ops/codegen/source.py).
+and pdb see the generated lines (NOTE [generated code] in graphgrad/ops/codegen/sources.py).
 
 To accept a deliberate change of the generated code: GRAPHGRAD_UPDATE_GOLDEN=1 pytest this file.
 """
@@ -12,7 +12,7 @@ import pytest
 
 import graphgrad
 from graphgrad.ops import codegen
-from graphgrad.ops.codegen.source import BY_OP, SOURCES
+from graphgrad.ops.codegen.sources import BY_OP, SOURCES
 
 GOLDEN = pathlib.Path(__file__).with_name("codegen_golden")
 OPS = ["sin", "mul", "mm", "sum.dim_IntList"]

@@ -2,6 +2,6 @@
 
 ``nodes`` makes the node class and its ``_apply``/``_step``/``release_variables``,
 ``record`` the unrolled ``_record``, ``entries`` the one-frame public functions and operators;
-``source`` compiles them under stable names (NOTE [generated code]): ``show(op)`` prints them.
+``sources`` compiles them under stable names (NOTE [generated code]): ``show(op)`` prints them.
 """
-from .source import show, source  # noqa: F401
+from .sources import show, source  # noqa: F401

@@ -12,7 +12,7 @@ from ..._core.state import HOT, tls
 from ..._tensor.tensor import Tensor
 from ..._core.opmath import BFLOAT16, FLOAT16
 from ..dispatch import _kernel_error, _promote, _record, _record_generic, follow_layout
-from .source import compile_source
+from .sources import compile_source
 from .record import record_lines, record_env
 from ...autograd.views import _set_view
 from ..extras import _extra

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._tensor.tensor import Tensor
 from ...autograd.saved import SavedVariable
-from .source import compile_source
+from .sources import compile_source
 from ..node import FormulaNode, _FREED, _unpack_stale
 from ...autograd._saved_attrs import extra_attributes
 from ...autograd._saved_attrs import free_tensor_attributes

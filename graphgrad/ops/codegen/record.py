@@ -8,7 +8,7 @@ from ..._tensor.tensor import Tensor
 from ...autograd import graph as _graph
 from ...autograd.saved import SavedVariable
 from ..._core.version import VersionCounter
-from .source import compile_source
+from .sources import compile_source
 from ..node import _new_meta, _META, _LAST
 from ...autograd.views import _edge
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from ._core import dtypes as _dtype
 from ._tensor.tensor import Size, Tensor, device
+from .nn.parameter import Parameter
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "DEFAULT_PROTOCOL"]
@@ -61,15 +62,6 @@ _STORAGE_NAMES = {
 _DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16",
                   "cfloat": "complex64", "cdouble": "complex128", "long": "int64",
                   "int": "int32", "short": "int16"}
-
-
-def _parameter_class():
-    """graphgrad.nn.Parameter when the nn package provides it (else None)."""
-    try:
-        from .nn.parameter import Parameter
-    except ImportError:
-        return None
-    return Parameter
 
 
 # ============================================================================ saving
@@ -171,8 +163,7 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
-            param = _parameter_class()
-            if param is not None and isinstance(obj, param):
+            if isinstance(obj, Parameter):
                 data = Tensor._wrap(obj._data)
                 return (_TorchName("torch._utils", "_rebuild_parameter"),
                         (data, bool(obj._requires_grad), collections.OrderedDict()))
@@ -336,10 +327,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
 def _as_parameter(data, requires_grad):
     if not isinstance(data, Tensor):
         raise RuntimeError(f"_rebuild_parameter: expected a tensor, got {type(data).__name__}")
-    param = _parameter_class()
-    if param is None:   # graphgrad.nn without Parameter: a leaf tensor that requires grad
-        return _set_requires_grad(Tensor._wrap(data._data), requires_grad)
-    return param(data, bool(requires_grad))
+    return Parameter(data, bool(requires_grad))
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
@@ -377,11 +365,9 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     if not isinstance(args, tuple):
         raise RuntimeError("_rebuild_from_type_v2: args must be a tuple")
     ret = func(*args)
-    param = _parameter_class()
-    wants_param = isinstance(new_type, _ParameterGlobal) or (param is not None
-                                                             and new_type is param)
-    if wants_param and param is not None and not isinstance(ret, param):
-        ret = param(ret, ret.requires_grad)
+    wants_param = isinstance(new_type, _ParameterGlobal) or new_type is Parameter
+    if wants_param and not isinstance(ret, Parameter):
+        ret = Parameter(ret, ret.requires_grad)
     return _set_state(ret, state)
 
 
@@ -404,11 +390,7 @@ class _ParameterGlobal:
     """``torch.nn.parameter.Parameter`` from a file, resolved when called."""
 
     def __call__(self, *args, **kwargs):
-        param = _parameter_class()
-        if param is None:
-            raise pickle.UnpicklingError("the file holds an nn.Parameter but graphgrad.nn has "
-                                         "no Parameter")
-        return param(*args, **kwargs)
+        return Parameter(*args, **kwargs)
 
 
 def _torch_globals():

@@ -16,14 +16,19 @@ arguments) and in-place ops on those views raise the same error.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 import numpy as np
 
-from ..._tensor.tensor import Tensor
+from ..._core import dtypes as _dtype
+from ..._tensor.creation import empty_like
+from ..._tensor.tensor import Tensor, _check_device
+from ...autograd.grad_mode import no_grad
 from ...utils._module_hooks import BackwardHook
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
@@ -73,8 +78,6 @@ class _WrappedHook:
     """A hook that is called with its module (held weakly) as first argument."""
 
     def __init__(self, hook, module=None):
-        import functools
-        import weakref
         self.hook = hook
         functools.update_wrapper(self, hook)
         self.with_module = False
@@ -181,8 +184,6 @@ def _forward_unimplemented(self, *input):
 
 
 def _parse_to(args, kwargs):
-    from ..._core import dtypes as _dtype
-    from ..._tensor.tensor import _check_device
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     non_blocking = kwargs.pop("non_blocking", False)
@@ -391,7 +392,6 @@ class Module:
 
     # ------------------------------------------------------------ conversion
     def _apply(self, fn, recurse=True):
-        from ...autograd.grad_mode import no_grad
         if recurse:
             for module in self.children():
                 module._apply(fn)
@@ -434,7 +434,6 @@ class Module:
         """Cast all parameters and buffers to ``dst_type`` (a dtype, a legacy type such as
         ``DoubleTensor``, or its name ``'torch.DoubleTensor'``)."""
         if isinstance(dst_type, str):
-            from ..._core import dtypes as _dtype
             name = dst_type.rsplit(".", 1)[-1]
             if ".cuda." in dst_type:
                 raise RuntimeError(f"type '{dst_type}' needs CUDA; graphgrad runs on the CPU "
@@ -459,7 +458,6 @@ class Module:
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to_empty(self, *, device=None, recurse=True):
-        from ... import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def to(self, *args, **kwargs):
@@ -909,7 +907,6 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
                               missing_keys, unexpected_keys, error_msgs):
-        from ...autograd.grad_mode import no_grad
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)

@@ -19,7 +19,8 @@ from ...ops.dispatch import dispatch
 from ..._core.opmath import BFLOAT16, half_in_float32
 from ...ops.registry import defop, export
 from ...ops.api.views import _renamed
-from .loss import _broadcast_pair, _half_steps, _size_warning
+from .loss import _broadcast_pair, _size_warning
+from .loss_bce import _half_steps
 from ...ops.api.comparison import where as _where
 from ...ops.api.pointwise_binary import xlogy as _xlogy
 from ._utils import (_pair_loss_batched, _real_floating_pair, _reduce,

@@ -22,7 +22,7 @@ from ...ops.dispatch import dispatch, unary
 from ...ops.inplace import dispatch_inplace
 from ..._core.opmath import half_in_float32, number_like
 from ...ops.registry import ELEMENTWISE, POINTWISE, defop, export
-from ...ops.api.copies import cat as _cat
+from ...ops.api.copies import cat as _cat_tensors
 from ._utils import _real_floating, _tensor_arg, _type_name
 from ..._tensor.tensor import _wrap_dim
 
@@ -238,7 +238,7 @@ def _glu_kernel(a, dim):
 
 def _cat(parts, dim):
     if any(isinstance(p, Tensor) for p in parts):
-        return _cat(list(parts), dim)
+        return _cat_tensors(list(parts), dim)
     return np.concatenate(parts, axis=dim)
 
 

@@ -28,6 +28,8 @@ def test_committed_stubs_are_up_to_date():
 
 
 USER_SCRIPT = '''
+import io
+
 import graphgrad as torch
 import graphgrad.nn.functional as F
 
@@ -68,6 +70,11 @@ def step(w: torch.Tensor) -> None:
 step(x)
 values, indices = torch.max(y, dim=0)
 shape: torch.Size = x.shape
+pooled, where = torch.adaptive_max_pool1d(y.unsqueeze(0), 1)
+buf = io.BytesIO()
+torch.save({"x": x}, buf)
+for key, value in torch.load(buf).items():
+    print(key, value)
 '''
 
 MISTAKES = '''

@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+import graphgrad
+
 
 def load_data(seed=0, test_fraction=0.2):
     """The 1797 8x8 digit images (scaled to [0, 1]) and labels, split into train / test."""
@@ -167,8 +169,6 @@ def _one_blas_thread():
 
 
 def main(argv=None):
-    import graphgrad
-
     p = argparse.ArgumentParser(prog="python -m graphgrad.demo", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--epochs", type=int, default=20)

@@ -8,13 +8,13 @@ flag.  Results of ops on parameters are plain Tensors (the dispatcher always wra
 """
 from __future__ import annotations
 
+from .._tensor.creation import empty
 from .._tensor.tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "is_lazy"]
 
 
 def _empty():
-    from .. import empty
     return empty(0)
 
 

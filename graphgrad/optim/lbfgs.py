@@ -9,7 +9,9 @@ from __future__ import annotations
 from .._tensor import creation as _creation
 from .._tensor.tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
-from .optimizer import Optimizer, _check_lr, _to_scalar
+from ..ops.api.copies import cat
+from ..ops.api.views import view_as_real
+from .optimizer import Optimizer, _bad_grad, _check_lr, _to_scalar
 
 __all__ = ["LBFGS"]
 
@@ -139,7 +141,6 @@ class LBFGS(Optimizer):
         return self._numel_cache
 
     def _gather_flat_grad(self):
-        from .. import view_as_real
         views = []
         for p in self._params:
             g = p._grad
@@ -147,16 +148,14 @@ class LBFGS(Optimizer):
                 v = _creation.zeros(p.numel(), dtype=p.dtype)
             else:
                 if g._data.shape != p._data.shape:
-                    from .optimizer import _bad_grad
                     _bad_grad(self, p, g)
                 v = g.reshape(-1)
             if v.is_complex():
                 v = view_as_real(v).reshape(-1)
             views.append(v)
-        return _creation_cat(views)
+        return cat(views, 0)
 
     def _add_grad(self, step_size, update):
-        from .. import view_as_real
         step_size = _to_scalar(step_size)
         offset = 0
         for p in self._params:
@@ -319,8 +318,3 @@ class LBFGS(Optimizer):
         state["prev_flat_grad"] = prev_flat_grad
         state["prev_loss"] = prev_loss
         return orig_loss
-
-
-def _creation_cat(views):
-    from .. import cat
-    return cat(views, 0)

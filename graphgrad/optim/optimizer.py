@@ -22,9 +22,11 @@ from itertools import chain
 
 import numpy as np
 
+from .._core import dtypes as _dtype
 from .._core.state import tls
 from .._tensor.tensor import Tensor
 from .._core.version import INFERENCE
+from ..autograd.grad_mode import enable_grad
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
@@ -82,14 +84,12 @@ def _check_lr(lr):
 
 
 def _scalar_dtype():
-    from .._core import dtypes as _dtype
     return _dtype.float64 if _dtype.get_default_dtype() is _dtype.float64 else _dtype.float32
 
 
 def _step_tensor(value=0.0, fused=False):
     """PyTorch's ``state["step"]``: a 0-d float tensor (float32 unless the default dtype is
     float64; float32 for fused)."""
-    from .._core import dtypes as _dtype
     dt = _dtype.float32 if fused else _scalar_dtype()
     return Tensor._wrap(np.array(value, dtype=dt.np))
 
@@ -289,7 +289,6 @@ class Optimizer:
         ``step`` (kept as saved unless fused/capturable: float32)."""
         if key == "step":
             if fused_or_capturable:
-                from .._core import dtypes as _dtype
                 return value.to(dtype=_dtype.float32)
             return value
         if param.is_floating_point():
@@ -462,6 +461,5 @@ class Optimizer:
     def _run_closure(closure):
         if closure is None:
             return None
-        from ..autograd.grad_mode import enable_grad
         with enable_grad():
             return closure()

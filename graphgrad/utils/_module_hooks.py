@@ -1,8 +1,30 @@
 """BackwardHook: how nn.Module delivers full backward (pre-)hooks (PyTorch's
-torch.utils.hooks.BackwardHook; public as graphgrad.utils.hooks.BackwardHook)."""
+torch.utils.hooks.BackwardHook; public as graphgrad.utils.hooks.BackwardHook), and the
+identity Function it routes tensors through (PyTorch's
+torch.nn.modules._functions.BackwardHookFunction, re-exported there)."""
 from __future__ import annotations
 
 import warnings
+
+from .._tensor.tensor import Tensor
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
+
+
+class BackwardHookFunction(Function):
+    """Identity on a module's tensor inputs/outputs: its node (BackwardHookFunctionBackward)
+    is where full backward hooks see grad_input / grad_output.  Its outputs are views of
+    its inputs made inside a custom Function, so modifying them in place raises, as in
+    PyTorch."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *args):
+        return args
 
 
 class BackwardHook:
@@ -54,9 +76,6 @@ class BackwardHook:
         grad_fn.register_hook(hook)
 
     def _apply_on_tensors(self, fn, args):
-        from .._tensor.tensor import Tensor
-        from ..autograd.grad_mode import is_grad_enabled
-        from ..nn.modules._functions import BackwardHookFunction
         tensors_idx = []
         tensors = []
         requires_grad = False

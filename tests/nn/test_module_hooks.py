@@ -24,7 +24,13 @@ def _no_global_hooks_left():
                      "_global_buffer_registration_hooks", "_global_module_registration_hooks",
                      "_global_parameter_registration_hooks"):
             getattr(mm, name).clear()
-        mm._global_is_full_backward_hook = None
+        _hook_state(lib)._global_is_full_backward_hook = None
+
+
+def _hook_state(lib):
+    """The module holding the global-hook flag (graphgrad keeps Module's hooks in _hooks.py;
+    the dicts are re-exported by module.py, a rebound flag cannot be)."""
+    return graphgrad.nn.modules._hooks if lib is graphgrad else lib.nn.modules.module
 
 
 def caught(fn):
@@ -187,7 +193,7 @@ def test_mixing_full_and_non_full_backward_hooks_raises():
             mm.register_module_backward_hook(lambda *a: None)
         finally:
             mm._global_backward_hooks.clear()
-            mm._global_is_full_backward_hook = None
+            _hook_state(lib)._global_is_full_backward_hook = None
 
     for prog in (local, local2, glob):
         ours, theirs = run_both(prog)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._core import dtypes as _dtype
 from ..._core.dtypes import scalar_type_name
+from ..._core.opmath import half_in_float32
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ...ops import formulas as F
 from ..._core.state import tls
@@ -83,6 +84,9 @@ def _reduce(x, reduction):
     if isinstance(x, Tensor):
         return F.sum(x) if reduction == "sum" else F.mean(x)
     return x.sum() if reduction == "sum" else x.mean()
+
+
+_reduce_in_opmath = half_in_float32(_reduce)   # float16/bfloat16 losses reduce in float32
 
 
 def _reduced_grad(grad, reduction, sizes):

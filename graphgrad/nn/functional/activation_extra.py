@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ..._core import dtypes as _dtype
+from ..._tensor.creation import rng
 from ..._tensor.tensor import Tensor
 from ...ops import formulas as F
 from ...ops import registry as _registry
@@ -287,7 +288,6 @@ def _p_check(p):
 
 
 def _bernoulli_keep(shape, p, dtype):
-    from ..._tensor.creation import rng
     real = dtype if dtype in (np.float32, np.float64) else np.float32
     return rng().random(shape, dtype=real) >= p
 

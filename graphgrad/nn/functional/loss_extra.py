@@ -9,14 +9,18 @@ import warnings
 
 import numpy as np
 
+from ... import linalg
+from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor, _wrap_dim
+from ...autograd.grad_mode import no_grad
 from ...ops import formulas as F
 from ...ops import registry as _registry
 from ...ops.dispatch import dispatch
 from ..._core.opmath import BFLOAT16, half_in_float32
 from ...ops.registry import defop, export
 from ...ops.api.views import _renamed
-from .loss import _broadcast_pair, _half_steps, _size_warning
+from .loss import _broadcast_pair, _size_warning
+from .loss_bce import _half_steps
 from ...ops.api.comparison import where as _where
 from ...ops.api.pointwise_binary import xlogy as _xlogy
 from ._utils import (_pair_loss_batched, _real_floating_pair, _reduce,
@@ -145,7 +149,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
                            f"of tensor b ({s2[-1] if s2 else 1}) at non-singleton dimension "
                            f"[cosine_similarity: x1 {list(s1)} and x2 {list(s2)} do not "
                            "broadcast]") from None
-    from ..._core import dtypes as _dtype
     common = _dtype.result_type(x1, x2)
     if not (common.is_floating_point or common.is_complex):
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
@@ -156,10 +159,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if x2._data.shape != shape:
         x2 = x2.expand(shape)
     d = _wrap_dim(dim, len(shape))
-    from ... import linalg
     n1 = linalg.vector_norm(x1, 2, d, True).clone()
     n2 = linalg.vector_norm(x2, 2, d, True).clone()
-    from ...autograd.grad_mode import no_grad
     with no_grad():
         n1.clamp_min_(eps)
         n2.clamp_min_(eps)
@@ -175,7 +176,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     diff = x1 - x2 + eps
     if diff.grad_fn is not None:
         _renamed(diff.grad_fn, "AddBackward1")   # (PyTorch adds the Scalar: add.Scalar)
-    from ... import linalg
     out = linalg.vector_norm(diff, p, nd - 1 if nd else None, keepdim)
     if out.grad_fn is not None:
         _renamed(out.grad_fn, "NormBackward1")   # (PyTorch's at::norm)

@@ -1,20 +1,5 @@
-"""Autograd Functions used by nn.Module's machinery."""
-from __future__ import annotations
+"""Autograd Functions used by nn.Module's machinery (defined with BackwardHook, which
+routes a module's tensors through them)."""
+from ...utils._module_hooks import BackwardHookFunction  # noqa: F401
 
-from ...autograd.function import Function
-
-
-class BackwardHookFunction(Function):
-    """Identity on a module's tensor inputs/outputs: its node (BackwardHookFunctionBackward)
-    is where full backward hooks see grad_input / grad_output.  Its outputs are views of
-    its inputs made inside a custom Function, so modifying them in place raises, as in
-    PyTorch."""
-
-    @staticmethod
-    def forward(ctx, *args):
-        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
-        return args
-
-    @staticmethod
-    def backward(ctx, *args):
-        return args
+__all__ = ["BackwardHookFunction"]

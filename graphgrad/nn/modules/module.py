@@ -8,25 +8,37 @@ registers it there (``__setattr__``); reading goes through ``__getattr__``, whic
 only calls when ordinary lookup fails.
 
 ``__call__`` with no hook registered (on the module or globally) calls ``forward``
-directly: the hook machinery (``_call_impl``) is entered only when some hook dict is
-non-empty.  Full backward hooks wrap the module's tensor inputs and outputs in
+directly: the hook machinery (``_call_impl``, in _hooks.py) is entered only when some hook
+dict is non-empty.  Full backward hooks wrap the module's tensor inputs and outputs in
 ``BackwardHookFunction`` nodes (graphgrad.utils.hooks.BackwardHook), exactly as PyTorch
 does, so hooks see the same grad_input/grad_output tuples (None for non-tensor
 arguments) and in-place ops on those views raise the same error.
 """
 from __future__ import annotations
 
-import itertools
 import warnings
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
-import numpy as np
-
-from ..._tensor.tensor import Tensor
-from ...utils._module_hooks import BackwardHook
-from ...utils.hooks import RemovableHandle
+from ..._core import dtypes as _dtype
+from ..._tensor.creation import empty_like
+from ..._tensor.tensor import Tensor, _check_device
+from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+# the hooks and the state dict are Module's bases, in their own files; their public and
+# PyTorch-path names are re-exported here (torch.nn.modules.module.register_module_*, the
+# global hook dicts, _IncompatibleKeys)
+from ._hooks import (_HooksMixin, _WrappedHook, _global_backward_hooks,  # noqa: F401
+                     _global_backward_pre_hooks, _global_buffer_registration_hooks,
+                     _global_forward_hooks, _global_forward_hooks_always_called,
+                     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks,
+                     _global_module_registration_hooks, _global_parameter_registration_hooks,
+                     register_module_backward_hook, register_module_buffer_registration_hook,
+                     register_module_forward_hook, register_module_forward_pre_hook,
+                     register_module_full_backward_hook,
+                     register_module_full_backward_pre_hook,
+                     register_module_module_registration_hook,
+                     register_module_parameter_registration_hook)
+from ._state_dict import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys, _StateDictMixin  # noqa: F401
 
 __all__ = [
     "Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -34,20 +46,6 @@ __all__ = [
     "register_module_full_backward_hook", "register_module_buffer_registration_hook",
     "register_module_module_registration_hook", "register_module_parameter_registration_hook",
 ]
-
-_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
 
 def _addindent(s_, num_spaces):
     s = s_.split("\n")
@@ -69,110 +67,6 @@ def _typename(obj):
         f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
-class _WrappedHook:
-    """A hook that is called with its module (held weakly) as first argument."""
-
-    def __init__(self, hook, module=None):
-        import functools
-        import weakref
-        self.hook = hook
-        functools.update_wrapper(self, hook)
-        self.with_module = False
-        if module is not None:
-            self.module = weakref.ref(module)
-            self.with_module = True
-
-    def __call__(self, *args, **kwargs):
-        if self.with_module:
-            module = self.module()
-            if module is None:
-                raise RuntimeError("You are trying to call the hook of a dead Module!")
-            return self.hook(module, *args, **kwargs)
-        return self.hook(*args, **kwargs)
-
-
-# ---------------------------------------------------------------- global hooks
-_global_buffer_registration_hooks = OrderedDict()
-_global_module_registration_hooks = OrderedDict()
-_global_parameter_registration_hooks = OrderedDict()
-_global_backward_pre_hooks = OrderedDict()
-_global_backward_hooks = OrderedDict()
-_global_is_full_backward_hook = None
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
-_global_forward_hooks_always_called = OrderedDict()
-_global_forward_hooks_with_kwargs = OrderedDict()
-
-
-def _has_any_global_hook():
-    return bool(_global_backward_pre_hooks or _global_backward_hooks
-                or _global_forward_pre_hooks or _global_forward_hooks
-                or _global_forward_hooks_always_called or _global_forward_hooks_with_kwargs)
-
-
-def _add(d, hook, *extra):
-    handle = RemovableHandle(d, *extra)
-    d[handle.id] = hook
-    return handle
-
-
-def register_module_buffer_registration_hook(hook):
-    """``hook(module, name, buffer) -> None or new buffer``, run by every register_buffer."""
-    return _add(_global_buffer_registration_hooks, hook)
-
-
-def register_module_module_registration_hook(hook):
-    """``hook(module, name, submodule) -> None or new submodule``, run by every add_module."""
-    return _add(_global_module_registration_hooks, hook)
-
-
-def register_module_parameter_registration_hook(hook):
-    """``hook(module, name, param) -> None or new parameter``, run by every
-    register_parameter."""
-    return _add(_global_parameter_registration_hooks, hook)
-
-
-def register_module_forward_pre_hook(hook):
-    """A forward pre-hook for all modules, run before each module's own."""
-    return _add(_global_forward_pre_hooks, hook)
-
-
-def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    """A forward hook for all modules, run before each module's own."""
-    handle = _add(_global_forward_hooks, hook, _global_forward_hooks_always_called,
-                  _global_forward_hooks_with_kwargs)
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
-
-
-def register_module_backward_hook(hook):
-    """Deprecated global (non-full) backward hook: see Module.register_backward_hook."""
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = False
-    return _add(_global_backward_hooks, hook)
-
-
-def register_module_full_backward_pre_hook(hook):
-    """A full backward pre-hook for all modules, run before each module's own."""
-    return _add(_global_backward_pre_hooks, hook)
-
-
-def register_module_full_backward_hook(hook):
-    """A full backward hook for all modules, run before each module's own."""
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = True
-    return _add(_global_backward_hooks, hook)
-
-
 def _forward_unimplemented(self, *input):
     """Define the computation performed at every call (override in subclasses); call the
     module instance rather than ``forward`` so that hooks run."""
@@ -181,8 +75,6 @@ def _forward_unimplemented(self, *input):
 
 
 def _parse_to(args, kwargs):
-    from ..._core import dtypes as _dtype
-    from ..._tensor.tensor import _check_device
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     non_blocking = kwargs.pop("non_blocking", False)
@@ -209,7 +101,7 @@ def _parse_to(args, kwargs):
     return device, dtype, non_blocking, memory_format
 
 
-class Module:
+class Module(_HooksMixin, _StateDictMixin):
     """Base class for all neural network modules: subclass it, create parameters and
     submodules in ``__init__`` (after ``super().__init__()``) and define ``forward``."""
 
@@ -379,19 +271,8 @@ class Module:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
         return buffer
 
-    def get_extra_state(self):
-        """Override (with set_extra_state) to store extra state in the state_dict."""
-        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
-                           "be called.")
-
-    def set_extra_state(self, state):
-        """Override (with get_extra_state) to load extra state from the state_dict."""
-        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
-                           "be called.")
-
     # ------------------------------------------------------------ conversion
     def _apply(self, fn, recurse=True):
-        from ...autograd.grad_mode import no_grad
         if recurse:
             for module in self.children():
                 module._apply(fn)
@@ -434,7 +315,6 @@ class Module:
         """Cast all parameters and buffers to ``dst_type`` (a dtype, a legacy type such as
         ``DoubleTensor``, or its name ``'torch.DoubleTensor'``)."""
         if isinstance(dst_type, str):
-            from ..._core import dtypes as _dtype
             name = dst_type.rsplit(".", 1)[-1]
             if ".cuda." in dst_type:
                 raise RuntimeError(f"type '{dst_type}' needs CUDA; graphgrad runs on the CPU "
@@ -459,7 +339,6 @@ class Module:
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to_empty(self, *, device=None, recurse=True):
-        from ... import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def to(self, *args, **kwargs):
@@ -488,122 +367,6 @@ class Module:
     def share_memory(self):
         return self
 
-    # ------------------------------------------------------------ hooks
-    def register_full_backward_pre_hook(self, hook, prepend=False):
-        """``hook(module, grad_output) -> None or new grad_output``, run when the gradients
-        with respect to the module's outputs are computed."""
-        handle = _add(self._backward_pre_hooks, hook)
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_backward_hook(self, hook):
-        """Deprecated: ``hook(module, grad_input, grad_output)`` registered on the grad_fn
-        of the module's output, so it sees that last op's gradients only (PyTorch warns
-        when they differ from the module's); use :meth:`register_full_backward_hook`."""
-        if self._is_full_backward_hook is True:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
-                               "on a single Module. Please use only one of them.")
-        self._is_full_backward_hook = False
-        return _add(self._backward_hooks, hook)
-
-    def register_full_backward_hook(self, hook, prepend=False):
-        """``hook(module, grad_input, grad_output) -> None or new grad_input``, run when the
-        gradients with respect to the module's positional tensor inputs are computed."""
-        if self._is_full_backward_hook is False:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
-                               "on a single Module. Please use only one of them.")
-        self._is_full_backward_hook = True
-        handle = _add(self._backward_hooks, hook)
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def _get_backward_hooks(self):
-        full, non_full = [], []
-        if _global_is_full_backward_hook is True:
-            full += _global_backward_hooks.values()
-        if self._is_full_backward_hook is True:
-            full += self._backward_hooks.values()
-        if _global_is_full_backward_hook is False:
-            non_full += _global_backward_hooks.values()
-        if self._is_full_backward_hook is False:
-            non_full += self._backward_hooks.values()
-        return full, non_full
-
-    def _get_backward_pre_hooks(self):
-        return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
-
-    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
-        if not isinstance(result, Tensor):
-            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-                warnings.warn(
-                    "Using non-full backward hooks on a Module that does not return a single "
-                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
-                    "versions. This hook will be missing some of the grad_output. Please use "
-                    "register_full_backward_hook to get the documented behavior.",
-                    FutureWarning, stacklevel=2)
-                return
-        else:
-            result = (result,)
-        if not isinstance(inputs, Tensor):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-                warnings.warn(
-                    "Using non-full backward hooks on a Module that does not take as input a "
-                    "single Tensor or a tuple of Tensors is deprecated and will be removed in "
-                    "future versions. This hook will be missing some of the grad_input. Please "
-                    "use register_full_backward_hook to get the documented behavior.",
-                    FutureWarning, stacklevel=2)
-                return
-        else:
-            inputs = (inputs,)
-        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
-        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
-            warnings.warn(
-                "Using a non-full backward hook when outputs are nested in python data "
-                "structure is deprecated and will be removed in future versions. This hook "
-                "will be missing some grad_output.", FutureWarning, stacklevel=2)
-        elif len(out_grad_fn) > 1:
-            warnings.warn(
-                "Using a non-full backward hook when outputs are generated by different "
-                "autograd Nodes is deprecated and will be removed in future versions. This hook "
-                "will be missing some grad_output. Please use register_full_backward_hook to "
-                "get the documented behavior.", FutureWarning, stacklevel=2)
-        else:
-            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
-            next_functions = {n[0] for n in grad_fn.next_functions}
-            if inputs_grad_fn != next_functions:
-                warnings.warn(
-                    "Using a non-full backward hook when the forward contains multiple autograd "
-                    "Nodes is deprecated and will be removed in future versions. This hook will "
-                    "be missing some grad_input. Please use register_full_backward_hook to get "
-                    "the documented behavior.", FutureWarning, stacklevel=2)
-
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """``hook(module, args) -> None or new args`` (``with_kwargs``: ``hook(module,
-        args, kwargs) -> None or (args, kwargs)``), run before ``forward``."""
-        handle = _add(self._forward_pre_hooks, hook, self._forward_pre_hooks_with_kwargs)
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
-                              always_call=False):
-        """``hook(module, args, output) -> None or new output`` (``with_kwargs``: ``hook(
-        module, args, kwargs, output)``), run after ``forward``; ``always_call``: also when
-        forward raised."""
-        handle = _add(self._forward_hooks, hook, self._forward_hooks_with_kwargs,
-                      self._forward_hooks_always_called)
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
         # fast path: no hook anywhere -> forward directly (cheaper than PyTorch's, which
@@ -616,108 +379,6 @@ class Module:
         return self.forward(*args, **kwargs)
 
     _wrapped_call_impl = __call__
-
-    def _call_impl(self, *args, **kwargs):
-        forward_call = self.forward
-        if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
-                or self._forward_pre_hooks or _global_backward_pre_hooks
-                or _global_backward_hooks or _global_forward_hooks
-                or _global_forward_pre_hooks):
-            return forward_call(*args, **kwargs)
-        result = None
-        called_always_called_hooks = set()
-        try:
-            full_backward_hooks, non_full_backward_hooks = [], []
-            backward_pre_hooks = []
-            if self._backward_pre_hooks or _global_backward_pre_hooks:
-                backward_pre_hooks = self._get_backward_pre_hooks()
-            if self._backward_hooks or _global_backward_hooks:
-                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
-
-            if _global_forward_pre_hooks or self._forward_pre_hooks:
-                for hook_id, hook in (*_global_forward_pre_hooks.items(),
-                                      *self._forward_pre_hooks.items()):
-                    if hook_id in self._forward_pre_hooks_with_kwargs:
-                        r = hook(self, args, kwargs)
-                        if r is not None:
-                            if isinstance(r, tuple) and len(r) == 2:
-                                args, kwargs = r
-                            else:
-                                raise RuntimeError(
-                                    "forward pre-hook must return None or a tuple of "
-                                    f"(new_args, new_kwargs), but got {r}.")
-                    else:
-                        r = hook(self, args)
-                        if r is not None:
-                            args = r if isinstance(r, tuple) else (r,)
-
-            bw_hook = None
-            if full_backward_hooks or backward_pre_hooks:
-                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
-                args = bw_hook.setup_input_hook(args)
-
-            result = forward_call(*args, **kwargs)
-            if _global_forward_hooks or self._forward_hooks:
-                for hook_id, hook in (*_global_forward_hooks.items(),
-                                      *self._forward_hooks.items()):
-                    if hook_id in self._forward_hooks_always_called or \
-                            hook_id in _global_forward_hooks_always_called:
-                        called_always_called_hooks.add(hook_id)
-                    if hook_id in self._forward_hooks_with_kwargs or \
-                            hook_id in _global_forward_hooks_with_kwargs:
-                        r = hook(self, args, kwargs, result)
-                    else:
-                        r = hook(self, args, result)
-                    if r is not None:
-                        result = r
-
-            if bw_hook:
-                if not isinstance(result, (Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a "
-                                  f"Tensor or a tuple of Tensors but received {type(result)}",
-                                  stacklevel=2)
-                result = bw_hook.setup_output_hook(result)
-
-            if non_full_backward_hooks:
-                var = result
-                while not isinstance(var, Tensor):
-                    if isinstance(var, dict):
-                        var = next(v for v in var.values() if isinstance(v, Tensor))
-                    else:
-                        var = var[0]
-                grad_fn = var.grad_fn
-                if grad_fn is not None:
-                    for hook in non_full_backward_hooks:
-                        grad_fn.register_hook(_WrappedHook(hook, self))
-                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
-            return result
-        except Exception:
-            for hook_id, hook in _global_forward_hooks.items():
-                if hook_id in _global_forward_hooks_always_called and \
-                        hook_id not in called_always_called_hooks:
-                    try:
-                        r = hook(self, args, result)
-                        if r is not None:
-                            result = r
-                    except Exception as e:
-                        warnings.warn("global module forward hook with ``always_call=True`` "
-                                      "raised an exception that was silenced as another error "
-                                      f"was raised in forward: {str(e)}", stacklevel=2)
-            for hook_id, hook in self._forward_hooks.items():
-                if hook_id in self._forward_hooks_always_called and \
-                        hook_id not in called_always_called_hooks:
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            r = hook(self, args, kwargs, result)
-                        else:
-                            r = hook(self, args, result)
-                        if r is not None:
-                            result = r
-                    except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised "
-                                      f"in forward: {str(e)}", stacklevel=2)
-            raise
 
     # ------------------------------------------------------------ attributes
     def __getstate__(self):
@@ -829,227 +490,6 @@ class Module:
         keys = (dir(self.__class__) + list(self.__dict__) + list(self._parameters)
                 + list(self._modules) + list(self._buffers))
         return sorted(k for k in keys if not k[0].isdigit())
-
-    # ------------------------------------------------------------ state dict
-    def _register_state_dict_hook(self, hook):
-        if getattr(hook, "_from_public_api", False):
-            raise RuntimeError("Cannot register the same function as the state dict post hook "
-                               "that was previously registered via "
-                               "register_state_dict_post_hook")
-        return _add(self._state_dict_hooks, hook)
-
-    def register_state_dict_post_hook(self, hook):
-        """``hook(module, state_dict, prefix, local_metadata) -> None`` after state_dict."""
-        hook._from_public_api = True
-        return _add(self._state_dict_hooks, hook)
-
-    def register_state_dict_pre_hook(self, hook):
-        """``hook(module, prefix, keep_vars) -> None`` before state_dict."""
-        return _add(self._state_dict_pre_hooks, hook)
-
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        if getattr(self.__class__, "get_extra_state", Module.get_extra_state) is not \
-                Module.get_extra_state:
-            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
-
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """An OrderedDict of every parameter and persistent buffer (detached unless
-        ``keep_vars``), keyed by dotted name."""
-        if args:
-            warnings.warn(
-                "Positional args are being deprecated, use kwargs instead. Refer to "
-                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
-                "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
-            if destination is None:
-                destination = args[0]
-            if len(args) > 1 and prefix == "":
-                prefix = args[1]
-            if len(args) > 2 and keep_vars is False:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        local_metadata = dict(version=self._version)
-        if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = local_metadata
-        for hook in self._state_dict_pre_hooks.values():
-            hook(self, prefix, keep_vars)
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            hook_result = hook(self, destination, prefix, local_metadata)
-            if not getattr(hook, "_from_public_api", False):
-                if hook_result is not None:
-                    destination = hook_result
-            elif hook_result is not None:
-                raise RuntimeError("state_dict post-hook must return None")
-        return destination
-
-    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        return _add(self._load_state_dict_pre_hooks,
-                    _WrappedHook(hook, self if with_module else None))
-
-    def register_load_state_dict_pre_hook(self, hook):
-        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
-        unexpected_keys, error_msgs) -> None`` before each module's load."""
-        return self._register_load_state_dict_pre_hook(hook, with_module=True)
-
-    def register_load_state_dict_post_hook(self, hook):
-        """``hook(module, incompatible_keys) -> None`` after each module's load."""
-        return _add(self._load_state_dict_post_hooks, hook)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
-                              missing_keys, unexpected_keys, error_msgs):
-        from ...autograd.grad_mode import no_grad
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
-        persistent_buffers = {k: v for k, v in self._buffers.items()
-                              if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
-                                                        persistent_buffers.items())
-                       if v is not None}
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
-            key = prefix + name
-            if key in state_dict:
-                input_param = state_dict[key]
-                if not isinstance(input_param, Tensor):
-                    error_msgs.append(
-                        f'While copying the parameter named "{key}", expected torch.Tensor or '
-                        f"Tensor-like object from checkpoint but received {type(input_param)}")
-                    continue
-                if len(param.shape) == 0 and len(input_param.shape) == 1 and \
-                        input_param.shape[0] == 1:
-                    input_param = input_param[0]
-                if input_param.shape != param.shape:
-                    error_msgs.append(
-                        f"size mismatch for {key}: copying a param with shape "
-                        f"{input_param.shape} from checkpoint, the shape in current model is "
-                        f"{param.shape}.")
-                    continue
-                try:
-                    with no_grad():
-                        if assign:
-                            if isinstance(param, Parameter):
-                                if not isinstance(input_param, Parameter):
-                                    input_param = Parameter(input_param,
-                                                            requires_grad=param.requires_grad)
-                                else:
-                                    input_param.requires_grad_(param.requires_grad)
-                            setattr(self, name, input_param)
-                        else:
-                            param.copy_(input_param)
-                except Exception as ex:
-                    error_msgs.append(
-                        f'While copying the parameter named "{key}", whose dimensions in the '
-                        f"model are {param.size()} and whose dimensions in the checkpoint are "
-                        f"{input_param.size()}, an exception occurred : {ex.args}.")
-            elif strict:
-                missing_keys.append(key)
-        extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if getattr(self.__class__, "set_extra_state", Module.set_extra_state) is not \
-                Module.set_extra_state:
-            if extra_state_key in state_dict:
-                self.set_extra_state(state_dict[extra_state_key])
-            elif strict:
-                missing_keys.append(extra_state_key)
-        elif strict and extra_state_key in state_dict:
-            unexpected_keys.append(extra_state_key)
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix) and key != extra_state_key:
-                    input_name = key[len(prefix):].split(".", 1)
-                    if len(input_name) > 1:
-                        if input_name[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif input_name[0] not in local_state:
-                        unexpected_keys.append(key)
-
-    def _snapshot_state(self):
-        """What load_state_dict may change, to restore when it fails (PyTorch leaves the
-        parameters it copied before the error; graphgrad leaves the module unchanged)."""
-        snap = []
-        seen = set()
-        for m in self.modules():
-            tensors = []
-            for t in itertools.chain(m._parameters.values(), m._buffers.values()):
-                if t is not None and id(t) not in seen:
-                    seen.add(id(t))
-                    tensors.append((t, t._data, t._data.copy()))
-            snap.append((m, dict(m._parameters), dict(m._buffers), tensors))
-        return snap
-
-    @staticmethod
-    def _restore_state(snap):
-        for m, params, buffers, tensors in snap:
-            m._parameters.clear()
-            m._parameters.update(params)
-            m._buffers.clear()
-            m._buffers.update(buffers)
-            for t, arr, saved in tensors:
-                t._data = arr
-                np.copyto(arr, saved)
-
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy parameters and buffers from ``state_dict`` into this module and its
-        descendants.  Returns ``(missing_keys, unexpected_keys)``; with ``strict``, any of
-        them (or a size mismatch) raises RuntimeError and the module is left unchanged."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys, unexpected_keys, error_msgs = [], [], []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-        if metadata is not None:
-            state_dict._metadata = metadata
-        snap = self._snapshot_state()
-
-        def load(module, local_state_dict, prefix=""):
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                         missing_keys, unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_state_dict = {k: v for k, v in local_state_dict.items()
-                                        if k.startswith(child_prefix)}
-                    load(child, child_state_dict, child_prefix)
-            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
-            for hook in module._load_state_dict_post_hooks.values():
-                out = hook(module, incompatible_keys)
-                if out is not None:
-                    raise AssertionError(
-                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
-                        "expected to return new values, if incompatible_keys need to be "
-                        "modified, it should be done inplace.")
-
-        try:
-            load(self, state_dict)
-            if strict:
-                if unexpected_keys:
-                    error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in unexpected_keys)))
-                if missing_keys:
-                    error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in missing_keys)))
-            if error_msgs:
-                raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                    self.__class__.__name__, "\n\t".join(error_msgs)))
-        except BaseException:
-            self._restore_state(snap)
-            raise
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # ------------------------------------------------------------ iteration
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):

@@ -8,7 +8,7 @@ import warnings
 
 import graphgrad as _gg
 from .. import functional as F
-from .activation import MultiheadAttention
+from .activation import GELU, MultiheadAttention, ReLU, _float_mask
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -55,7 +55,6 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
-        from .activation import GELU, ReLU
         if activation is F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
         elif activation is F.gelu or isinstance(activation, GELU):
@@ -155,7 +154,6 @@ class TransformerEncoder(Module):
         return True
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        from .activation import _float_mask
         zero_pads = self._pads_to_zero(src, mask, src_key_padding_mask)
         pad_rows = src_key_padding_mask
         src_key_padding_mask = _float_mask(src_key_padding_mask, "src_key_padding_mask", mask,

@@ -7,7 +7,12 @@ import functools
 import types
 import warnings
 
+from ..._tensor.creation import tensor
 from ..._tensor.tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...ops.api.copies import stack
+from ...ops.api.pointwise_binary import clamp
+from ...ops.api.reductions import vector_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_"]
@@ -16,7 +21,6 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_n
 def _no_grad(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from ...autograd.grad_mode import no_grad
         with no_grad():
             return func(*args, **kwargs)
     return wrapper
@@ -25,13 +29,12 @@ def _no_grad(func):
 @_no_grad
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The ``norm_type``-norm of the norms of ``tensors`` (as if concatenated)."""
-    from ... import linalg, stack, tensor
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     norm_type = float(norm_type)
     if len(tensors) == 0:
         return tensor(0.0)
-    norms = [linalg.vector_norm(g, norm_type) for g in tensors]
-    total_norm = linalg.vector_norm(stack(norms), norm_type)
+    norms = [vector_norm(g, norm_type) for g in tensors]
+    total_norm = vector_norm(stack(norms), norm_type)
     if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -43,7 +46,6 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 @_no_grad
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     """Scale the gradients of ``parameters`` by ``min(1, max_norm / (total_norm + 1e-6))``."""
-    from ... import clamp
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]

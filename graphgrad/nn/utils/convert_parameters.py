@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from ..._tensor.tensor import Tensor
+from ...ops.api.copies import cat
+from ..modules.module import _typename
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters):
     """The parameters flattened and concatenated into one vector (differentiable)."""
-    from ... import cat
     return cat([param.view(-1) for param in parameters])
 
 
@@ -16,7 +17,6 @@ def vector_to_parameters(vec, parameters):
     """Copy consecutive slices of ``vec`` into ``parameters`` (their ``.data`` becomes a
     view of ``vec``, as in PyTorch)."""
     if not isinstance(vec, Tensor):
-        from ..modules.module import _typename
         raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
     pointer = 0
     for param in parameters:

@@ -8,6 +8,11 @@ import random
 import sys
 import traceback
 
+import numpy as np
+
+from ...._tensor.random import manual_seed
+from .fetch import _Fetcher
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 _POLL_SECONDS = 1.0
@@ -73,16 +78,11 @@ class IterableDatasetStopIteration:
 
 def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation,
                 collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
-    import numpy as np
-
-    import graphgrad
-    from ..dataloader import _Fetcher
-
     global _worker_info
     try:
         seed = base_seed + worker_id
         random.seed(seed)
-        graphgrad.manual_seed(seed)
+        manual_seed(seed)
         np.random.seed((seed ^ (worker_id << 32)) % (2 ** 32))
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
                                   dataset=dataset)

@@ -1,30 +1,6 @@
-"""``graphgrad.save`` / ``graphgrad.load`` in PyTorch's file format.
-
-A file is a zip archive (stored, not compressed) whose records all sit under one folder
-(the file's stem, or ``archive`` for a file object), as ``torch.save`` writes them:
-
-- ``data.pkl``: a pickle (protocol 2) of the object in which every tensor is
-  ``torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
-  OrderedDict())`` and every storage a persistent id ``('storage', torch.<Type>Storage, key,
-  'cpu', numel)``; a Parameter is ``torch._utils._rebuild_parameter(tensor, requires_grad,
-  OrderedDict())``, dtypes are the globals ``torch.float32`` ..., devices ``torch.device``
-  and sizes ``torch.Size``;
-- ``data/<key>``: the raw bytes of each storage, 64-byte aligned in the file;
-- ``byteorder``, ``version`` (3), ``.format_version``, ``.storage_alignment`` and
-  ``.data/serialization_id``.
-
-Tensors that view one NumPy buffer share one storage (their offsets and strides are
-written), so views loaded back still share memory.  The pickle names PyTorch's functions
-without importing torch, and ``load`` maps those names to graphgrad's, so files go both ways
-between graphgrad and PyTorch and torch is never needed.
-
-``load(weights_only=True)`` (the default, as in PyTorch) unpickles with an allow-list of
-globals (containers, tensors, Parameters, dtypes, devices, sizes, storages and the tensor
-rebuild functions; ``add_safe_globals`` adds more): any other global -- ``os.system``, a
-class with a malicious ``__reduce__`` -- stops the load with ``pickle.UnpicklingError``
-before anything is called.  ``weights_only=False`` unpickles arbitrary objects (only for
-trusted files).
-"""
+"""``graphgrad.load``: reads PyTorch's zip layout with a C unpickler whose ``find_class``
+maps PyTorch's names to graphgrad's objects through one allow-list (``_TORCH_GLOBALS`` and
+the user's ``add_safe_globals``), and the rebuild functions those names resolve to."""
 from __future__ import annotations
 
 import _compat_pickle
@@ -33,212 +9,21 @@ import contextlib
 import io
 import os
 import pickle
-import secrets
-import struct
 import sys
 import zipfile
 
 import numpy as np
 
-from ._core import dtypes as _dtype
-from ._tensor.tensor import Size, Tensor, device
+from .._core import dtypes as _dtype
+from .._tensor.tensor import Size, Tensor, device
+from ..nn.parameter import Parameter
+from ._writer import _STORAGE_NAMES, _is_path
 
-__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals", "DEFAULT_PROTOCOL"]
-
-DEFAULT_PROTOCOL = 2
-_ALIGNMENT = 64
-_FILE_VERSION = 3
-
-# graphgrad dtype name <-> PyTorch's legacy typed-storage class name
-_STORAGE_NAMES = {
-    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
-    "bfloat16": "BFloat16Storage", "complex64": "ComplexFloatStorage",
-    "complex128": "ComplexDoubleStorage", "int64": "LongStorage", "int32": "IntStorage",
-    "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage",
-    "bool": "BoolStorage",
-}
 _DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16",
                   "cfloat": "complex64", "cdouble": "complex128", "long": "int64",
                   "int": "int32", "short": "int16"}
 
 
-def _parameter_class():
-    """graphgrad.nn.Parameter when the nn package provides it (else None)."""
-    try:
-        from .nn.parameter import Parameter
-    except ImportError:
-        return None
-    return Parameter
-
-
-# ============================================================================ saving
-class _TorchName:
-    """A global written into the pickle by name (``torch._utils._rebuild_tensor_v2``...),
-    so that the file names PyTorch's objects although torch is not imported."""
-
-    _cache: dict = {}
-
-    def __new__(cls, module, name):
-        key = (module, name)
-        obj = cls._cache.get(key)
-        if obj is None:
-            obj = cls._cache[key] = object.__new__(cls)
-            obj.module, obj.name = module, name
-        return obj
-
-    def __call__(self, *args):   # pickle requires reduce functions to be callable
-        raise TypeError(f"{self.module}.{self.name} is only a name written into a pickle")
-
-
-class _StorageRef:
-    __slots__ = ("key", "type_name", "numel")
-
-    def __init__(self, key, type_name, numel):
-        self.key, self.type_name, self.numel = key, type_name, numel
-
-
-def _root(a):
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a
-
-
-class _Pickler(pickle._Pickler):
-    """The pure-Python pickler, taught to write tensors as PyTorch does (its ``save_global``
-    would import and check the module of each global; PyTorch's names are written as they
-    are instead)."""
-
-    dispatch = dict(pickle._Pickler.dispatch)
-
-    def __init__(self, file, protocol):
-        super().__init__(file, protocol)
-        self.storages = {}     # id(root array) -> (key, array, _StorageRef)
-        self._refs = {}        # id(_StorageRef) -> _StorageRef (kept alive)
-
-    def _write_name(self, obj, module, name):
-        if self.proto >= 4:
-            self.save(module)
-            self.save(name)
-            self.write(pickle.STACK_GLOBAL)
-        else:
-            self.write(pickle.GLOBAL + module.encode("utf-8") + b"\n" +
-                       name.encode("utf-8") + b"\n")
-        self.memoize(obj)
-
-    def _save_torch_name(self, obj):
-        self._write_name(obj, obj.module, obj.name)
-
-    def _save_dtype(self, obj):
-        self._write_name(obj, "torch", obj.name)
-
-    dispatch[_TorchName] = _save_torch_name
-    dispatch[_dtype.dtype] = _save_dtype
-
-    def persistent_id(self, obj):
-        if obj.__class__ is _StorageRef:
-            return ("storage", _TorchName("torch", obj.type_name), obj.key, "cpu", obj.numel)
-        return None
-
-    def _storage_of(self, a):
-        """(storage ref, offset, strides) of array ``a``: its root buffer's storage when it
-        can be described by an offset and non-negative element strides, else a copy."""
-        root = _root(a)
-        isz = a.itemsize
-        share = (root.dtype == a.dtype and root.flags.c_contiguous and a.size > 0
-                 and all(s >= 0 and s % isz == 0 for s in a.strides))
-        if share:
-            off = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-            extent = off + sum((n - 1) * s for n, s in zip(a.shape, a.strides)) + isz
-            share = off >= 0 and off % isz == 0 and extent <= root.nbytes
-        if not share:
-            root = np.ascontiguousarray(a)
-            off = 0
-        entry = self.storages.get(id(root))
-        if entry is None:
-            name = _STORAGE_NAMES[_dtype.from_numpy_dtype(root.dtype).name]
-            ref = _StorageRef(str(len(self.storages)), name, root.size)
-            entry = self.storages[id(root)] = (ref.key, root, ref)
-        strides = tuple(s // isz for s in a.strides) if share else \
-            tuple(s // isz for s in root.strides)
-        return entry[2], off // isz, strides
-
-    def _reduce_tensor(self, t):
-        ref, offset, stride = self._storage_of(t._data)
-        return (_TorchName("torch._utils", "_rebuild_tensor_v2"),
-                (ref, offset, tuple(t._data.shape), stride, bool(t._requires_grad),
-                 collections.OrderedDict()))
-
-    def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
-            param = _parameter_class()
-            if param is not None and isinstance(obj, param):
-                data = Tensor._wrap(obj._data)
-                return (_TorchName("torch._utils", "_rebuild_parameter"),
-                        (data, bool(obj._requires_grad), collections.OrderedDict()))
-            return self._reduce_tensor(obj)
-        cls = obj.__class__
-        if cls is device:
-            return (_TorchName("torch", "device"), (str(obj),))
-        if cls is Size:
-            return (_TorchName("torch", "Size"), (tuple(obj),))
-        return NotImplemented
-
-
-def _is_path(f):
-    return isinstance(f, (str, os.PathLike))
-
-
-def _archive_name(f):
-    if _is_path(f):
-        stem = os.path.splitext(os.path.basename(os.fspath(f)))[0]
-        return stem or "archive"
-    return "archive"
-
-
-def _aligned_write(zf, name, data, base):
-    """Write record ``name`` so that its data starts at a multiple of 64 bytes (padding in
-    the local header's extra field, as PyTorch's writer does)."""
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    start = zf.start_dir - base + 30 + len(name.encode("utf-8")) + 4
-    pad = -start % _ALIGNMENT
-    info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
-    zf.writestr(info, data)
-
-
-def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
-    """Save ``obj`` (tensors, state dicts, nested containers) to the path or binary file
-    object ``f`` in PyTorch's zip format (see the module docstring); ``torch.load`` reads it."""
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError("graphgrad.save writes PyTorch's zip format only "
-                                  "(_use_new_zipfile_serialization=True)")
-    if pickle_module is not pickle:
-        name = getattr(pickle_module, "__name__", pickle_module)
-        raise NotImplementedError("graphgrad.save uses the standard pickle module; "
-                                  f"pickle_module={name!r} is not supported")
-    buf = io.BytesIO()
-    pickler = _Pickler(buf, pickle_protocol)
-    pickler.dump(obj)
-    prefix = _archive_name(f) + "/"
-    records = [("data.pkl", buf.getvalue()), (".format_version", b"1"),
-               (".storage_alignment", str(_ALIGNMENT).encode())]
-    if not _disable_byteorder_record:
-        records.append(("byteorder", sys.byteorder.encode()))
-    for key, root, _ in sorted(pickler.storages.values(), key=lambda e: int(e[0])):
-        records.append((f"data/{key}", root.tobytes()))
-    records.append(("version", f"{_FILE_VERSION}\n".encode()))
-    records.append((".data/serialization_id", f"{secrets.randbits(128):040d}".encode()))
-    with contextlib.ExitStack() as stack:
-        fh = stack.enter_context(open(f, "wb")) if _is_path(f) else f
-        base = fh.tell() if fh.seekable() else 0
-        zf = stack.enter_context(zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED))
-        for name, data in records:
-            _aligned_write(zf, prefix + name, data, base)
-
-
-# ============================================================================ loading
 class _StorageType:
     """What ``torch.FloatStorage`` ... unpickle to: the dtype of a storage record."""
 
@@ -336,10 +121,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
 def _as_parameter(data, requires_grad):
     if not isinstance(data, Tensor):
         raise RuntimeError(f"_rebuild_parameter: expected a tensor, got {type(data).__name__}")
-    param = _parameter_class()
-    if param is None:   # graphgrad.nn without Parameter: a leaf tensor that requires grad
-        return _set_requires_grad(Tensor._wrap(data._data), requires_grad)
-    return param(data, bool(requires_grad))
+    return Parameter(data, bool(requires_grad))
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
@@ -377,11 +159,9 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     if not isinstance(args, tuple):
         raise RuntimeError("_rebuild_from_type_v2: args must be a tuple")
     ret = func(*args)
-    param = _parameter_class()
-    wants_param = isinstance(new_type, _ParameterGlobal) or (param is not None
-                                                             and new_type is param)
-    if wants_param and param is not None and not isinstance(ret, param):
-        ret = param(ret, ret.requires_grad)
+    wants_param = isinstance(new_type, _ParameterGlobal) or new_type is Parameter
+    if wants_param and not isinstance(ret, Parameter):
+        ret = Parameter(ret, ret.requires_grad)
     return _set_state(ret, state)
 
 
@@ -404,11 +184,7 @@ class _ParameterGlobal:
     """``torch.nn.parameter.Parameter`` from a file, resolved when called."""
 
     def __call__(self, *args, **kwargs):
-        param = _parameter_class()
-        if param is None:
-            raise pickle.UnpicklingError("the file holds an nn.Parameter but graphgrad.nn has "
-                                         "no Parameter")
-        return param(*args, **kwargs)
+        return Parameter(*args, **kwargs)
 
 
 def _torch_globals():

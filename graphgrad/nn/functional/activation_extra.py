@@ -17,7 +17,6 @@ from ..._core import dtypes as _dtype
 from ..._tensor.creation import rng
 from ..._tensor.tensor import Tensor
 from ...ops import formulas as F
-from ...ops import registry as _registry
 from ...ops.dispatch import dispatch, unary
 from ...ops.inplace import dispatch_inplace
 from ..._core.opmath import half_in_float32, number_like

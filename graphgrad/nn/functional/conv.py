@@ -119,8 +119,17 @@ def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, 
 
 @half_in_float32   # (half-precision products in float32, one rounding)
 def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, groups):
-    """The input gradient of a convolution (a transposed convolution): one matmul to columns,
-    then the columns are added back onto the (padded) input positions they were read from."""
+    """The input gradient of a convolution: a transposed convolution of ``g``."""
+    return col2im(g, w, input_sizes, stride, padding, dilation, groups)
+
+
+def col2im(g, w, input_sizes, stride, padding, dilation, groups, acc_dtype=None):
+    """The transposed convolution of ``g`` (the input gradient of a convolution, and
+    conv_transpose's forward): one matmul to columns, then the columns are added back onto
+    the (padded, ``padding`` as (lo, hi) pairs) input positions they were read from.
+    ``acc_dtype``: the columns are rounded to it and added up in it, offset by offset, as
+    PyTorch's float16 transposed convolution (gemm into half-precision columns, then col2im
+    in half precision) does."""
     k = len(stride)
     input_sizes = tuple(input_sizes[len(input_sizes) - k - 2:])
     n, c = input_sizes[0], input_sizes[1]
@@ -138,6 +147,8 @@ def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, gr
                                          + (groups, og, cg * _prod(w_sp)))
     # columns laid out (G, Cg, *ksz, N, *out), so each kernel offset's slab is contiguous
     cols = np.matmul(np.swapaxes(wm, -1, -2), gm)                        # (*L, G, K, M)
+    if acc_dtype is not None:
+        cols = cols.astype(acc_dtype)
     lead = cols.shape[:-3]
     cols = cols.reshape(lead + (groups, cg) + w_sp + (n,) + out_sp)
     sp = tuple(s + lo + hi for s, (lo, hi) in zip(in_sp, padding))

@@ -10,18 +10,15 @@ node is PyTorch's ``ConvolutionBackward0`` (``convolution(..., transposed=True)`
 """
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 
 from ..._core import dtypes as _dtype
 from ...ops import formulas as F
-from ...ops import registry as _registry
 from ...ops.dispatch import dispatch
 from ..._core.opmath import half_in_float32
 from ...ops.registry import LINEAR, defop, export
-from .conv import (_conv_bias_grad, _conv_out_sizes, _ntuple, _pad_spatial, _prod,
-                              _windows)
+from .conv import _conv_bias_grad, _conv_out_sizes, _ntuple, _pad_spatial, _prod, _windows, col2im
 from ...ops.api.shape import squeeze as _squeeze
 from ...ops.api.shape import unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
@@ -30,40 +27,9 @@ __all__ = ["conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
 
 def _col2im(x, w, output_sizes, stride, padding, dilation, groups, acc_dtype=None):
-    """The transposed convolution of ``x`` (columns ``w^T x``, added back onto the output
-    positions they come from), as ``_conv_backward_input_kernel``; ``acc_dtype``: the columns
-    are rounded to it and added up in it, offset by offset, as PyTorch's float16 kernel
-    (gemm into half-precision columns, then col2im in half precision) does."""
-    k = len(stride)
-    n, c = output_sizes[-k - 2], output_sizes[-k - 1]
-    out_sp = tuple(output_sizes[len(output_sizes) - k:])
-    w_sp = w.shape[w.ndim - k:]
-    o, cg = w.shape[w.ndim - k - 2], w.shape[w.ndim - k - 1]
-    og = o // groups
-    in_sp = x.shape[x.ndim - k:]
-    nl = x.ndim - k - 2
-    xm = x.reshape(x.shape[:nl] + (n, groups, og) + in_sp)
-    perm = list(range(nl)) + [nl + 1, nl + 2, nl] + list(range(nl + 3, nl + 3 + k))
-    xm = np.ascontiguousarray(
-        xm.transpose(perm).reshape(x.shape[:nl] + (groups, og, n * _prod(in_sp))))
-    wm = np.ascontiguousarray(w).reshape(w.shape[:w.ndim - k - 2]
-                                         + (groups, og, cg * _prod(w_sp)))
-    cols = np.matmul(np.swapaxes(wm, -1, -2), xm)                        # (*L, G, K, M)
-    if acc_dtype is not None:
-        cols = cols.astype(acc_dtype)
-    lead = cols.shape[:-3]
-    cols = cols.reshape(lead + (groups, cg) + w_sp + (n,) + in_sp)
-    sp = tuple(s + 2 * p for s, p in zip(out_sp, padding))
-    yp = np.zeros(lead + (groups, cg, n) + sp, dtype=cols.dtype)
-    tail = (slice(None),) * (k + 1)
-    for off in itertools.product(*[range(kk) for kk in w_sp]):
-        sl = tuple(slice(i * d, i * d + s * (m - 1) + 1, s)
-                   for i, d, s, m in zip(off, dilation, stride, in_sp))
-        yp[(Ellipsis,) + sl] += cols[(Ellipsis,) + off + tail]
-    nl = len(lead)
-    yp = yp.transpose(list(range(nl)) + [nl + 2, nl, nl + 1] + list(range(nl + 3, nl + 3 + k)))
-    crop = tuple(slice(p, p + s) for p, s in zip(padding, out_sp))
-    return np.asarray(yp[(Ellipsis,) + crop], order="C").reshape(lead + (n, c) + out_sp)
+    """conv_transpose's forward: the convolution's col2im with symmetric padding."""
+    return col2im(x, w, output_sizes, stride, [(p, p) for p in padding], dilation, groups,
+                  acc_dtype)
 
 
 @half_in_float32(float16=False)   # (bfloat16: in float32, one rounding; float16: below)

@@ -14,7 +14,6 @@ from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ...autograd.grad_mode import no_grad
 from ...ops import formulas as F
-from ...ops import registry as _registry
 from ...ops.dispatch import dispatch
 from ..._core.opmath import BFLOAT16, half_in_float32
 from ...ops.registry import defop, export

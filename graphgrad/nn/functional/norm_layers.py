@@ -15,7 +15,6 @@ from ..._core import dtypes as _dtype
 from ..._core.dtypes import scalar_type_name
 from ..._tensor.tensor import Tensor
 from ...ops import formulas as F
-from ...ops import registry as _registry
 from ...ops.dispatch import dispatch
 from ..._core.opmath import half_in_float32
 from ...ops.registry import defop, export

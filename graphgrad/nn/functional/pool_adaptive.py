@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops import formulas as F
-from ...ops import registry as _registry
 from ...ops.dispatch import dispatch
 from ..._core.opmath import half_in_float32
 from ...ops.registry import LINEAR, defop, export

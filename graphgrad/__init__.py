@@ -40,6 +40,7 @@ from . import optim  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled
+from ._core.state import is_warn_always_enabled, set_warn_always  # noqa: F401
 from ._tensor.printing import set_printoptions as _set
 
 __version__ = "0.1.0"

@@ -30,6 +30,27 @@ HOT.fast = True
 # backward counts dependencies, so that hooks see leaves accumulate exactly when they do
 # in PyTorch (autograd/engine/, NOTE [Sequence order])
 HOT.hooks = False
+
+
+class _Warnings:
+    """``set_warn_always``: warnings PyTorch gives once per process (TORCH_WARN_ONCE) are
+    given every time while ``always`` is set (process-wide, as in PyTorch)."""
+
+    always = False
+
+
+WARNINGS = _Warnings()
+
+
+def set_warn_always(b):
+    """PyTorch's ``torch.set_warn_always``: warn every time, not once per process."""
+    WARNINGS.always = bool(b)
+
+
+def is_warn_always_enabled():
+    return WARNINGS.always
+
+
 _detours = 0
 _detour_lock = threading.Lock()
 

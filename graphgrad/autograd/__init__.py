@@ -15,7 +15,7 @@ import importlib
 import numpy as np
 
 from .._core.dtypes import from_numpy_dtype
-from .._core.state import tls
+from .._core.state import WARNINGS, tls
 from .._tensor.tensor import Tensor
 from .views import _edge
 from . import graph
@@ -179,7 +179,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                            "pass one gradient (or None for a scalar) per tensor")
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph and not _create_graph_warned:
+    if create_graph and (not _create_graph_warned or WARNINGS.always):
         _warn_create_graph()
     roots = _root_edges(tensors)
     input_edges = _input_edges(inputs, "backward") if inputs is not None else None

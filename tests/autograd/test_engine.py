@@ -1051,3 +1051,26 @@ def test_grad_with_empty_inputs_message_and_attribute_deletion():
         return x.grad
     for prog in (del_data, del_requires_grad, del_grad):
         run_both(prog)
+
+
+def test_set_warn_always_repeats_the_create_graph_warning():
+    """backward(create_graph=True) warns once per process (TORCH_WARN_ONCE), every time
+    while set_warn_always(True) is on, as PyTorch's."""
+    import warnings
+    import torch
+
+    def warnings_of(lib):
+        x = lib.ones(2, requires_grad=True)
+        prev = lib.is_warn_always_enabled()
+        lib.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                for _ in range(3):
+                    (x * x).sum().backward(create_graph=True)
+        finally:
+            lib.set_warn_always(prev)
+        x.grad = None
+        return sum("create_graph=True" in str(m.message) for m in w)
+
+    assert warnings_of(graphgrad) == warnings_of(torch) == 3

@@ -691,3 +691,19 @@ def test_write_into_one_element_of_an_expanded_0d_tensor_then_backward(dtype):
         (w * T.arange(1.0, 4.0).to(dt)).sum().abs().backward()
         return x.grad, y.grad, w.detach()
     run_both(prog)
+
+
+def test_setitem_with_a_0d_integer_tensor_key_writes_through_the_row():
+    """``g[i] += 1`` with a 0-d integer tensor ``i`` (PyTorch's test_indexing_duplicates):
+    PyTorch indexes with the int it holds, so the row is copied onto itself (no overlap
+    error, as index_put_ with the row as values would raise)."""
+    def prog(lib):
+        g = lib.zeros(4, 4)
+        for i in lib.tensor([1, 1, 3, 2]):
+            g[i] += 1
+        x = lib.zeros(3, 2, requires_grad=True)
+        y = x * 1
+        y[lib.tensor(2), lib.tensor(0)] = 5.0
+        y.sum().backward()
+        return g, y, x.grad
+    run_both(prog)

@@ -192,9 +192,14 @@ def __setitem__(self, key, value):
 
 
 def _basic_key(key):
+    """Whether ``t[key] = v`` writes through a view: ints, slices, None, Ellipsis, and 0-d
+    integer tensors, which PyTorch indexes as the int they hold (a select, not index_put_:
+    ``g[i] += 1`` with ``i = tensor(1)`` copies the row onto itself)."""
     keys = key if isinstance(key, tuple) else (key,)
     return all(k is None or k is Ellipsis or (isinstance(k, (int, slice)) and
-                                              not isinstance(k, bool)) for k in keys)
+                                              not isinstance(k, bool)) or
+               (isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu")
+               for k in keys)
 
 
 def _as_index_tuple(key):

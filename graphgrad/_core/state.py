@@ -21,15 +21,11 @@ import threading
 
 
 class _Hot:
-    __slots__ = ("fast", "hooks")
+    __slots__ = ("fast",)
 
 
 HOT = _Hot()
 HOT.fast = True
-# set for good once a user hook is registered on any tensor or node: from then on every
-# backward counts dependencies, so that hooks see leaves accumulate exactly when they do
-# in PyTorch (autograd/engine/, NOTE [Sequence order])
-HOT.hooks = False
 _detours = 0
 _detour_lock = threading.Lock()
 

@@ -56,6 +56,7 @@ class _State(threading.local):
     fw_level = None         # the active forward_ad level object, or None
     anomaly = False
     anomaly_check_nan = True
+    anomaly_node = None     # anomaly mode: the node the innermost backward is processing
     saved_hooks = ()        # stack of (pack, unpack) pairs; innermost last
     saved_hooks_disabled = None  # message when disable_saved_tensors_hooks is on
     profiler = None         # the active profiler, or None

@@ -19,6 +19,7 @@ import itertools
 from typing import Any, NamedTuple
 
 from .._core.hooks import add_hook
+from .anomaly_mode import record_traceback
 
 __all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad",
            "register_multi_grad_hook"]
@@ -217,7 +218,6 @@ class AccumulateGrad(Node):
         self._next_edges = ()
         self._seq = _ACCUMULATE_SEQ
         if tls.anomaly:  # anomaly mode: every node records where it was created
-            from .anomaly_mode import record_traceback
             record_traceback(self)
 
     def name(self):

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.state import tls
 from ..._tensor.tensor import Tensor
 from ..graph import AccumulateGrad
 from .hooks import _call_tensor_pre_hooks, _run_tensor_hooks, _call_pre_hooks, _call_post_hooks
 from .accumulate import _sum_to_shape, _cast, _accumulate_grad, refcount
+from ..anomaly_mode import check_nan
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
@@ -153,6 +155,8 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             continue
         if grads is None:
             grads = [None] * max(node.num_outputs, 1)
+        if anomaly:  # what anomaly mode reports and records as the running node
+            tls.anomaly_node = node if node is not root else None
         if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
             grads = _before_node(node, grads, needed, captures, captured, create_graph,
                                  journal)
@@ -163,15 +167,10 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             mask = None  # every edge that leads somewhere
         else:
             mask = [c is not None and (c in needed or c in captures) for c in nodes]
-        if anomaly:
-            from ..anomaly_mode import call_with_anomaly
-            outs = call_with_anomaly(node, grads, mask, create_graph)
-        else:
-            outs = node._apply(grads, mask, create_graph)
+        outs = node._apply(grads, mask, create_graph)
         if node._post_hooks:
             outs = _call_post_hooks(node, list(outs), grads, create_graph, batch_nd)
         if anomaly:
-            from ..anomaly_mode import check_nan
             check_nan(node, outs)
         if not keep_graph:
             node.release_variables()
@@ -227,6 +226,8 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                         heap.append((child._seq, child))
             i += 1
         outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
+    if anomaly:
+        tls.anomaly_node = None  # (final callbacks run outside any node)
     return captured
 
 

@@ -10,6 +10,7 @@ import threading
 
 from ..._core.state import tls
 from ..graph import AccumulateGrad, Node
+from ..anomaly_mode import report_backward_error
 from .accumulate import _Journal
 from .loop import _before_node, _heap_pop, _heap_push, _run, _run_by_seq
 
@@ -149,6 +150,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             needed.update(targets)
     prev_mode = tls.grad_enabled
     prev_saved_hooks = tls.saved_hooks
+    prev_anomaly_node = tls.anomaly_node
     tls.grad_enabled = bool(create_graph)
     tls.engine_depth += 1
     journal = _Journal()
@@ -174,8 +176,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     except BaseException as exc:
         journal.rollback()
         if anomaly:  # report the forward traceback of the node that failed
-            from ..anomaly_mode import report_backward_error
-            report_backward_error(exc, _run.__code__)
+            report_backward_error(tls.anomaly_node)
         raise
     finally:
         if gc_was_enabled:
@@ -185,6 +186,8 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             tls.saved_hooks = prev_saved_hooks
             tls.refresh()
         tls.engine_depth -= 1
+        if anomaly:
+            tls.anomaly_node = prev_anomaly_node  # (an enclosing backward's node)
         _local.task = prev_task
     return captured
 

@@ -194,16 +194,6 @@ def torch_fixture():
     return torch
 
 
-@pytest.fixture(autouse=True)
-def _no_hooks_seen_yet():
-    """Start every test as a fresh process would: no hook registered yet, so plain
-    backwards run the engine's sequence-order loop until the test itself registers one
-    (the flag is process-wide and never reset by graphgrad; engine NOTE [Sequence order])."""
-    from graphgrad._core.state import HOT
-    HOT.hooks = False
-    yield
-
-
 # --- Marking the differential tests ------------------------------------------------
 
 _HARNESS = (run_both, assert_same)

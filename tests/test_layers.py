@@ -65,11 +65,6 @@ ALLOWED_LOCAL = {
         "a create_graph gradient is accumulated with recorded ops (F.add)",
     ("graphgrad.autograd.engine.accumulate", "graphgrad.ops.api.inplace"):
         "copy_ of a gradient into a .grad that must keep its layout",
-    ("graphgrad.autograd.engine.*", "graphgrad.autograd.anomaly_mode"):
-        "anomaly mode wraps node calls and reads the engine's frames: a module-level import "
-        "would be a cycle (issue 17 item 6: the engine should tell it the node)",
-    ("graphgrad.autograd.graph", "graphgrad.autograd.anomaly_mode"):
-        "a node's metadata/traceback under anomaly mode (same cycle as above)",
     ("graphgrad.autograd.graph", "graphgrad.autograd.engine"):
         "hooks registered during a backward ask the running graph task",
     ("graphgrad.autograd.views", "graphgrad.ops.api.inplace"):

@@ -21,15 +21,11 @@ import threading
 
 
 class _Hot:
-    __slots__ = ("fast", "hooks")
+    __slots__ = ("fast",)
 
 
 HOT = _Hot()
 HOT.fast = True
-# set for good once a user hook is registered on any tensor or node: from then on every
-# backward counts dependencies, so that hooks see leaves accumulate exactly when they do
-# in PyTorch (autograd/engine/, NOTE [Sequence order])
-HOT.hooks = False
 
 
 class _Warnings:
@@ -81,6 +77,7 @@ class _State(threading.local):
     fw_level = None         # the active forward_ad level object, or None
     anomaly = False
     anomaly_check_nan = True
+    anomaly_node = None     # anomaly mode: the node the innermost backward is processing
     saved_hooks = ()        # stack of (pack, unpack) pairs; innermost last
     saved_hooks_disabled = None  # message when disable_saved_tensors_hooks is on
     profiler = None         # the active profiler, or None

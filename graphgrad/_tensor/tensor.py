@@ -501,7 +501,6 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_pre_hook(self._output_nr, hook)
-        HOT.hooks = True  # (the engine then keeps PyTorch's exact AccumulateGrad timing)
         return add_hook(self, "_hooks", hook)
 
     def register_post_accumulate_grad_hook(self, hook):
@@ -512,7 +511,6 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient")
-        HOT.hooks = True  # (the engine then keeps PyTorch's exact AccumulateGrad timing)
         return add_hook(self, "_post_acc_hooks", hook)
 
 

@@ -121,12 +121,8 @@ def _root_edges(outputs):
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn "
                 "(was it computed under no_grad, or from tensors without requires_grad=True?)")
-        edges.append(_edge_of(o))
+        edges.append(_edge(o))
     return edges
-
-
-def _edge_of(t):
-    return _edge(t)
 
 
 def _input_edges(inputs, what):
@@ -141,7 +137,7 @@ def _input_edges(inputs, what):
         if not t._requires_grad:
             raise RuntimeError(f"One of the differentiated Tensors does not require grad "
                                f"(index {i}, shape {list(t._data.shape)})")
-        edges.append(_edge_of(t))
+        edges.append(_edge(t))
     return edges
 
 

@@ -30,7 +30,6 @@ import numpy as np
 
 from .._core.state import tls
 from .grad_mode import _DecoratorContextManager
-from .engine.loop import _run
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
@@ -119,35 +118,12 @@ def record_traceback(node):
     """
     md = node.metadata
     md["traceback_"] = _user_stack()
-    parent = _running_backward_node()
+    parent = tls.anomaly_node  # (set by the engine while it processes a node)
     if parent is not None and parent is not node:
         md["parent_"] = parent
 
 
-def _engine_loop_code():
-    return _run.__code__
-
-
-def _running_backward_node():
-    """The node the innermost running backward is processing (its formula, its hooks or
-    the accumulation of its results), found as the ``node`` local of the engine's loop."""
-    code = _engine_loop_code()
-    frame = sys._getframe(2)
-    while frame is not None:
-        if frame.f_code is code:
-            node = frame.f_locals.get("node")
-            return None if node is None or type(node).__name__ == "GraphRoot" else node
-        frame = frame.f_back
-    return None
-
-
 # ------------------------------------------------------------------ backward side
-def call_with_anomaly(node, grads, mask, create_graph):
-    """Run ``node``'s backward formula (the engine calls this instead of ``node._apply``
-    when anomaly mode is on)."""
-    return node._apply(grads, mask, create_graph)
-
-
 def _has_nan(g):
     d = g._data if hasattr(g, "_data") else g
     if d is None:
@@ -183,7 +159,6 @@ def _warn(msg):
     try:
         warnings.warn(msg, UserWarning, stacklevel=4)
     except Exception as exc:  # the warning raised
-        import sys
         sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
 
 
@@ -209,16 +184,8 @@ def print_stack(node):
         parent = _metadata(parent).get("parent_")
 
 
-def report_backward_error(exc, run_code):
-    """Called by the engine when backward fails with anomaly mode on: find the node that
-    was being processed (the ``node`` local of the engine's loop, ``run_code``, in the
-    exception's traceback) and print its forward traceback."""
-    tb = exc.__traceback__
-    while tb is not None:
-        frame = tb.tb_frame
-        if frame.f_code is run_code:
-            node = frame.f_locals.get("node")
-            if node is not None and type(node).__name__ != "GraphRoot":
-                print_stack(node)
-            return
-        tb = tb.tb_next
+def report_backward_error(node):
+    """Called by the engine when backward fails with anomaly mode on, with the node it was
+    processing (None outside any node): print that node's forward traceback."""
+    if node is not None:
+        print_stack(node)

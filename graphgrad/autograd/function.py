@@ -86,6 +86,8 @@ class BackwardCFunction(Node, FunctionCtx, _HookMixin):
     """The graph node of one custom-Function call; also its ``ctx``."""
 
     _forward_cls = None
+    _has_hooks = True        # its backward is user code: the engine's NOTE [Sequence order]
+    _runs_user_code = True
     materialize_grads = True
     to_save = ()
     saved_for_forward = ()

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import tensor as _T  # partially initialised when this module loads: use at call time
+from .._tensor import tensor as _T
+from .._tensor.tensor import Tensor
 from .._core.state import tls
 from . import grad as _grad
 from . import forward_ad as fwAD
@@ -44,8 +45,7 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
 
-def _wrap(data):
-    return _T.Tensor._wrap(data)
+_wrap = Tensor._wrap
 
 
 # ----------------------------------------------------------------- utilities

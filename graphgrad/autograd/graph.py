@@ -18,8 +18,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, NamedTuple
 
-from .._core.state import HOT
 from .._core.hooks import add_hook
+from .anomaly_mode import record_traceback
 
 __all__ = ["Node", "Edge", "GradientEdge", "get_gradient_edge", "AccumulateGrad",
            "register_multi_grad_hook"]
@@ -70,8 +70,11 @@ class Node:
     _retains_grad_hooks = None  # {output_nr: fn(grad)}
     _metadata = None
     _released = False
-    _has_hooks = False        # set once any hook is registered: the engine's fast-path test
+    _has_hooks = False        # a hook (or user code, below) is on it: the engine's test
     _exact_outs = False       # True where _step/_apply always give one gradient per edge
+    # runs user code when applied (a custom Function's backward, saved-tensor unpack
+    # hooks); such a node also sets _has_hooks (engine NOTE [Sequence order])
+    _runs_user_code = False
 
     # -- what the engine calls ------------------------------------------------
     def _apply(self, grads, mask, create_graph):
@@ -156,18 +159,15 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
         self._has_hooks = True
-        HOT.hooks = True
         return add_hook(self, "_post_hooks", fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         self._has_hooks = True
-        HOT.hooks = True
         return add_hook(self, "_pre_hooks", fn)
 
     def _register_tensor_pre_hook(self, output_nr, fn):
         self._has_hooks = True
-        HOT.hooks = True
         hooks = self._tensor_pre_hooks
         if hooks is None:
             hooks = self._tensor_pre_hooks = {}
@@ -218,7 +218,6 @@ class AccumulateGrad(Node):
         self._next_edges = ()
         self._seq = _ACCUMULATE_SEQ
         if tls.anomaly:  # anomaly mode: every node records where it was created
-            from .anomaly_mode import record_traceback
             record_traceback(self)
 
     def name(self):

@@ -34,9 +34,7 @@ class VariableMeta(type):
 class _ExecutionEngine:
     """``Variable._execution_engine``: PyTorch's handle on its autograd engine."""
 
-    @staticmethod
-    def queue_callback(callback):
-        queue_callback(callback)
+    queue_callback = staticmethod(queue_callback)
 
 
 class Variable(metaclass=VariableMeta):

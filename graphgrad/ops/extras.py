@@ -24,6 +24,7 @@ def _extra(op, args, outs):
             for s in node._saved:
                 if s.__class__ is SavedVariable and s.packed is None:
                     s.pack_with_hooks()
+            node._has_hooks = node._runs_user_code = True  # (its unpack hooks)
         if tls.anomaly:
             record_traceback(node)
     if tls.fw_level is not None:

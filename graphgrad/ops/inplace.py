@@ -183,6 +183,7 @@ def _pack_saved(node, outputs):
         if s.__class__ is SavedVariable and s.packed is None and s.data is not None and \
                 (s.tensor is None) is outputs:
             s.pack_with_hooks()
+    node._has_hooks = node._runs_user_code = True  # (its unpack hooks)
 
 
 def _extra_inplace(op, self, full, fw_old=None):

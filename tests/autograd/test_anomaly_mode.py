@@ -123,6 +123,11 @@ def test_free_when_off(monkeypatch):
     monkeypatch.setattr(anomaly_mode, "record_traceback", fail)
     monkeypatch.setattr(anomaly_mode, "check_nan", fail)
     monkeypatch.setattr(anomaly_mode, "report_backward_error", fail)
+    from graphgrad.autograd import graph
+    from graphgrad.autograd.engine import loop, task
+    monkeypatch.setattr(graph, "record_traceback", fail)
+    monkeypatch.setattr(loop, "check_nan", fail)
+    monkeypatch.setattr(task, "report_backward_error", fail)
     x = graphgrad.zeros(3, requires_grad=True)
     y = (x / x).sum()
     assert y.grad_fn._metadata is None or "traceback_" not in y.grad_fn.metadata
@@ -381,3 +386,63 @@ def test_inplace_node_records_traceback():
             y.grad_fn.register_hook(_raise("inplace"))
             y.sum().backward()
     compare(program)
+
+
+# ====================================================================== the running node
+def test_reports_the_node_each_backward_was_running():
+    """The engine tells anomaly mode which node it is processing: an error in a backward
+    nested in a hook is reported for the inner node, then for the outer one; an error in a
+    final callback (outside any node) for none."""
+    def queue(lib, fn):
+        if lib is graphgrad:
+            graphgrad.autograd.engine.queue_callback(fn)
+        else:
+            lib.autograd.Variable._execution_engine.queue_callback(fn)
+
+    def prog(lib):
+        seen = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.autograd.detect_anomaly():
+                x = lib.tensor([1.0, 2.0], requires_grad=True)
+
+                def nested(g):
+                    with lib.enable_grad():
+                        y = lib.tensor([1.0], requires_grad=True).exp()
+                        y.register_hook(lambda g: {}["boom"])
+                        y.sum().backward()
+                z = x.sin()
+                z.register_hook(nested)
+                with pytest.raises(KeyError):
+                    (z * 2).sum().backward()
+
+                def failing_callback():
+                    raise ValueError("callback")
+                b = x.cos()
+                b.register_hook(lambda g: queue(lib, failing_callback))
+                with pytest.raises(ValueError):
+                    b.sum().backward()
+                (x * 3).sum().backward()  # a backward that succeeds: nothing reported
+        for w in caught:
+            text = str(w.message)
+            if "Error detected" in text:
+                seen.append(text.split(".")[0])
+        return seen
+    ours, _ = run_both(prog)
+    assert ours == ["Error detected in ExpBackward0", "Error detected in SinBackward0"]
+    assert graphgrad._core.state.tls.anomaly_node is None
+
+
+def test_nodes_made_in_a_hook_record_the_running_node_as_parent():
+    """create_graph under anomaly mode: a node made while the engine runs a node records
+    it as ``parent_`` (told by the engine, not found in its frames)."""
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+    made = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with graphgrad.autograd.detect_anomaly():
+            y = x.sin()
+            y.register_hook(lambda g: made.append(g * x))
+            (g,) = graphgrad.autograd.grad(y.sum(), x, create_graph=True)
+    assert made[0].grad_fn.metadata["parent_"] is y.grad_fn
+    assert g.grad_fn.metadata["parent_"] is y.grad_fn

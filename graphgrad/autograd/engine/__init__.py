@@ -17,6 +17,10 @@ Gradients are ndarrays in an ordinary backward and Tensors when
 ``create_graph=True``; user hooks always see Tensors.  Accumulation into a
 leaf's ``.grad`` is journaled so that a backward that fails leaves every
 ``.grad`` as it was.
+
+A plain backward (no ``inputs=``, ``create_graph`` or anomaly mode) skips step 1 and
+runs by decreasing sequence number instead (``_run_by_seq``, NOTE [Sequence order]),
+handing over to the counting loop before any user code of its graph would run.
 """
 from __future__ import annotations
 

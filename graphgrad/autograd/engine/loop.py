@@ -5,18 +5,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.state import tls
 from ..._tensor.tensor import Tensor
 from ..graph import AccumulateGrad
 from .hooks import _call_tensor_pre_hooks, _run_tensor_hooks, _call_pre_hooks, _call_post_hooks
 from .accumulate import _sum_to_shape, _cast, _accumulate_grad, refcount
+from ..anomaly_mode import check_nan
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
 
 def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
-         accumulate, journal, anomaly):
-    buffers = {}
-    heap = [(root._seq, root)]
+         accumulate, journal, anomaly, resume=None):
+    """The dependency-counting loop.  ``resume`` continues a backward that ``_run_by_seq``
+    began: (heap, buffers, first node to run or None, its gradients)."""
+    if resume is None:
+        buffers = {}
+        heap = [(root._seq, root)]
+        first = None
+    else:
+        heap, buffers, first, first_grads = resume
+        resume = None
     ndarray = _ndarray
     getrefcount = refcount  # NOTE [buffer ownership]
     # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
@@ -26,16 +35,21 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     # nodes whose buffered gradient for input 0 is an array this loop made or checked
     # (nothing else refers to it): later gradients are added into it in place
     owned = set()
-    while heap:
-        n = len(heap)
-        if n == 1:
-            node = heap.pop()[1]
-        elif n == 2:  # (_heap_pop on two entries: the last one moves to the top)
-            node = heap[0][1]
-            heap[0] = heap.pop()
+    while heap or first is not None:
+        if first is not None:
+            node = first
+            grads = first_grads
+            first = first_grads = None
         else:
-            node = _heap_pop(heap)
-        grads = buffers.pop(node, None)
+            n = len(heap)
+            if n == 1:
+                node = heap.pop()[1]
+            elif n == 2:  # (_heap_pop on two entries: the last one moves to the top)
+                node = heap[0][1]
+                heap[0] = heap.pop()
+            else:
+                node = _heap_pop(heap)
+            grads = buffers.pop(node, None)
         if plain and not node._has_hooks:  # (True for every AccumulateGrad)
             if grads is None:
                 grads = [None] * max(node.num_outputs, 1)
@@ -141,6 +155,8 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             continue
         if grads is None:
             grads = [None] * max(node.num_outputs, 1)
+        if anomaly:  # what anomaly mode reports and records as the running node
+            tls.anomaly_node = node if node is not root else None
         if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
             grads = _before_node(node, grads, needed, captures, captured, create_graph,
                                  journal)
@@ -151,15 +167,10 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             mask = None  # every edge that leads somewhere
         else:
             mask = [c is not None and (c in needed or c in captures) for c in nodes]
-        if anomaly:
-            from ..anomaly_mode import call_with_anomaly
-            outs = call_with_anomaly(node, grads, mask, create_graph)
-        else:
-            outs = node._apply(grads, mask, create_graph)
+        outs = node._apply(grads, mask, create_graph)
         if node._post_hooks:
             outs = _call_post_hooks(node, list(outs), grads, create_graph, batch_nd)
         if anomaly:
-            from ..anomaly_mode import check_nan
             check_nan(node, outs)
         if not keep_graph:
             node.release_variables()
@@ -215,6 +226,8 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                         heap.append((child._seq, child))
             i += 1
         outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
+    if anomaly:
+        tls.anomaly_node = None  # (final callbacks run outside any node)
     return captured
 
 
@@ -230,13 +243,26 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
 # backward about a tenth of its Python time.
 # AccumulateGrads carry no usable number (PyTorch gives them all the maximal one, so a
 # leaf accumulates as soon as its last gradient arrives).  Here they run after every
-# other node, in the order they were reached.  A hook could tell the difference (by
-# reading a leaf's .grad, or by the order of hooks on leaves): registering any hook sets
-# HOT.hooks, and from then on every backward counts dependencies and keeps PyTorch's
-# timing exactly.  (retain_grad's hook reads only its own tensor's gradient.)
+# other node, in the order they were reached.  Only user code running inside the
+# backward could tell the difference (a hook, a custom Function's backward or a
+# saved-tensor unpack hook reading a leaf's .grad, or the order of hooks on leaves), so
+# the loop hands over to the counting one before the first such code would run: before
+# a node with a hook or user code (``_runs_user_code``), or right after the node that
+# first sends a gradient to a leaf with hooks.  ``_resume_counting`` then replays
+# PyTorch's ready queue up to that point (the same node order, with dependency counts),
+# accumulates the leaves PyTorch would already have accumulated (no user code has run
+# yet, so nothing could have seen the difference) and continues with ``_run`` from the
+# replayed queue, which keeps PyTorch's timing exactly from there on.  A graph without
+# such code never pays for the counts.  (retain_grad's hook reads only its own tensor's
+# gradient: it does not hand over.)
 def _run_by_seq(root, keep_graph, batch_nd, journal):
-    """A plain backward (no inputs=, no create_graph, no anomaly mode, no user hook
-    registered) run in decreasing sequence_nr; AccumulateGrads last.
+    """A plain backward (no inputs=, no create_graph, no anomaly mode) run in decreasing
+    sequence_nr; AccumulateGrads last.
+
+    Returns None when done, or, where user code is about to run (NOTE [Sequence order]),
+    what ``_resume_counting`` needs to continue: (node, include_node, grads, buffers,
+    accs): the replay stops before ``node`` (whose ``grads`` are in hand) or, with
+    include_node, after it.
 
     The per-edge validation and accumulation are those of ``_run``'s plain path, written
     out in both loops: a helper called per edge would cost a plain backward ~10 %."""
@@ -251,8 +277,12 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
     owned = set()
     node = root
     grads = None
+    hooked_leaf = False  # a gradient reached a leaf with hooks: hand over after this node
     while True:
         if node._has_hooks:
+            if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks or \
+                    node._runs_user_code:
+                return node, False, grads, buffers, accs
             grads = _before_node(node, grads, None, None, None, False, journal)
             outs = node._apply(grads, None, False)
             if node._post_hooks:
@@ -326,6 +356,9 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
                 if child.__class__ is Acc:
                     buffers[child] = [g]
                     accs.append(child)
+                    v = child.variable
+                    if v._hooks or v._post_acc_hooks or child._pre_hooks or child._post_hooks:
+                        hooked_leaf = True
                     continue
                 n = len(child._out_meta)
                 if n == 1:
@@ -361,6 +394,8 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
                     prev = buf[nr] = prev + g
                     if nr == 0 and not batch_nd and prev.__class__ is ndarray:
                         owned.add(child)  # (a 0-d sum is a NumPy scalar: not in place)
+        if hooked_leaf:
+            return node, True, None, buffers, accs
         n = len(heap)
         if n == 1:
             node = heap.pop()[1]

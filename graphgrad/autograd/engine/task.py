@@ -8,10 +8,11 @@ import itertools
 import sys
 import threading
 
-from ..._core.state import HOT, tls
+from ..._core.state import tls
 from ..graph import AccumulateGrad, Node
+from ..anomaly_mode import report_backward_error
 from .accumulate import _Journal
-from .loop import _run, _run_by_seq
+from .loop import _before_node, _heap_pop, _heap_push, _run, _run_by_seq
 
 class GraphRoot(Node):
     """A virtual node whose outputs are the gradients given for the roots."""
@@ -73,6 +74,45 @@ def _compute_needed(root, deps, targets):
     return needed
 
 
+def _resume_counting(root, handover, keep_graph, batch_nd, journal):
+    """Continue a backward that ``_run_by_seq`` handed over (NOTE [Sequence order]) in the
+    counting loop, as if it had run there from the start."""
+    stop, include_stop, grads, buffers, accs = handover
+    handover = None
+    deps = _compute_dependencies(root)
+    # replay PyTorch's ready queue (no node runs): the nodes it pops before ``stop`` are
+    # those _run_by_seq ran, in the same order, plus the leaves PyTorch accumulated
+    heap = [(root._seq, root)]
+    done = []
+    Acc = AccumulateGrad
+    while True:
+        if not heap:
+            raise RuntimeError("internal error: the engine's replay of the ready queue did "
+                               f"not reach {stop.name()}")
+        node = _heap_pop(heap)
+        if node is stop and not include_stop:
+            break
+        if node.__class__ is Acc:
+            done.append(node)
+            continue
+        for child in node._next_nodes:
+            if child is not None:
+                n = deps[child] - 1
+                deps[child] = n
+                if n == 0:
+                    _heap_push(heap, (child._seq, child))
+        if node is stop:
+            stop = None
+            break
+    node = None
+    for acc in done:
+        g = buffers.pop(acc)
+        _before_node(acc, g, None, None, None, False, journal)
+    g = done = accs = None
+    _run(root, deps, None, None, None, keep_graph, False, batch_nd, True, journal, False,
+         (heap, buffers, stop, grads))
+
+
 def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumulate=True,
             batch_nd=0):
     """Run backward from ``roots`` (edges) seeded with ``grad_outputs``.
@@ -88,7 +128,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     anomaly = tls.anomaly
     # a plain backward runs its nodes in decreasing sequence_nr with no dependency counts
     # (NOTE [Sequence order]); anything that needs the counts takes the counting loop
-    by_seq = inputs is None and not create_graph and not anomaly and not HOT.hooks
+    by_seq = inputs is None and not create_graph and not anomaly
     deps = None if by_seq else _compute_dependencies(root)
     captures = None
     needed = None
@@ -110,6 +150,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             needed.update(targets)
     prev_mode = tls.grad_enabled
     prev_saved_hooks = tls.saved_hooks
+    prev_anomaly_node = tls.anomaly_node
     tls.grad_enabled = bool(create_graph)
     tls.engine_depth += 1
     journal = _Journal()
@@ -123,7 +164,10 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         gc.disable()
     try:
         if by_seq:
-            _run_by_seq(root, keep_graph, batch_nd, journal)
+            handover = _run_by_seq(root, keep_graph, batch_nd, journal)
+            if handover is not None:  # user code is about to run (NOTE [Sequence order])
+                _resume_counting(root, handover, keep_graph, batch_nd, journal)
+                handover = None
         else:
             _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
                  accumulate, journal, anomaly)
@@ -132,8 +176,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     except BaseException as exc:
         journal.rollback()
         if anomaly:  # report the forward traceback of the node that failed
-            from ..anomaly_mode import report_backward_error
-            report_backward_error(exc, _run.__code__)
+            report_backward_error(tls.anomaly_node)
         raise
     finally:
         if gc_was_enabled:
@@ -143,6 +186,8 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             tls.saved_hooks = prev_saved_hooks
             tls.refresh()
         tls.engine_depth -= 1
+        if anomaly:
+            tls.anomaly_node = prev_anomaly_node  # (an enclosing backward's node)
         _local.task = prev_task
     return captured
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import tensor as _T
+from ..._tensor.tensor import Tensor
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck and gradgradcheck when a check fails."""
 
 
-def _wrap(data):
-    return _T.Tensor._wrap(data)
+_wrap = Tensor._wrap
 
 
 def _is_tensor(x):

@@ -30,6 +30,7 @@ _LOCK = threading.RLock()
 
 _STUB_FILE = "<graphgrad lazy stub>"
 _STUBS = {}  # parameter list -> the stub function it was compiled into (its code a template)
+_STUB_CODES = {}  # (parameter list, function name) -> the stub's code under that name
 
 
 def _stub(params):
@@ -88,8 +89,11 @@ def lazy_function(name, params, what, op, build):
     filename = _file_name(what, op)
     glob = {}
     stub = _stub(params)
-    fn = FunctionType(stub.__code__.replace(co_name=name, co_qualname=name), glob, name,
-                      stub.__defaults__)
+    code = _STUB_CODES.get((params, name))
+    if code is None:
+        code = _STUB_CODES[params, name] = stub.__code__.replace(co_name=name,
+                                                                 co_qualname=name)
+    fn = FunctionType(code, glob, name, stub.__defaults__)
     fn.__kwdefaults__ = stub.__kwdefaults__
     stub_code = fn.__code__
 

@@ -8,7 +8,6 @@ import contextlib
 import io
 import os
 import pickle
-import secrets
 import struct
 import sys
 
@@ -188,6 +187,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     for key, root, _ in sorted(pickler.storages.values(), key=lambda e: int(e[0])):
         records.append((f"data/{key}", root.tobytes()))
     records.append(("version", f"{_FILE_VERSION}\n".encode()))
+    import secrets  # (here: with hmac and hashlib it cost ~10 ms at graphgrad's import)
     records.append((".data/serialization_id", f"{secrets.randbits(128):040d}".encode()))
     with contextlib.ExitStack() as stack:
         fh = stack.enter_context(open(f, "wb")) if _is_path(f) else f

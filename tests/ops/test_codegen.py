@@ -116,3 +116,19 @@ def test_signature_and_source_before_the_first_call():
         "print(inspect.getsource(graphgrad.cos).splitlines()[0])\n")
     assert out.splitlines()[0] == "(input, *, out=None)"
     assert "def cos(input, *, out=None):" in out.splitlines()[-1]
+
+
+def test_first_calls_from_several_threads_at_once():
+    out = _fresh(
+        "import threading\n"
+        "x = graphgrad.arange(4.0)\n"
+        "barrier = threading.Barrier(4)\n"
+        "res = []\n"
+        "def work():\n"
+        "    barrier.wait()\n"
+        "    res.append(graphgrad.tanh(x).tolist() == [float(v) for v in __import__('numpy').tanh(x.numpy())])\n"
+        "ts = [threading.Thread(target=work) for _ in range(4)]\n"
+        "[t.start() for t in ts]; [t.join() for t in ts]\n"
+        "from graphgrad.ops.codegen.sources import SOURCES\n"
+        "print(res, sum('graphgrad.tanh' in f for f in SOURCES))\n")
+    assert out.strip() == "[True, True, True, True] 1"

@@ -10,6 +10,8 @@ an mt19937 with its own transforms); see docs/differences.md.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from .tensor import device as _device
 from .tensor import Tensor
@@ -19,7 +21,9 @@ _STATE_BYTES = 8 + 16 + 16 + 1 + 4
 
 
 def _fresh_seed():
-    return int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+    # (os.urandom, not np.random.SeedSequence: importing numpy.random costs ~15 ms,
+    # paid at graphgrad's import by default_generator.seed())
+    return int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
 
 
 class Generator:
@@ -34,7 +38,15 @@ class Generator:
 
     def _set_seed(self, seed):
         self._seed = seed
-        self._np = np.random.Generator(np.random.PCG64(seed))
+        self.__dict__.pop("_np", None)  # made from the seed on first use (__getattr__)
+
+    def __getattr__(self, name):
+        # the NumPy generator is made on first use, so that importing graphgrad (which
+        # seeds default_generator) does not import numpy.random
+        if name != "_np" or "_seed" not in self.__dict__:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        return self._np
 
     @property
     def device(self):

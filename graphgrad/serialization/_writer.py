@@ -8,10 +8,8 @@ import contextlib
 import io
 import os
 import pickle
-import secrets
 import struct
 import sys
-import zipfile
 
 import numpy as np
 
@@ -158,6 +156,7 @@ def _archive_name(f):
 def _aligned_write(zf, name, data, base):
     """Write record ``name`` so that its data starts at a multiple of 64 bytes (padding in
     the local header's extra field, as PyTorch's writer does)."""
+    import zipfile  # (here: it costs ~10 ms at graphgrad's import)
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
     start = zf.start_dir - base + 30 + len(name.encode("utf-8")) + 4
@@ -188,10 +187,12 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     for key, root, _ in sorted(pickler.storages.values(), key=lambda e: int(e[0])):
         records.append((f"data/{key}", root.tobytes()))
     records.append(("version", f"{_FILE_VERSION}\n".encode()))
+    import secrets  # (here: with hmac and hashlib it cost ~10 ms at graphgrad's import)
     records.append((".data/serialization_id", f"{secrets.randbits(128):040d}".encode()))
     with contextlib.ExitStack() as stack:
         fh = stack.enter_context(open(f, "wb")) if _is_path(f) else f
         base = fh.tell() if fh.seekable() else 0
+        import zipfile  # (here: it costs ~10 ms at graphgrad's import)
         zf = stack.enter_context(zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED))
         for name, data in records:
             _aligned_write(zf, prefix + name, data, base)

@@ -4,4 +4,4 @@
 ``record`` the unrolled ``_record``, ``entries`` the one-frame public functions and operators;
 ``sources`` compiles them under stable names (NOTE [generated code]): ``show(op)`` prints them.
 """
-from .sources import show, source  # noqa: F401
+from .sources import compile_all, compile_op, show, source  # noqa: F401

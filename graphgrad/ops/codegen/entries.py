@@ -12,7 +12,7 @@ from ..._core.state import HOT, tls
 from ..._tensor.tensor import Tensor
 from ..._core.opmath import BFLOAT16, FLOAT16
 from ..dispatch import _kernel_error, _promote, _record, _record_generic, follow_layout
-from .sources import compile_source
+from .sources import lazy_function
 from .record import record_lines, record_env
 from ...autograd.views import _set_view
 from ..extras import _extra
@@ -61,17 +61,20 @@ def _entry_env(op):
 
 
 def _compile_entry(op, name, label, lines, args, req, ret, **names):
-    """Finish and compile an entry whose ``lines`` leave the kernel's result in ``res``:
-    wrap it as the output ``o`` (a view of ``args[0]`` for a view op), record when ``req``
-    and grad mode allow, return ``ret``.  ``names`` are extra globals of the code."""
-    lines = lines + _TENSOR_INIT
-    if op.is_view:
-        lines.append(f"    _set_view(op, {args}, o)")
-    lines += _entry_tail(op, args, req, ret)
-    env = _entry_env(op)
-    env.update(names)
-    compile_source(lines, label, op, env)
-    return env[name]
+    """Finish an entry whose ``lines`` leave the kernel's result in ``res``: wrap it as
+    the output ``o`` (a view of ``args[0]`` for a view op), record when ``req`` and grad
+    mode allow, return ``ret``.  ``names`` are extra globals of the code.  Compiled on its
+    first call (NOTE [lazy generated code])."""
+    def build():
+        body = lines + _TENSOR_INIT
+        if op.is_view:
+            body.append(f"    _set_view(op, {args}, o)")
+        body += _entry_tail(op, args, req, ret)
+        env = _entry_env(op)
+        env.update(names)
+        return body, env
+    params = lines[0][len(f"def {name}("):-len("):")]
+    return lazy_function(name, params, label, op, build)
 
 
 def make_unary_function(op, name, check, finish_out):

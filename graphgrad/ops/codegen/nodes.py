@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._tensor.tensor import Tensor
 from ...autograd.saved import SavedVariable
-from .sources import compile_source
+from .sources import lazy_function
 from ..node import FormulaNode, _FREED, _unpack_stale
 from ...autograd._saved_attrs import extra_attributes
 from ...autograd._saved_attrs import free_tensor_attributes
@@ -75,6 +75,12 @@ def _specialized_apply(op, srcs):
     called with them directly.  Same semantics: all saved values are unpacked (and
     version-checked) first, then each needed edge's rule runs.
     """
+    return lazy_function("_apply", "self, grads, mask, create_graph",
+                         f"backward of {op.name} ({op.node_name})", op,
+                         lambda: _apply_source(op, srcs))
+
+
+def _apply_source(op, srcs):
     names = op.save_names
     lines = ["def _apply(self, grads, mask, create_graph):",
              "    grad = grads[0]",
@@ -100,8 +106,7 @@ def _specialized_apply(op, srcs):
     lines.append(f"    return [{', '.join(outs)}]")
     env = {"SV": SavedVariable}
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
-    compile_source(lines, f"backward of {op.name} ({op.node_name})", op, env)
-    return env["_apply"]
+    return lines, env
 
 
 _IDENTITY_CODE = (lambda grad: grad).__code__.co_code
@@ -119,6 +124,12 @@ def _specialized_step(op, srcs):
     """``Node._step`` (``_apply`` in a plain backward, then ``release_variables``) unrolled
     for one op: the engine's hot path makes one call per node.  Saved tensors are released
     only after every rule has run, as when the two are called one after the other."""
+    return lazy_function("_step", "self, grads, keep_graph",
+                         f"backward step of {op.name} ({op.node_name})", op,
+                         lambda: _step_source(op, srcs))
+
+
+def _step_source(op, srcs):
     names = op.save_names
     kinds = op.save_kinds
     lines = ["def _step(self, grads, keep_graph):",
@@ -159,8 +170,7 @@ def _specialized_step(op, srcs):
     env = {"SV": SavedVariable, "_FREED": _FREED, "Tensor": Tensor, "_ndarray": _ndarray,
            "_unpack_stale": _unpack_stale}
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
-    compile_source(lines, f"backward step of {op.name} ({op.node_name})", op, env)
-    return env["_step"]
+    return lines, env
 
 
 def _specialized_release(op):
@@ -172,10 +182,13 @@ def _specialized_release(op):
     tensors = [i for i, (kind, _) in enumerate(kinds) if kind in ("input", "result")]
     if not tensors:
         return lambda self: None
-    lines = ["def release_variables(self):"]
-    for i in tensors:
-        lines.append(f"    sv{i} = self._s{i}")
-        lines += _release_lines(i, "    ")
-    env = {"SV": SavedVariable, "_FREED": _FREED}
-    compile_source(lines, f"release of {op.name} ({op.node_name})", op, env)
-    return env["release_variables"]
+
+    def build():
+        lines = ["def release_variables(self):"]
+        for i in tensors:
+            lines.append(f"    sv{i} = self._s{i}")
+            lines += _release_lines(i, "    ")
+        return lines, {"SV": SavedVariable, "_FREED": _FREED}
+    return lazy_function("release_variables", "self",
+                         f"release of {op.name} ({op.node_name})", op,
+                         build)

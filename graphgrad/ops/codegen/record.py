@@ -8,7 +8,7 @@ from ..._tensor.tensor import Tensor
 from ...autograd import graph as _graph
 from ...autograd.saved import SavedVariable
 from ..._core.version import VersionCounter
-from .sources import compile_source
+from .sources import lazy_function
 from ..node import _new_meta, _META, _LAST
 from ...autograd.views import _edge
 
@@ -133,10 +133,11 @@ def make_record(op):
     """
     if op.n_outputs != 1 or op.nondiff_outputs:
         return None
-    argx = [f"args[{i}]" for i in range(len(op.params))]
-    lines = ["def record(args, o):", "    node = None"]
-    lines += record_lines(op, argx, "    ")
-    lines.append("    return node")
-    env = record_env(op)
-    compile_source(lines, f"record of {op.name}", op, env)
-    return env["record"]
+
+    def build():
+        argx = [f"args[{i}]" for i in range(len(op.params))]
+        lines = ["def record(args, o):", "    node = None"]
+        lines += record_lines(op, argx, "    ")
+        lines.append("    return node")
+        return lines, record_env(op)
+    return lazy_function("record", "args, o", f"record of {op.name}", op, build)

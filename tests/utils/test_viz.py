@@ -1,0 +1,251 @@
+"""graphgrad.utils.viz: make_dot draws graphgrad's backward graph as torchviz draws torch's
+(labels, colours and edges compared with a torchviz-style walk of torch's grad_fn graph for
+the same program, addresses excluded), plus graphgrad's extras; plot_grad_flow on Agg."""
+import collections
+import re
+
+import pytest
+
+import graphgrad
+
+graphviz = pytest.importorskip("graphviz")
+
+from graphgrad.utils.viz import make_dot, plot_grad_flow, render_dot  # noqa: E402
+
+_NODE = re.compile(r'^\t(\d+) \[(.*)\]$', re.S)
+_EDGE = re.compile(r'^\t(\d+) -> (\d+)(?: \[(.*)\])?$', re.S)
+_ATTR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def _attrs(s):
+    out = {}
+    for k, v in _ATTR.findall(s or ""):
+        out[k] = v[1:-1] if v.startswith('"') else v
+    return out
+
+
+def _parse(dot):
+    """({id: attrs}, [(src, dst, attrs)]) from a Digraph's statements (a node declared
+    twice merges its attributes, later ones winning, as Graphviz does)."""
+    nodes, edges = {}, []
+    for line in dot.body:
+        line = line.rstrip("\n")
+        m = _EDGE.match(line)
+        if m:
+            edges.append((m.group(1), m.group(2), _attrs(m.group(3))))
+            continue
+        m = _NODE.match(line)
+        assert m, line
+        nodes.setdefault(m.group(1), {}).update(_attrs(m.group(2)))
+    return nodes, edges
+
+
+def _canon(nodes, edges):
+    """Address-free form: multisets of (label, fillcolor) and of labelled edges."""
+    def lab(i):
+        a = nodes[i]
+        return (a.get("label"), a.get("fillcolor"))
+    ns = collections.Counter(lab(i) for i in nodes)
+    es = collections.Counter((lab(s), lab(d), a.get("dir"), a.get("style")) for s, d, a in edges)
+    return ns, es
+
+
+def _torch_expected(torch, var, params=None, show_saved=False):
+    """What torchviz draws for torch's graph of ``var``: walks grad_fn.next_functions,
+    AccumulateGrad.variable, ``_saved_*`` attributes and view bases."""
+    pmap = {id(v): k for k, v in (params or {}).items()}
+    nodes, edges, seen = {}, [], set()
+
+    def size(t):
+        return "(" + ", ".join(str(d) for d in t.size()) + ")"
+
+    def vlabel(t, name=None):
+        return "%s\n %s" % (name or pmap.get(id(t), ""), size(t))
+
+    def node(obj, label, color=None):
+        a = nodes.setdefault(str(id(obj)), {})
+        a["label"] = label
+        if color:
+            a["fillcolor"] = color
+
+    def edge(a, b, **kw):
+        edges.append((str(id(a)), str(id(b)), kw))
+
+    def walk(fn):
+        if id(fn) in seen:
+            return
+        seen.add(id(fn))
+        if show_saved:
+            for attr in dir(fn):
+                if attr.startswith("_saved_"):
+                    val = getattr(fn, attr)
+                    if torch.is_tensor(val):
+                        edge(fn, val, dir="none")
+                        node(val, vlabel(val, attr[7:]), "orange")
+        if hasattr(fn, "variable"):
+            edge(fn.variable, fn)
+            node(fn.variable, vlabel(fn.variable), "lightblue")
+        node(fn, type(fn).__name__)
+        for u, _ in fn.next_functions:
+            if u is not None:
+                edge(u, fn)
+                walk(u)
+
+    def base(t, color="darkolivegreen1"):
+        if id(t) in seen:
+            return
+        seen.add(id(t))
+        node(t, vlabel(t), color)
+        if t.grad_fn is not None:
+            walk(t.grad_fn)
+            edge(t.grad_fn, t)
+        if t._is_view():
+            base(t._base, "darkolivegreen3")
+            edge(t._base, t, style="dotted")
+
+    for v in (var if isinstance(var, tuple) else (var,)):
+        base(v)
+    return _canon(nodes, edges)
+
+
+def _prog_mlp(lib):
+    lib.manual_seed(0)
+    x = lib.randn(4, 3, dtype=lib.float64)
+    w1 = lib.randn(3, 5, dtype=lib.float64, requires_grad=True)
+    b1 = lib.zeros(5, dtype=lib.float64, requires_grad=True)
+    w2 = lib.randn(5, 2, dtype=lib.float64, requires_grad=True)
+    h = (x @ w1 + b1).tanh()
+    y = (h @ w2).sin().sum()
+    return y, {"w1": w1, "b1": b1, "w2": w2}
+
+
+def _prog_views(lib):
+    a = lib.randn(6, dtype=lib.float64, requires_grad=True)
+    b = a * 2
+    v = b.view(2, 3)
+    return (v.exp(), v[0]), {"a": a}
+
+
+def _prog_shared(lib):
+    a = lib.randn(3, dtype=lib.float64, requires_grad=True)
+    b = a.sigmoid()
+    c = b * b + a
+    return c.mean(), None
+
+
+@pytest.mark.parametrize("prog", [_prog_mlp, _prog_views, _prog_shared])
+@pytest.mark.parametrize("show_saved", [False, True])
+@pytest.mark.parametrize("named", [False, True])
+def test_make_dot_matches_torchviz_conventions(torch, prog, show_saved, named):
+    out, params = prog(graphgrad)
+    t_out, t_params = prog(torch)
+    dot = make_dot(out, params=params if named else None, show_saved=show_saved, extras=False)
+    assert isinstance(dot, graphviz.Digraph)
+    got = _canon(*_parse(dot))
+    want = _torch_expected(torch, t_out, t_params if named else None, show_saved)
+    assert got == want
+
+
+def test_make_dot_param_names_and_colours(torch):
+    out, params = _prog_mlp(graphgrad)
+    nodes, _ = _parse(make_dot(out, params=params))
+    blue = sorted(a["label"] for a in nodes.values() if a.get("fillcolor") == "lightblue")
+    assert blue == ["b1\n (5)", "w1\n (3, 5)", "w2\n (5, 2)"]
+    green = [a["label"] for a in nodes.values() if a.get("fillcolor") == "darkolivegreen1"]
+    assert green == ["\n ()"]
+    grey = sorted(a["label"] for a in nodes.values() if "fillcolor" not in a)
+    t_out, _ = _prog_mlp(torch)
+    want = []
+    stack, seen = [t_out.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        want.append(type(fn).__name__)
+        stack.extend(u for u, _ in fn.next_functions if u is not None)
+    assert grey == sorted(want)
+
+
+def test_make_dot_show_attrs_matches_torch():
+    a = graphgrad.randn(3, dtype=graphgrad.float64, requires_grad=True)
+    nodes, _ = _parse(make_dot(a.sum(), show_attrs=True))
+    labels = [n["label"] for n in nodes.values() if "fillcolor" not in n]
+    # torchviz on torch: SumBackward0 saves self_sym_sizes
+    assert "SumBackward0\n--------------------\nself_sym_sizes: (3,)" in labels
+
+
+def test_make_dot_bad_input():
+    with pytest.raises(TypeError, match="params"):
+        make_dot(graphgrad.ones(2, requires_grad=True).sum(), params=[1, 2])
+    with pytest.raises(TypeError, match="tensor"):
+        make_dot([1, 2])
+
+
+def test_make_dot_extras_hooks_retained_and_stale_saved():
+    a = graphgrad.randn(3, dtype=graphgrad.float64, requires_grad=True)
+    a.register_hook(lambda g: g)
+    b = a * 2
+    b.retain_grad()
+    c = b.exp()
+    out = c.sum()
+    b.add_(1)   # c's grad_fn saved its result; b's in-place bump does not stale that
+    d = (b * b).sum()
+    b.mul_(3)   # d's MulBackward0 saved b at version 1: now stale
+    nodes, edges = _parse(make_dot((out, d), params={"a": a}, show_saved=True))
+    labels = [n["label"] for n in nodes.values()]
+    assert "a\n (3)\n[1 hook]" in labels
+    assert any("[retains_grad" in s for s in labels)
+    stale = [n for n in nodes.values() if n.get("fillcolor") == "red"]
+    assert len(stale) == 2 and all("saved v1, now v2 (stale)" in n["label"] for n in stale)
+    with pytest.raises(RuntimeError):
+        d.backward()
+
+
+def test_render_dot_writes_something(tmp_path):
+    a = graphgrad.ones(2, requires_grad=True)
+    path = render_dot(make_dot((a * 3).sum()), tmp_path / "g", format="svg")
+    text = open(path).read()
+    assert "MulBackward0" in text
+
+
+def _model():
+    graphgrad.manual_seed(0)
+    nn = graphgrad.nn
+    m = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+    m(graphgrad.randn(5, 4)).pow(2).sum().backward()
+    return m
+
+
+def test_plot_grad_flow_one_bar_per_layer():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    m = _model()
+    fig, ax = plt.subplots()
+    try:
+        got = plot_grad_flow(m.named_parameters(), ax=ax)
+        assert got is ax
+        names = [n for n, _ in m.named_parameters()]
+        assert [t.get_text() for t in ax.get_xticklabels()] == names
+        # two bar series (max and mean), one bar per parameter in each
+        assert len(ax.patches) == 2 * len(names)
+        means = [p.get_height() for p in ax.patches[len(names):]]
+        want = [p.grad.abs().mean().item() for _, p in m.named_parameters()]
+        assert means == pytest.approx(want)
+        fig.canvas.draw()
+    finally:
+        plt.close(fig)
+
+
+def test_plot_grad_flow_skips_params_without_grad():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    m = _model()
+    m[2].bias.grad = None
+    ax = plot_grad_flow(m.named_parameters())
+    try:
+        assert len(ax.get_xticklabels()) == 3
+    finally:
+        plt.close(ax.figure)

@@ -74,9 +74,14 @@ class _Stale:
 def _fn_label(fn, show_attrs, max_attr_chars, extras):
     name = type(fn).__name__
     if extras:
+        tags = []
+        if getattr(fn, "_retains_grad_hooks", None):
+            tags.append("retains_grad")
         n = _count_hooks(fn)
         if n:
-            name += "\n[%d hook%s]" % (n, "s" if n > 1 else "")
+            tags.append("%d hook%s" % (n, "s" if n > 1 else ""))
+        if tags:
+            name += "\n[" + ", ".join(tags) + "]"
     if not show_attrs:
         return name
     attrs = {}
@@ -107,7 +112,8 @@ def _count_hooks(obj):
         h = getattr(obj, a, None)
         if h:
             try:
-                n += len(h)
+                vals = h.values() if hasattr(h, "values") else h
+                n += sum(len(v) if hasattr(v, "values") else 1 for v in vals)
             except TypeError:
                 n += 1
     return n

@@ -195,7 +195,14 @@ def test_make_dot_extras_hooks_retained_and_stale_saved():
     nodes, edges = _parse(make_dot((out, d), params={"a": a}, show_saved=True))
     labels = [n["label"] for n in nodes.values()]
     assert "a\n (3)\n[1 hook]" in labels
-    assert any("[retains_grad" in s for s in labels)
+    # b's retains_grad hook moved with b's in-place ops to a node out of these graphs
+    assert not any("retains_grad" in s for s in labels)
+    e = a * 5
+    e.retain_grad()
+    nodes2, _ = _parse(make_dot(e.sum()))
+    assert "MulBackward0\n[retains_grad]" in [n["label"] for n in nodes2.values()]
+    nodes3, _ = _parse(make_dot(e.sum(), extras=False))
+    assert "MulBackward0" in [n["label"] for n in nodes3.values()]
     stale = [n for n in nodes.values() if n.get("fillcolor") == "red"]
     assert len(stale) == 2 and all("saved v1, now v2 (stale)" in n["label"] for n in stale)
     with pytest.raises(RuntimeError):

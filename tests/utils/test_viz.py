@@ -256,3 +256,34 @@ def test_plot_grad_flow_skips_params_without_grad():
         assert len(ax.get_xticklabels()) == 3
     finally:
         plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("prog", [_prog_mlp, _prog_views, _prog_shared])
+def test_torchviz_itself_runs_on_graphgrad(monkeypatch, prog):
+    """torchviz, imported with ``sys.modules["torch"]`` pointing at graphgrad, draws
+    graphgrad's graph unchanged (params= included: isinstance(p, autograd.Variable)), and
+    its picture equals make_dot's with extras=False."""
+    import importlib.util
+    import sys
+    import warnings
+    if importlib.util.find_spec("torchviz") is None:
+        pytest.skip("torchviz is not installed")
+    for k in [k for k in sys.modules if k == "torchviz" or k.startswith("torchviz.")]:
+        monkeypatch.delitem(sys.modules, k)
+    monkeypatch.setitem(sys.modules, "torch", graphgrad)
+    monkeypatch.setitem(sys.modules, "torch.autograd", graphgrad.autograd)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import torchviz
+        assert torchviz.dot.torch is graphgrad
+        out, params = prog(graphgrad)
+        for kw in (dict(), dict(show_saved=True), dict(show_saved=True, show_attrs=True)):
+            with warnings.catch_warnings():   # its version check: graphgrad's is 0.x
+                warnings.simplefilter("ignore")
+                theirs = torchviz.make_dot(out, params=params, **kw)
+            ours = make_dot(out, params=params, extras=False, **kw)
+            assert _canon(*_parse(theirs)) == _canon(*_parse(ours))
+    finally:
+        for k in [k for k in sys.modules if k == "torchviz" or k.startswith("torchviz.")]:
+            del sys.modules[k]

@@ -11,7 +11,7 @@ functions that need them: ``pip install graphgrad[viz]``.
 """
 import re
 
-__all__ = ["make_dot", "render_dot", "plot_grad_flow"]
+__all__ = ["make_dot", "render_dot", "plot_grad_flow", "GradientMonitor"]
 
 SAVED_PREFIX = "_saved_"
 _STALE = re.compile(r"is at version (\d+); expected version (\d+)")
@@ -295,3 +295,96 @@ def plot_grad_flow(named_parameters, ax=None):
     ax.grid(True)
     ax.legend()
     return ax
+
+
+class GradientMonitor:
+    """Records the gradient norm of every parameter of ``module`` at each step, through
+    post-accumulate-grad hooks (no extra pass over the parameters), and flags vanishing,
+    exploding and non-finite gradients by parameter name.
+
+    A step is one backward pass: it ends when a parameter already recorded gets a new
+    gradient, or explicitly with :meth:`step`. ``history`` is a list (one entry per step)
+    of dicts name -> norm; ``flags`` a list of ``(step, name, kind, norm)`` with kind
+    ``"nan"``, ``"vanishing"`` (norm < ``vanish``) or ``"exploding"`` (norm > ``explode``).
+    Use as a context manager or call :meth:`remove` to take the hooks off."""
+
+    def __init__(self, module, vanish=1e-7, explode=1e3, warn=False):
+        if not hasattr(module, "named_parameters"):
+            raise TypeError("GradientMonitor: expected an nn.Module (something with "
+                            f"named_parameters()), got {type(module).__name__}")
+        self.vanish, self.explode, self.warn = float(vanish), float(explode), warn
+        self.history, self.flags = [], []
+        self._current = {}
+        self._handles = []
+        for name, p in module.named_parameters():
+            if p.requires_grad:
+                self._handles.append(
+                    p.register_post_accumulate_grad_hook(self._hook_for(name)))
+
+    def _hook_for(self, name):
+        def hook(param):
+            if name in self._current:
+                self.step()
+            g = param.grad
+            norm = float(g.detach().norm()) if g is not None else float("nan")
+            self._current[name] = norm
+            self._check(len(self.history), name, norm)
+        return hook
+
+    def _check(self, step, name, norm):
+        import math
+        if not math.isfinite(norm):
+            kind = "nan"
+        elif norm < self.vanish:
+            kind = "vanishing"
+        elif norm > self.explode:
+            kind = "exploding"
+        else:
+            return
+        self.flags.append((step, name, kind, norm))
+        if self.warn:
+            import warnings
+            warnings.warn(f"GradientMonitor: {kind} gradient in {name!r} at step {step} "
+                          f"(norm {norm:.3g})", stacklevel=3)
+
+    def step(self):
+        """Close the current step (its norms go to ``history``)."""
+        if self._current:
+            self.history.append(self._current)
+            self._current = {}
+
+    def records(self):
+        """``history`` plus the step in progress."""
+        return self.history + ([self._current] if self._current else [])
+
+    def remove(self):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.step()
+        self.remove()
+
+    def plot(self, ax=None):
+        """Gradient norm per parameter against the step (log scale); returns the axes."""
+        plt = _import_pyplot()
+        if ax is None:
+            _, ax = plt.subplots()
+        recs = self.records()
+        names = []
+        for r in recs:
+            names.extend(n for n in r if n not in names)
+        for n in names:
+            xs = [i for i, r in enumerate(recs) if n in r]
+            ax.plot(xs, [recs[i][n] for i in xs], label=n)
+        ax.set_yscale("log")
+        ax.set_xlabel("step")
+        ax.set_ylabel("gradient norm")
+        ax.set_title("Gradient norms")
+        if names:
+            ax.legend(fontsize="small")
+        return ax

@@ -287,3 +287,59 @@ def test_torchviz_itself_runs_on_graphgrad(monkeypatch, prog):
     finally:
         for k in [k for k in sys.modules if k == "torchviz" or k.startswith("torchviz.")]:
             del sys.modules[k]
+
+
+def test_gradient_monitor_records_norms_and_flags(torch):
+    from graphgrad.utils.viz import GradientMonitor
+    graphgrad.manual_seed(0)
+    nn = graphgrad.nn
+    m = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    x = graphgrad.randn(5, 4)
+    with GradientMonitor(m, vanish=1e-12, explode=1e6) as mon:
+        for _ in range(3):
+            m.zero_grad()
+            m(x).pow(2).sum().backward()
+        want = {n: p.grad.norm().item() for n, p in m.named_parameters()}
+        m.zero_grad()
+        (m(x).sum() * float("nan")).backward()
+    assert len(mon.history) == 4
+    assert mon.history[2] == pytest.approx(want)
+    assert sorted(f[1] for f in mon.flags) == sorted(want)
+    assert all(f[0] == 3 and f[2] == "nan" for f in mon.flags)
+    # hooks removed on exit: nothing more recorded
+    m(x).sum().backward()
+    assert len(mon.history) == 4
+    # the same norms as torch for the same weights
+    tm = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    with torch.no_grad():
+        for (_, tp), (_, p) in zip(tm.named_parameters(), m.named_parameters()):
+            tp.copy_(torch.tensor(p.detach().numpy()))
+    tm(torch.tensor(x.numpy())).pow(2).sum().backward()
+    for n, tp in tm.named_parameters():
+        assert tp.grad.norm().item() == pytest.approx(want[n], rel=1e-5)
+
+
+def test_gradient_monitor_vanishing_exploding_and_plot():
+    from graphgrad.utils.viz import GradientMonitor
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    w_small = graphgrad.nn.Parameter(graphgrad.ones(3))
+    w_big = graphgrad.nn.Parameter(graphgrad.ones(3))
+    mod = graphgrad.nn.Module()
+    mod.small, mod.big = w_small, w_big
+    mon = GradientMonitor(mod, vanish=1e-3, explode=10.0, warn=True)
+    with pytest.warns(UserWarning) as rec:
+        ((w_small * 1e-6).sum() + (w_big * 100).sum()).backward()
+    msgs = sorted(str(r.message) for r in rec)
+    assert "exploding gradient in 'big'" in msgs[0] and "vanishing gradient in 'small'" in msgs[1]
+    mon.step()
+    assert sorted(f[1:3] for f in mon.flags) == [("big", "exploding"), ("small", "vanishing")]
+    ax = mon.plot()
+    try:
+        assert len(ax.get_lines()) == 2
+    finally:
+        plt.close(ax.figure)
+    mon.remove()
+    with pytest.raises(TypeError, match="named_parameters"):
+        GradientMonitor(object())

@@ -89,7 +89,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
-        return _CheckpointFunction.apply(function, preserve, *args)
+        return CheckpointFunction.apply(function, preserve, *args)
     if determinism_check not in ("default", "none"):
         raise ValueError(
             f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
@@ -100,7 +100,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 # ---------------------------------------------------------------- reentrant
 
 
-class _CheckpointFunction(_gg.autograd.Function):
+class CheckpointFunction(_gg.autograd.Function):
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
         check_backward_validity(args)
@@ -166,6 +166,7 @@ class _Frame:
         self.rng_state = rng_state
         self.context_fn = context_fn
         self.determinism_check = determinism_check
+        self.early_stop = _EARLY_STOP[0]
         self.meta = []          # (shape, dtype) of each tensor the forward saved
         self.recomputed = {}    # slot -> tensor, filled by a recomputation, emptied by unpacks
 
@@ -188,7 +189,7 @@ class _Frame:
     def recompute(self):
         n = len(self.meta)
         got = {}
-        early = _EARLY_STOP[0]
+        early = self.early_stop
 
         def pack(x):
             # keep the value only: unpacking re-attaches the forward's history to it
@@ -211,6 +212,11 @@ class _Frame:
                     self.function(*self.args, **self.kwargs)
             except _StopRecomputation:
                 pass
+        if len(got) > n:
+            raise CheckpointError(
+                "torch.utils.checkpoint: trying to save more tensors during recomputation than "
+                f"during the original forward pass ({len(got)} vs {n}). Make sure the checkpointed "
+                "function does the same thing when it is rerun (no branches on global state).")
         if self.determinism_check == "default":
             if len(got) != n:
                 raise CheckpointError(

@@ -100,6 +100,14 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 # ---------------------------------------------------------------- reentrant
 
 
+def _is_checkpoint_valid():
+    """False inside a backward that only computes some gradients (autograd.grad, inputs=):
+    the reentrant backward inside it would accumulate into every leaf's .grad."""
+    from ..autograd.engine.task import _local
+    task = getattr(_local, "task", None)
+    return task is None or task[3] is None
+
+
 class CheckpointFunction(_gg.autograd.Function):
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
@@ -124,6 +132,12 @@ class CheckpointFunction(_gg.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not _is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument.")
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t

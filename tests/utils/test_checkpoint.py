@@ -279,3 +279,15 @@ def test_checkpointed_graph_keeps_fewer_activations():
         return cur
     plain, checkpointed = held(False), held(True)
     assert checkpointed < 0.5 * plain, (checkpointed, plain)
+
+
+@pytest.mark.parametrize("how", ["grad", "inputs"])
+def test_reentrant_rejects_grad_and_inputs(how):
+    def program(lib):
+        x = data(lib, (3,), 0)
+        y = ckpt(lib)(lambda t: t.sin(), x, use_reentrant=True).sum()
+        if how == "grad":
+            return lib.autograd.grad(y, x)
+        return y.backward(inputs=[x])
+    ours, _ = run_both(program)
+    assert "use_reentrant=False" in str(ours.exc)

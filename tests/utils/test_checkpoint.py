@@ -291,3 +291,28 @@ def test_reentrant_rejects_grad_and_inputs(how):
         return y.backward(inputs=[x])
     ours, _ = run_both(program)
     assert "use_reentrant=False" in str(ours.exc)
+
+
+@pytest.mark.parametrize("inner_first", [True, False])
+def test_nested_call_order_and_hidden_state(inner_first):
+    """Checkpoints inside checkpoints (PyTorch's TestNestedCheckpoint shape): the functions
+    run as often and in the order PyTorch runs them, and a hidden state closed over by the
+    function gets its gradient."""
+    def program(lib):
+        calls = []
+        x = data(lib, (3,), 0)
+        hidden = data(lib, (3,), 1)
+
+        def g(a):
+            calls.append("g")
+            return (a * hidden).sin()
+
+        def f(a):
+            calls.append("f")
+            if inner_first:
+                return ckpt(lib)(g, a.exp(), use_reentrant=False).cos()
+            return ckpt(lib)(g, a, use_reentrant=False).exp() * a
+        y = ckpt(lib)(f, x, use_reentrant=False)
+        gx, gh = lib.autograd.grad(y.sum(), (x, hidden))
+        return gx, gh, calls
+    run_both(program)

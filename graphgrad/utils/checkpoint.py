@@ -19,6 +19,7 @@ import contextlib
 import warnings
 
 import graphgrad as _gg
+from ..autograd.engine.task import _local as _engine_local  # the running graph task
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "detach_variable",
            "check_backward_validity", "noop_context_fn", "set_checkpoint_early_stop"]
@@ -103,8 +104,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 def _is_checkpoint_valid():
     """False inside a backward that only computes some gradients (autograd.grad, inputs=):
     the reentrant backward inside it would accumulate into every leaf's .grad."""
-    from ..autograd.engine.task import _local
-    task = getattr(_local, "task", None)
+    task = getattr(_engine_local, "task", None)
     return task is None or task[3] is None
 
 

@@ -182,23 +182,37 @@ class _Frame:
         self.determinism_check = determinism_check
         self.early_stop = _EARLY_STOP[0]
         self.meta = []          # (shape, dtype) of each tensor the forward saved
-        self.recomputed = {}    # slot -> tensor, filled by a recomputation, emptied by unpacks
+        # per backward (graph task id): slot -> recomputed tensor, filled by a recomputation,
+        # emptied by unpacks; a later backward (retain_graph) recomputes again
+        self.recomputed = {}
+        self.unpacked = {}      # per backward: the slots already unpacked
 
     def pack(self, x):
         self.meta.append((tuple(x.shape), x.dtype))
         return len(self.meta) - 1
 
     def unpack(self, slot):
-        if slot not in self.recomputed:
-            self.recompute()
-        try:
-            return self.recomputed.pop(slot)
-        except KeyError:
+        task = getattr(_engine_local, "task", None)
+        tid = task[0] if task is not None else None
+        done = self.unpacked.setdefault(tid, set())
+        if slot in done:
             raise CheckpointError(
                 "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already "
                 "unpacked once. If you are calling ctx.saved_tensors in backward, make sure to do "
-                "so only once. Otherwise please open an issue with details on your use case."
-            ) from None
+                "so only once. Otherwise please open an issue with details on your use case.")
+        if tid not in self.recomputed:
+            self.recomputed[tid] = self.recompute()
+        values = self.recomputed[tid]
+        done.add(slot)
+        if slot not in values:
+            raise CheckpointError(
+                "torch.utils.checkpoint: the recomputation saved fewer tensors than the forward "
+                f"({len(values)} left, slot {slot} missing). Make sure the checkpointed function "
+                "does the same thing when it is rerun.")
+        t = values.pop(slot)
+        if not values:  # every slot this backward recomputed has been handed out
+            del self.recomputed[tid]
+        return t
 
     def recompute(self):
         n = len(self.meta)
@@ -250,7 +264,7 @@ class _Frame:
                     f"different metadata than during the forward pass.\n{lines}\nMake sure the "
                     "checkpointed function is deterministic in shapes and dtypes, or pass "
                     "determinism_check='none'.")
-        self.recomputed = {i: t for i, t in got.items() if i < n}
+        return {i: t for i, t in got.items() if i < n}
 
 
 def _checkpoint_non_reentrant(function, preserve, context_fn, determinism_check, args, kwargs):

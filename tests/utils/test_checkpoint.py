@@ -316,3 +316,25 @@ def test_nested_call_order_and_hidden_state(inner_first):
         gx, gh = lib.autograd.grad(y.sum(), (x, hidden))
         return gx, gh, calls
     run_both(program)
+
+
+def test_saved_tensors_unpacked_twice_in_one_backward_raises():
+    def program(lib):
+        class Sq(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * a
+
+            @staticmethod
+            def backward(ctx, g):
+                a, = ctx.saved_tensors
+                a2, = ctx.saved_tensors
+                return 2 * g * a
+
+        x = data(lib, (3,), 0)
+        y = ckpt(lib)(lambda t: Sq.apply(t.exp()), x, use_reentrant=False)
+        y.sum().backward()
+        return x.grad
+    ours, _ = run_both(program)
+    assert type(ours.exc).__name__ == "CheckpointError"

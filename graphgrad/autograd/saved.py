@@ -11,6 +11,8 @@ the unpacking node as its grad_fn, and keeps the array it had when saved.
 """
 from __future__ import annotations
 
+import weakref
+
 from .._core.state import tls
 from .._core.version import INFERENCE, VersionCounter  # noqa: F401 (re-exported)
 from .._core.version import DETACHED_MSG, detach_bumps_after, user_version
@@ -155,8 +157,9 @@ class SavedVariable:
             t = self._from_hook()
             ref = self.tensor
             if ref is not None:  # an input: give back a tensor with the input's history
-                src = ref.tensor
-                if t._grad_fn is None and not t._requires_grad and src._requires_grad:
+                src = ref.tensor  # (None: a non-leaf since freed, which required grad)
+                if t._grad_fn is None and not t._requires_grad and (
+                        src is None or src._requires_grad):
                     t = _alias_with_history(t, src, ref.grad_fn, ref.output_nr)
             elif self.requires_grad and node is not None:
                 fn, nr = self._history(node)
@@ -208,12 +211,22 @@ class _LeafRef:
     as of saving: an in-place op may give it a new one before backward (no version check
     through hooks), and the unpacked value must keep the history it was saved with."""
 
-    __slots__ = ("tensor", "grad_fn", "output_nr")
+    __slots__ = ("_strong", "_weak", "grad_fn", "output_nr")
 
     def __init__(self, tensor):
-        self.tensor = tensor
+        # A non-leaf is held weakly: its history is grad_fn/output_nr, and holding it would
+        # keep its data alive, defeating hooks that drop the data (utils.checkpoint).
         self.grad_fn = tensor._grad_fn
         self.output_nr = tensor._output_nr
+        if self.grad_fn is None:
+            self._strong, self._weak = tensor, None
+        else:
+            self._strong, self._weak = None, weakref.ref(tensor)
+
+    @property
+    def tensor(self):
+        """The saved tensor, or None for a non-leaf that no longer exists."""
+        return self._strong if self._weak is None else self._weak()
 
 
 def _alias_with_history(t, src, node=None, output_nr=0):

@@ -4,6 +4,6 @@ import importlib as _importlib
 
 
 def __getattr__(name):
-    if name == "data":
-        return _importlib.import_module(".data", __name__)
+    if name in ("data", "checkpoint"):
+        return _importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,7 +31,7 @@ RANDOM = {"ex_001_08.py", "ex_001_09.py", "ex_003_17.py", "ex_003_19.py", "ex_00
 
 # Examples that need what graphgrad.nn still lacks (api.md §5): kept so they start counting
 # the day it lands (ex_003_37/38 run since nn.Module, ex_003_19 since the layers; issue 18).
-NEEDS_NN_MODULE = {"ex_003_26.py"}
+NEEDS_NN_MODULE = set()  # (ex_003_26 runs since utils.checkpoint)
 
 
 def _run(lib):

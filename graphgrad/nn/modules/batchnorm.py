@@ -7,7 +7,7 @@ from __future__ import annotations
 import graphgrad as _gg
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from .normalization import register_affine
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
@@ -26,15 +26,7 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         fk = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(_gg.empty(num_features, **fk))
-            if bias:
-                self.bias = Parameter(_gg.empty(num_features, **fk))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _gg.zeros(num_features, **fk))
             self.register_buffer("running_var", _gg.ones(num_features, **fk))

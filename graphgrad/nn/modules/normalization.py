@@ -12,6 +12,21 @@ from .module import Module
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def register_affine(module, shape, affine, bias, device, dtype):
+    """A norm layer's ``weight`` and ``bias`` of ``shape`` (uninitialised; the layer's
+    ``reset_parameters`` fills them), registered as None when ``affine``/``bias`` is off,
+    in PyTorch's order: weight, then bias."""
+    if affine:
+        module.weight = Parameter(_gg.empty(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(_gg.empty(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
 class LayerNorm(Module):
     """Normalises over the trailing ``normalized_shape`` dims, then applies the per-element
     ``weight`` (ones) and ``bias`` (zeros)."""
@@ -26,17 +41,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_gg.empty(self.normalized_shape, device=device,
-                                              dtype=dtype))
-            if bias:
-                self.bias = Parameter(_gg.empty(self.normalized_shape, device=device,
-                                                dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -69,15 +74,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_gg.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_gg.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -81,8 +81,11 @@ class _State(threading.local):
     saved_hooks = ()        # stack of (pack, unpack) pairs; innermost last
     saved_hooks_disabled = None  # message when disable_saved_tensors_hooks is on
     profiler = None         # the active profiler, or None
+    interposers = ()        # ops/interpose.py: active interposers (profiler, autocast...)
+    interpose_skip = False  # ops/interpose.py: the next op entry is the chain's own call
     mutation_ctx = None     # the active allow_mutation_on_saved_tensors, or None
-    extra = False           # any of: inference, fw_level, saved_hooks, profiler, anomaly
+    extra = False           # any of: inference, fw_level, saved_hooks, profiler, anomaly,
+                            # interposers
     engine_depth = 0        # nesting of backward calls on this thread
     detour = None           # a _Detour while ``fast`` is False (see HOT)
 
@@ -98,7 +101,8 @@ class _State(threading.local):
     def refresh(self):
         self.extra = bool(self.inference or self.fw_level is not None or self.saved_hooks
                           or self.profiler is not None or self.saved_hooks_disabled
-                          or self.anomaly or self.mutation_ctx is not None)
+                          or self.anomaly or self.mutation_ctx is not None
+                          or self.interposers)
         self._set_fast(bool(self._grad_enabled) and not self.extra)
 
     def _set_fast(self, fast):

@@ -23,6 +23,7 @@ from .node import _META
 from .registry import POINTWISE
 from ..autograd.views import _edge, _set_view
 from .extras import _extra
+from .interpose import interposed as _interposed
 
 _seq = _graph._sequence_nr
 _wrap = Tensor._wrap
@@ -151,6 +152,10 @@ def follow_layout(res, datas):
 # ====================================================================== dispatch
 def dispatch(op, *args):
     """Run ``op`` on ``args`` (signature order) and record it for autograd."""
+    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+        if not tls.interpose_skip:
+            return _interposed(op, dispatch, (op,) + args, {})
+        tls.interpose_skip = False
     nt = len(op.tensor_params)
     datas = list(args)
     any_req = False
@@ -287,6 +292,10 @@ def _record_generic(op, args, outs):
 # ====================================================================== fast paths
 def unary(op, x):
     """``dispatch`` unrolled for one tensor input and no attributes."""
+    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+        if not tls.interpose_skip:
+            return _interposed(op, unary, (op, x), {})
+        tls.interpose_skip = False
     d = x._data
     if op.promote and d.dtype.kind not in "fcV":
         d = d.astype(_dtype.get_default_dtype().np)
@@ -319,6 +328,10 @@ def unary(op, x):
 
 def binary(op, a, b):
     """``dispatch`` unrolled for two tensor-or-scalar inputs and no attributes."""
+    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+        if not tls.interpose_skip:
+            return _interposed(op, binary, (op, a, b), {})
+        tls.interpose_skip = False
     kernel = op.kernel
     ad = a._data
     bc = b.__class__

@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtypes as _dtype
-from .._core.state import tls
+from .._core.state import HOT, tls
 from .._tensor.tensor import Tensor
 from .._core.version import INFERENCE, VersionCounter
 from ..autograd.saved import SavedVariable
 from .._core.opmath import BFLOAT16, FLOAT16
 from .dispatch import _kernel_error, _promote, _record
+from .interpose import interposed as _interposed
 from .forward_mode import _overlaps, push_tangents_inplace
 from ..autograd.views import _edge, mark_views, move_retains_grad, view_rebase_message
 from ..autograd._saved_hooks import before_inplace
@@ -68,6 +69,10 @@ def _inplace_cast_error(rt, self, op_name):
 
 def dispatch_inplace(op, self, *args):
     """``self.op_(*args)``: compute ``op(self, *args)`` and write it into self."""
+    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+        if not tls.interpose_skip:
+            return _interposed(op, dispatch_inplace, (op, self) + args, {})
+        tls.interpose_skip = False
     full = (self,) + args
     nt = len(op.tensor_params)
     datas = list(full)

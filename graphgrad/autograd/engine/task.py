@@ -202,7 +202,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
 # level...), as PyTorch's GraphTask carries its ThreadLocalState.
 _REENTRANT_MAX_DEPTH = 32
 _TLS_FIELDS = ("_grad_enabled", "inference", "fw_level", "anomaly", "anomaly_check_nan",
-               "saved_hooks", "saved_hooks_disabled", "profiler", "mutation_ctx")
+               "saved_hooks", "saved_hooks_disabled", "profiler", "mutation_ctx", "interposers")
 
 
 def _deep_reentrant():

@@ -16,6 +16,7 @@ from .sources import lazy_function
 from .record import record_lines, record_env
 from ...autograd.views import _set_view
 from ..extras import _extra
+from ..interpose import Composite, interposed as _interposed
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -56,17 +57,26 @@ def _entry_env(op):
                 "_new": _new, "_ndarray": _ndarray, "_asarray": np.asarray,
                 "_kernel_error": _kernel_error, "_record": _record,
                 "_record_generic": _record_generic, "_extra": _extra, "_promote": _promote,
-                "_dtype": _dtype, "_set_view": _set_view})
+                "_dtype": _dtype, "_set_view": _set_view, "_interposed": _interposed})
     return env
 
 
-def _compile_entry(op, name, label, lines, args, req, ret, **names):
+def _interpose_lines(call_args, call_kwargs, op_expr="op"):
+    """The entry's first lines: NOTE [interposition] (graphgrad/ops/interpose.py)."""
+    return ["    if not HOT.fast and tls.interposers:",
+            "        if not tls.interpose_skip:",
+            f"            return _interposed({op_expr}, _this, {call_args}, {call_kwargs})",
+            "        tls.interpose_skip = False"]
+
+
+def _compile_entry(op, name, label, lines, args, req, ret, call=None, **names):
     """Finish an entry whose ``lines`` leave the kernel's result in ``res``: wrap it as
     the output ``o`` (a view of ``args[0]`` for a view op), record when ``req`` and grad
     mode allow, return ``ret``.  ``names`` are extra globals of the code.  Compiled on its
-    first call (NOTE [lazy generated code])."""
+    first call (NOTE [lazy generated code]).  ``call``: the entry's own parameters as
+    (positional tuple, keyword dict) source, for interposers."""
     def build():
-        body = lines + _TENSOR_INIT
+        body = lines[:1] + _interpose_lines(*call) + lines[1:] + _TENSOR_INIT
         if op.is_view:
             body.append(f"    _set_view(op, {args}, o)")
         body += _entry_tail(op, args, req, ret)
@@ -103,6 +113,7 @@ def make_unary_function(op, name, check, finish_out):
               "        raise _kernel_error(op, [d], exc) from None"]
     return _compile_entry(op, name, f"entry graphgrad.{name} of {op.name}", lines, "(x0,)", "x0._requires_grad",
                           "o if out is None else finish_out(o, out)",
+                          call=("(input,)", "{'out': out}"),
                           check=check, finish_out=finish_out,
                           raw=getattr(op.kernel, "raw", None), FLOAT16=FLOAT16)
 
@@ -157,7 +168,7 @@ def make_binary_operator(op, name):
               "        res = follow_layout(res, (ad, bd))"]
     lines = [line for line in lines if line]
     return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)", "req", "o",
-                          half_kernel=op.half_scalar_kernel, BFLOAT16=BFLOAT16,
+                          call=("(x0, x1)", "{}"), half_kernel=op.half_scalar_kernel, BFLOAT16=BFLOAT16,
                           FLOAT16=FLOAT16, follow_layout=follow_layout)
 
 
@@ -185,4 +196,5 @@ def make_matmul_entry(op, name, params, general):
              "        res = res.astype(dt)"]
     return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)",
                           "x0._requires_grad or x1._requires_grad", "o",
-                          general=general, _matmul=np.matmul, _BOOL=np.dtype(np.bool_))
+                          call=(f"({a}, {b})", "{}", "composite"), general=general,
+                          composite=Composite(name.strip("_"), general), _matmul=np.matmul, _BOOL=np.dtype(np.bool_))

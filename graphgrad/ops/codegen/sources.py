@@ -113,6 +113,7 @@ def lazy_function(name, params, what, op, build):
         return fn
 
     glob["__graphgrad_compile__"] = compile_now
+    glob["_this"] = fn  # (the function itself, for code that calls itself again)
     _PENDING.setdefault(op.name, []).append(compile_now)
     return fn
 

@@ -30,3 +30,29 @@ def test_fallback_gives_the_same_gradients(monkeypatch):
     monkeypatch.setattr(loop, "refcount", accumulate._always_shared)
     for a, b in zip(_grads(), expected):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_gradient_a_custom_function_returns_twice_is_stolen_once(torch):
+    """PyTorch's test_no_grad_copy: the array a custom Function returns for two leaves
+    becomes one leaf's .grad (not copied for both).  The engine hands this graph from the
+    sequence-order loop to the counting loop before the Function runs; the handed-over
+    gradients were still referenced by the caller, so both leaves copied."""
+    def run(lib):
+        class Twice(lib.autograd.Function):
+            ptr = None
+
+            @staticmethod
+            def forward(ctx, a, b):
+                return a + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                Twice.ptr = grad.data_ptr()
+                return grad, grad
+
+        a = lib.randn(5, 6, requires_grad=True)
+        b = lib.randn(5, 6, requires_grad=True)
+        Twice.apply(a, b)[1][0].backward()
+        return [a.grad.data_ptr() == Twice.ptr, b.grad.data_ptr() == Twice.ptr]
+
+    assert sum(run(graphgrad)) == sum(run(torch)) == 1

@@ -18,13 +18,15 @@ _ndarray = np.ndarray
 def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
          accumulate, journal, anomaly, resume=None):
     """The dependency-counting loop.  ``resume`` continues a backward that ``_run_by_seq``
-    began: (heap, buffers, first node to run or None, its gradients)."""
+    began: a list [heap, buffers, first node to run or None, its gradients], which
+    ``_run`` empties."""
     if resume is None:
         buffers = {}
         heap = [(root._seq, root)]
         first = None
     else:
         heap, buffers, first, first_grads = resume
+        resume.clear()  # (the caller keeps no reference to the gradients)
         resume = None
     ndarray = _ndarray
     getrefcount = refcount  # NOTE [buffer ownership]
@@ -260,9 +262,9 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
     sequence_nr; AccumulateGrads last.
 
     Returns None when done, or, where user code is about to run (NOTE [Sequence order]),
-    what ``_resume_counting`` needs to continue: (node, include_node, grads, buffers,
-    accs): the replay stops before ``node`` (whose ``grads`` are in hand) or, with
-    include_node, after it.
+    what ``_resume_counting`` needs to continue, in a list it empties: [node,
+    include_node, grads, buffers, accs]: the replay stops before ``node`` (whose
+    ``grads`` are in hand) or, with include_node, after it.
 
     The per-edge validation and accumulation are those of ``_run``'s plain path, written
     out in both loops: a helper called per edge would cost a plain backward ~10 %."""
@@ -282,7 +284,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
         if node._has_hooks:
             if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks or \
                     node._runs_user_code:
-                return node, False, grads, buffers, accs
+                return [node, False, grads, buffers, accs]
             grads = _before_node(node, grads, None, None, None, False, journal)
             outs = node._apply(grads, None, False)
             if node._post_hooks:
@@ -395,7 +397,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
                     if nr == 0 and not batch_nd and prev.__class__ is ndarray:
                         owned.add(child)  # (a 0-d sum is a NumPy scalar: not in place)
         if hooked_leaf:
-            return node, True, None, buffers, accs
+            return [node, True, None, buffers, accs]
         n = len(heap)
         if n == 1:
             node = heap.pop()[1]

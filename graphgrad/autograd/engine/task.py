@@ -78,6 +78,7 @@ def _resume_counting(root, handover, keep_graph, batch_nd, journal):
     """Continue a backward that ``_run_by_seq`` handed over (NOTE [Sequence order]) in the
     counting loop, as if it had run there from the start."""
     stop, include_stop, grads, buffers, accs = handover
+    handover.clear()  # (the caller's reference must not keep the gradients alive)
     handover = None
     deps = _compute_dependencies(root)
     # replay PyTorch's ready queue (no node runs): the nodes it pops before ``stop`` are
@@ -109,8 +110,12 @@ def _resume_counting(root, handover, keep_graph, batch_nd, journal):
         g = buffers.pop(acc)
         _before_node(acc, g, None, None, None, False, journal)
     g = done = accs = None
+    # (handed over in a list that _run empties: no frame here keeps the first node's
+    # gradients alive, so AccumulateGrad can still steal them, NOTE [buffer ownership])
+    resume = [heap, buffers, stop, grads]
+    heap = buffers = stop = grads = None
     _run(root, deps, None, None, None, keep_graph, False, batch_nd, True, journal, False,
-         (heap, buffers, stop, grads))
+         resume)
 
 
 def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumulate=True,

@@ -10,7 +10,7 @@ from ..._core.state import HOT, tls
 from ..dispatch import dispatch, unary
 from ..forward_mode import _overlaps
 from ...autograd.views import select_view
-from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
+from ..derivatives.pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from ..registry import PUBLIC, export
 from .shape import SELECT, getitem
 from ..._tensor.memory_format import apply, check_memory_format

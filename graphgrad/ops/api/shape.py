@@ -20,6 +20,7 @@ import numpy as np
 from ..._tensor.tensor import Tensor, _wrap_dim
 from .. import formulas as F
 from ..dispatch import dispatch, unary
+from ..derivatives.pointwise import CLONE
 from ..registry import LINEAR, defop, export
 
 
@@ -246,12 +247,7 @@ def reshape(input, *shape):
     if np.may_share_memory(r, d) or d.size == 0:
         return dispatch(view_op, input, size)
     # not viewable: PyTorch clones then views (CloneBackward0 -> UnsafeViewBackward0)
-    return dispatch(UNSAFE_VIEW, unary(CLONE_OP(), input), size)
-
-
-def CLONE_OP():
-    from .pointwise import CLONE
-    return CLONE
+    return dispatch(UNSAFE_VIEW, unary(CLONE, input), size)
 
 
 @export()

@@ -1,7 +1,7 @@
-"""The table of the pointwise ops (arithmetic, pow, exp/log/trig, sigmoid/tanh/relu, clone/_to_copy).
+"""The table, pointwise family: arithmetic, pow, exp/log/trig, sigmoid/tanh/relu, clone/_to_copy.
 
-Only entries and their rule helpers; the vocabulary is in ops/derivatives/__init__.py,
-the kernels in ops/kernels/pointwise.py, the public functions in ops/api/pointwise.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
+kernels in ops/kernels/pointwise.py, public functions in ops/api/pointwise.py.
 """
 from __future__ import annotations
 

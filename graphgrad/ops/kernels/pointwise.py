@@ -1,6 +1,7 @@
-"""NumPy kernels of the pointwise ops (arithmetic, pow, exp/log/trig, sigmoid/tanh/relu, clone/_to_copy).
+"""NumPy kernels of the pointwise family: arithmetic, pow, exp/log/trig, sigmoid/tanh/relu, clone/_to_copy.
 
-Functions of ndarrays; their table entries are in ops/derivatives/pointwise.py.
+Functions of ndarrays; the table entries that use them are in
+ops/derivatives/pointwise.py, the public functions in ops/api/pointwise.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The table, comparison family: comparisons, logical and bitwise ops, isnan/isinf/isfinite, isclose, where.
+"""The table, comparison family: comparisons, logical and bitwise ops, isnan/isinf/isfinite,
+isclose, where.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/comparison.py, public functions in ops/api/comparison.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/comparison.py, public functions in ops/api/comparison.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The table, copies family: cat/stack per number of inputs, repeat, flip, roll.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/copies.py, public functions in ops/api/copies.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/copies.py, public functions in ops/api/copies.py.
 """
 from __future__ import annotations
 

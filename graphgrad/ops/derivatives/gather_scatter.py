@@ -1,7 +1,8 @@
-"""The table, gather_scatter family: gather, scatter (src or value), scatter_add, take_along_dim.
+"""The table, gather_scatter family: gather, scatter (src or value), scatter_add,
+take_along_dim.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/gather_scatter.py, public functions in ops/api/gather_scatter.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/gather_scatter.py, public functions in ops/api/gather_scatter.py.
 """
 from __future__ import annotations
 

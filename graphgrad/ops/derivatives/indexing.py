@@ -1,7 +1,8 @@
-"""The table, indexing family: advanced indexing, index_put_, index_select/index_add, masked ops, nonzero.
+"""The table, indexing family: advanced indexing, index_put_, index_select/index_add, masked
+ops, nonzero.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/indexing.py, public functions in ops/api/indexing.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/indexing.py, public functions in ops/api/indexing.py.
 """
 from __future__ import annotations
 

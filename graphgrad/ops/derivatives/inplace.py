@@ -1,7 +1,8 @@
-"""The table, inplace family: the view-chain ops of CopySlices and view regeneration; zero_, fill_, copy_.
+"""The table, inplace family: the view-chain ops of CopySlices and view regeneration; zero_,
+fill_, copy_.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/inplace.py, public functions in ops/api/inplace.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/inplace.py, public functions in ops/api/inplace.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The table, linalg family: matrix products, einsum, diagonals/triangles, decompositions, norms, cdist.
+"""The table, linalg family: matrix products, einsum, diagonals/triangles, decompositions,
+norms, cdist.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/linalg.py, public functions in ops/api/linalg.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/linalg.py, public functions in ops/api/linalg.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The table, median family: median / nanmedian, whole tensor or along a dim.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/median.py, public functions in ops/api/median.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/median.py, public functions in ops/api/median.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The table, misc_ops family: isin, the unsafe_split family.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/misc_ops.py, public functions in ops/api/misc_ops.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/misc_ops.py, public functions in ops/api/misc_ops.py.
 """
 from __future__ import annotations
 

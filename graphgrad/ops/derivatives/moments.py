@@ -1,7 +1,7 @@
 """The table, moments family: var_mean / std_mean: one op with two outputs.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/moments.py, public functions in ops/api/moments.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/moments.py, public functions in ops/api/moments.py.
 """
 from __future__ import annotations
 

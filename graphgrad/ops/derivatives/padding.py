@@ -1,7 +1,7 @@
 """The table, padding family: constant, reflection and replication padding.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/padding.py, public functions in ops/api/padding.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/padding.py, public functions in ops/api/padding.py.
 """
 from __future__ import annotations
 

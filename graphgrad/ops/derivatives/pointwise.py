@@ -1,7 +1,8 @@
-"""The table, pointwise family: arithmetic, pow, exp/log/trig, sigmoid/tanh/relu, clone/_to_copy.
+"""The table, pointwise family: arithmetic, pow, exp/log/trig, sigmoid/tanh/relu,
+clone/_to_copy.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/pointwise.py, public functions in ops/api/pointwise.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/pointwise.py, public functions in ops/api/pointwise.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The table, pointwise_binary family: remainder, atan2, hypot, lerp, addcmul/addcdiv, clamp.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/pointwise_binary.py, public functions in ops/api/pointwise_binary.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/pointwise_binary.py, public functions in ops/api/pointwise_binary.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The table, pointwise_unary family: math functions, rounding, special functions, complex parts.
+"""The table, pointwise_unary family: math functions, rounding, special functions, complex
+parts.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/pointwise_unary.py, public functions in ops/api/pointwise_unary.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/pointwise_unary.py, public functions in ops/api/pointwise_unary.py.
 """
 from __future__ import annotations
 

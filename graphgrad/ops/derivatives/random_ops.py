@@ -1,7 +1,7 @@
 """The table, random_ops family: in-place sampling: uniform_, normal_, bernoulli_, ....
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/random_ops.py, public functions in ops/api/random_ops.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/random_ops.py, public functions in ops/api/random_ops.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The table, reductions family: sum/mean/prod, max/min, norms, var/std, scans, sorting.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/reductions.py, public functions in ops/api/reductions.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/reductions.py, public functions in ops/api/reductions.py.
 """
 from __future__ import annotations
 

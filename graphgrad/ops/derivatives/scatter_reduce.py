@@ -1,7 +1,7 @@
 """The table, scatter_reduce family: scatter_reduce and index_reduce.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/scatter_reduce.py, public functions in ops/api/scatter_reduce.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/scatter_reduce.py, public functions in ops/api/scatter_reduce.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The table, shape family: view/reshape, transpose, expand, (un)squeeze, select, slice.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/shape.py, public functions in ops/api/shape.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/shape.py, public functions in ops/api/shape.py.
 """
 from __future__ import annotations
 

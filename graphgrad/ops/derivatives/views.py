@@ -1,7 +1,8 @@
-"""The table, views family: permute/movedim, unflatten, unbind/split/chunk, as_strided, view_as_real.
+"""The table, views family: permute/movedim, unflatten, unbind/split/chunk, as_strided,
+view_as_real.
 
-Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py);
-kernels in ops/kernels/views.py, public functions in ops/api/views.py.
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/views.py, public functions in ops/api/views.py.
 """
 from __future__ import annotations
 

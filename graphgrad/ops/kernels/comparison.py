@@ -1,7 +1,8 @@
-"""NumPy kernels of the comparison family: comparisons, logical and bitwise ops, isnan/isinf/isfinite, isclose, where.
+"""NumPy kernels of the comparison family: comparisons, logical and bitwise ops,
+isnan/isinf/isfinite, isclose, where.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/comparison.py, the public functions in ops/api/comparison.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/comparison.py, the
+public functions in ops/api/comparison.py.
 """
 from __future__ import annotations
 

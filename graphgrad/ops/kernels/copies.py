@@ -1,7 +1,7 @@
 """NumPy kernels of the copies family: cat/stack per number of inputs, repeat, flip, roll.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/copies.py, the public functions in ops/api/copies.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/copies.py, the
+public functions in ops/api/copies.py.
 """
 from __future__ import annotations
 

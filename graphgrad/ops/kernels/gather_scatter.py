@@ -1,7 +1,8 @@
-"""NumPy kernels of the gather_scatter family: gather, scatter (src or value), scatter_add, take_along_dim.
+"""NumPy kernels of the gather_scatter family: gather, scatter (src or value), scatter_add,
+take_along_dim.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/gather_scatter.py, the public functions in ops/api/gather_scatter.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/gather_scatter.py,
+the public functions in ops/api/gather_scatter.py.
 """
 from __future__ import annotations
 

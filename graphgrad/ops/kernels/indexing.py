@@ -1,7 +1,8 @@
-"""NumPy kernels of the indexing family: advanced indexing, index_put_, index_select/index_add, masked ops, nonzero.
+"""NumPy kernels of the indexing family: advanced indexing, index_put_, index_select/index_add,
+masked ops, nonzero.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/indexing.py, the public functions in ops/api/indexing.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/indexing.py, the
+public functions in ops/api/indexing.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""NumPy kernels of the inplace family: the view-chain ops of CopySlices and view regeneration; zero_, fill_, copy_.
+"""NumPy kernels of the inplace family: the view-chain ops of CopySlices and view regeneration;
+zero_, fill_, copy_.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/inplace.py, the public functions in ops/api/inplace.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/inplace.py, the
+public functions in ops/api/inplace.py.
 """
 from __future__ import annotations
 

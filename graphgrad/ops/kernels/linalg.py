@@ -1,7 +1,8 @@
-"""NumPy kernels of the linalg family: matrix products, einsum, diagonals/triangles, decompositions, norms, cdist.
+"""NumPy kernels of the linalg family: matrix products, einsum, diagonals/triangles,
+decompositions, norms, cdist.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/linalg.py, the public functions in ops/api/linalg.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/linalg.py, the
+public functions in ops/api/linalg.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """NumPy kernels of the median family: median / nanmedian, whole tensor or along a dim.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/median.py, the public functions in ops/api/median.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/median.py, the
+public functions in ops/api/median.py.
 """
 from __future__ import annotations
 

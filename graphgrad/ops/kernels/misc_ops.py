@@ -1,7 +1,7 @@
 """NumPy kernels of the misc_ops family: isin, the unsafe_split family.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/misc_ops.py, the public functions in ops/api/misc_ops.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/misc_ops.py, the
+public functions in ops/api/misc_ops.py.
 """
 from __future__ import annotations
 

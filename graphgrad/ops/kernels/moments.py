@@ -1,7 +1,7 @@
 """NumPy kernels of the moments family: var_mean / std_mean: one op with two outputs.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/moments.py, the public functions in ops/api/moments.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/moments.py, the
+public functions in ops/api/moments.py.
 """
 from __future__ import annotations
 

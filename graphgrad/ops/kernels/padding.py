@@ -1,7 +1,7 @@
 """NumPy kernels of the padding family: constant, reflection and replication padding.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/padding.py, the public functions in ops/api/padding.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/padding.py, the
+public functions in ops/api/padding.py.
 """
 from __future__ import annotations
 

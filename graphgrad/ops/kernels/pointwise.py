@@ -1,7 +1,8 @@
-"""NumPy kernels of the pointwise family: arithmetic, pow, exp/log/trig, sigmoid/tanh/relu, clone/_to_copy.
+"""NumPy kernels of the pointwise family: arithmetic, pow, exp/log/trig, sigmoid/tanh/relu,
+clone/_to_copy.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/pointwise.py, the public functions in ops/api/pointwise.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/pointwise.py, the
+public functions in ops/api/pointwise.py.
 """
 from __future__ import annotations
 

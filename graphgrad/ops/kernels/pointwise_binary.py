@@ -1,7 +1,8 @@
-"""NumPy kernels of the pointwise_binary family: remainder, atan2, hypot, lerp, addcmul/addcdiv, clamp.
+"""NumPy kernels of the pointwise_binary family: remainder, atan2, hypot, lerp,
+addcmul/addcdiv, clamp.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/pointwise_binary.py, the public functions in ops/api/pointwise_binary.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/pointwise_binary.py,
+the public functions in ops/api/pointwise_binary.py.
 """
 from __future__ import annotations
 

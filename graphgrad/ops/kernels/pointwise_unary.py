@@ -1,7 +1,8 @@
-"""NumPy kernels of the pointwise_unary family: math functions, rounding, special functions, complex parts.
+"""NumPy kernels of the pointwise_unary family: math functions, rounding, special functions,
+complex parts.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/pointwise_unary.py, the public functions in ops/api/pointwise_unary.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/pointwise_unary.py,
+the public functions in ops/api/pointwise_unary.py.
 """
 from __future__ import annotations
 

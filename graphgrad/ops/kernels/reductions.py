@@ -1,7 +1,8 @@
-"""NumPy kernels of the reductions family: sum/mean/prod, max/min, norms, var/std, scans, sorting.
+"""NumPy kernels of the reductions family: sum/mean/prod, max/min, norms, var/std, scans,
+sorting.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/reductions.py, the public functions in ops/api/reductions.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/reductions.py, the
+public functions in ops/api/reductions.py.
 """
 from __future__ import annotations
 

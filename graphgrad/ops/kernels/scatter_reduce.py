@@ -1,7 +1,7 @@
 """NumPy kernels of the scatter_reduce family: scatter_reduce and index_reduce.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/scatter_reduce.py, the public functions in ops/api/scatter_reduce.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/scatter_reduce.py,
+the public functions in ops/api/scatter_reduce.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""NumPy kernels of the shape family: view/reshape, transpose, expand, (un)squeeze, select, slice.
+"""NumPy kernels of the shape family: view/reshape, transpose, expand, (un)squeeze, select,
+slice.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/shape.py, the public functions in ops/api/shape.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/shape.py, the public
+functions in ops/api/shape.py.
 """
 from __future__ import annotations
 

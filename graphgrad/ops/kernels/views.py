@@ -1,7 +1,8 @@
-"""NumPy kernels of the views family: permute/movedim, unflatten, unbind/split/chunk, as_strided, view_as_real.
+"""NumPy kernels of the views family: permute/movedim, unflatten, unbind/split/chunk,
+as_strided, view_as_real.
 
-Functions of ndarrays; the table entries that use them are in
-ops/derivatives/views.py, the public functions in ops/api/views.py.
+Functions of ndarrays; the entries that use them are in ops/derivatives/views.py, the public
+functions in ops/api/views.py.
 """
 from __future__ import annotations
 

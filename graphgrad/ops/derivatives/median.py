@@ -10,6 +10,7 @@ from ..registry import defop
 from ..kernels.median import _dim_kernel, _whole_kernel
 
 
+# ================================== median / nanmedian (the rules are reductions' selection rules)
 def _whole_op(name, node, ignore_nan):
     return defop(f"{name}(self)", _whole_kernel(ignore_nan), node,
                  self=lambda grad, self, result:

@@ -11,6 +11,7 @@ from ..registry import defop
 from ..kernels.moments import _kernel
 
 
+# ====================================================== var_mean / std_mean: one node, two outputs
 def _mean_vjp(g, self, dim, keepdim):
     sizes = F.shape(self)
     return F.div_count(F.expand_reduced(g, sizes, dim, keepdim), F.numel(sizes, dim))

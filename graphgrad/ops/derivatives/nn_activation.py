@@ -6,6 +6,7 @@ ops/kernels/nn_activation.py, public functions in nn/functional/activation.py.
 from __future__ import annotations
 
 from .. import formulas as F
+from . import ZERO
 from ..registry import ELEMENTWISE, POINTWISE, defop
 from ..._core.opmath import half_in_float32
 from ..kernels.nn_activation import (
@@ -20,7 +21,7 @@ LEAKY_RELU_BACKWARD = defop(
     "LeakyReluBackwardBackward0",
     grad_output=lambda grad, self, negative_slope:
         F.leaky_relu_backward(grad, self, negative_slope),
-    self=lambda grad: F.zeros_like(grad),
+    self=ZERO,
     jvp=lambda grad_output_t, self, negative_slope:
         F.leaky_relu_backward(grad_output_t, self, negative_slope), batched_jvp=POINTWISE)
 LEAKY_RELU = defop("leaky_relu(self, *, negative_slope)", _leaky_relu_kernel,

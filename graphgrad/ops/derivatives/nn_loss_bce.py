@@ -12,6 +12,7 @@ from .nn_utils import _reduce_last, _reduced_grad
 from ..kernels.nn_loss_bce import _bce_kernel, _bcel_kernel, _clamp_low, _log_pair, _softplus_neg
 
 
+# ============================================================ binary_cross_entropy
 def _bce_dself(self, target, weight):
     d = _clamp_low((1 - self) * self, 1e-12)
     r = (self - target) / d
@@ -39,6 +40,7 @@ BINARY_CROSS_ENTROPY = defop(
                      + target_t * _bce_dtarget(self, weight), reduction, F.ndim(self)))
 
 
+# ============================================================ binary_cross_entropy_with_logits
 def _bcel_dself(self, target, weight, pos_weight):
     s = F.sigmoid(self)
     r = s - target if pos_weight is None else (1 + (pos_weight - 1) * target) * s - \

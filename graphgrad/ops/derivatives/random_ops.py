@@ -11,6 +11,7 @@ from ..registry import POINTWISE, defop
 from ..kernels.random_ops import _draw_kernel
 
 
+# =========================================== samplers: the result is draw(self), the gradient zero
 def _sampler(name, node):
     """A one-input op whose result is ``draw(self)`` and whose gradient is zero."""
     return defop(f"{name}(self, *, draw)", _draw_kernel, node, self=ZERO,

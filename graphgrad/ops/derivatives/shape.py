@@ -14,6 +14,7 @@ from ..kernels.shape import (
     _view_kernel)
 
 
+# ================================================= batched JVP helpers (dims counted from the end)
 def _nd(dim, nd):
     """``dim`` (of an ``nd``-dim tensor, maybe already negative) counted from the end."""
     return dim - nd if dim >= 0 else dim
@@ -36,6 +37,7 @@ def _squeezed_batched(self_t, self_sym_sizes, dims):
     return F.reshape_to(self_t, keep, len(self_sym_sizes))
 
 
+# ===================================================== view / reshape / alias / transpose / expand
 VIEW = defop("view(self, *, size)", _view_kernel, "ViewBackward0", is_view=True,
              self=lambda grad, self_sym_sizes, size: F.reshape_to(grad, self_sym_sizes, len(size)),
              jvp=LINEAR, batched_jvp=_reshape_batched)
@@ -73,6 +75,7 @@ UNSQUEEZE = defop("unsqueeze(self, *, dim)", np.expand_dims, "UnsqueezeBackward0
                       F.unsqueeze(self_t, _nd(dim, len(self_sym_sizes) + 1)))
 
 
+# ============================================================ squeeze / unsqueeze
 def _squeezed_ndim(sizes, dims):
     return len(sizes) - sum(1 for d in dims if sizes[d] == 1)
 
@@ -109,6 +112,7 @@ UNSQUEEZE_DIMS = defop("unsqueeze_dims(self, *, dims)", np.expand_dims, "Unsquee
                                          for d in dims)))
 
 
+# ========================================================= select / slice (and their backward ops)
 SELECT = defop("select(self, *, dim, index)", lambda a, dim, index: a[_select_key(dim, index)],
                "SelectBackward0", is_view=True,
                self=lambda grad, self_sym_sizes, dim, index:

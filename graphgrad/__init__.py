@@ -51,7 +51,8 @@ _np.seterr(all="ignore")
 globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
-for _mod in (_api.pointwise, _api.linalg, _api.comparison):
+for _mod in (_api.pointwise, _api.pointwise_unary, _api.pointwise_binary, _api.linalg,
+             _api.comparison):
     for _name, _fn in _mod.OPERATORS.items():
         setattr(Tensor, _name, _fn)
 

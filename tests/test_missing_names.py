@@ -56,7 +56,7 @@ def test_stack_of_many_tensors_forward_ad_and_batched_jacobian_vs_torch():
 def test_stack_of_20000_tensors_needs_no_new_table_entry():
     # Stacking N tensors used to generate (and keep) code for an N-input op: 10,000 took
     # seconds and a gigabyte, 100,000 ran out of memory.  Now no table or cache grows with N.
-    from graphgrad.ops.api import copies
+    from graphgrad.ops.derivatives import copies
     from graphgrad.ops import registry
     from graphgrad.autograd import graph
     before = (len(registry.OPS), len(copies._CAT_OPS), len(copies._STACK_OPS), len(graph._ZEROS))

@@ -28,7 +28,7 @@ from .._core.state import tls
 from .._tensor.tensor import Tensor
 from .._core.version import INFERENCE
 from ..ops.dispatch import dispatch
-from ..ops.api.shape import ALIAS, VIEW
+from ..ops.derivatives.shape import ALIAS, VIEW
 from ..ops.forward_mode import _fallback_calls, tangent_of  # noqa: F401 (the counter of
 # batched JVPs that took the per-entry fallback, read by the tests)
 

@@ -1,7 +1,9 @@
 """The op library, in layers: the machinery (``registry``, ``dispatch``, ``codegen``, ``F`` =
-``formulas``; layer 3), the kernels (``kernels``; layer 4) and the public functions and
-Tensor methods with their table entries (``api``; layer 5, imported by ``graphgrad``).
+``formulas``; layer 3), the table and the kernels (``derivatives`` and ``kernels``; layer 4)
+and the public functions and Tensor methods (``api``; layer 5, imported by ``graphgrad``).
 
-Importing ``graphgrad.ops.api`` declares every op: each family module registers its table
-entries and public functions on import; rules reach any op as ``F.<name>``.
+Each op family has one module in each of the three: ``kernels/<family>.py`` (NumPy),
+``derivatives/<family>.py`` (its ``defop`` entries and rule helpers, readable as PyTorch's
+derivatives.yaml) and ``api/<family>.py`` (argument checks, then dispatch).  Importing
+``graphgrad.ops.api`` declares every op; rules reach any op as ``F.<name>``.
 """

@@ -94,7 +94,8 @@ def _params_of(fn):
 
 
 def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, promote=False,
-          is_view=False, n_outputs=1, nondiff_outputs=(), check_inputs=None, **vjps):
+          is_view=False, n_outputs=1, nondiff_outputs=(), check_inputs=None,
+          half_scalar_kernel=None, **vjps):
     """Declare an op.  See the module docstring for the rule vocabulary.
 
     signature: ``"name(tensor_arg, ..., *, attr, ...)"``: names before ``*`` are
@@ -104,6 +105,9 @@ def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, prom
     check_inputs: optional ``fn(operands)`` raising for tensor operands (Tensors or
         Python scalars) the op refuses before promotion would cast them away.
     batched_jvp: how the JVP takes batched tangents (True, POINTWISE or a rule).
+    half_scalar_kernel: the kernel for a float16/bfloat16 tensor with a Python float operand,
+        where PyTorch takes the number in float32 (mul, div); None: the number is rounded to
+        the tensor's dtype (NumPy's weak scalar; bfloat16 through _promote).
     """
     m = _SIG.match(signature.replace(" ", ""))
     if not m:
@@ -130,10 +134,7 @@ def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, prom
     op.is_view = is_view
     op.nondiff_outputs = tuple(nondiff_outputs)
     op.check_inputs = check_inputs
-    # the kernel for a float16/bfloat16 tensor with a Python float operand, where PyTorch
-    # takes the number in float32 (mul, div); None: the number is rounded to the tensor's
-    # dtype (NumPy's weak scalar; bfloat16 through _promote)
-    op.half_scalar_kernel = None
+    op.half_scalar_kernel = half_scalar_kernel
     op.inplace_of = None
     unknown = set(vjps) - set(tensor_params)
     if unknown:

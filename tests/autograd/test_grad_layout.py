@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphgrad as gg
-from graphgrad.ops.api import linalg
+from graphgrad.ops.derivatives import linalg
 from tests.conftest import run_both
 
 

@@ -88,14 +88,14 @@ def test_the_first_call_compiles_into_the_same_function_object():
     out = _fresh(
         "T = graphgrad.Tensor\n"
         "mul, sin = T.__dict__['__mul__'], graphgrad.sin\n"
-        "step = graphgrad.ops.api.pointwise.MUL.node_cls.__dict__['_step']\n"
-        "rec = graphgrad.ops.api.pointwise.SIN.record\n"
+        "step = graphgrad.ops.derivatives.pointwise.MUL.node_cls.__dict__['_step']\n"
+        "rec = graphgrad.ops.derivatives.pointwise.SIN.record\n"
         "print(mul.__code__.co_filename, sin.__code__.co_filename)\n"
         "x = graphgrad.ones(2, dtype=graphgrad.float64, requires_grad=True)\n"
         "(graphgrad.sin(x) * 2.0).sum().backward()\n"
         "print(T.__dict__['__mul__'] is mul, graphgrad.sin is sin,\n"
-        "      graphgrad.ops.api.pointwise.MUL.node_cls.__dict__['_step'] is step,\n"
-        "      graphgrad.ops.api.pointwise.SIN.record is rec)\n"
+        "      graphgrad.ops.derivatives.pointwise.MUL.node_cls.__dict__['_step'] is step,\n"
+        "      graphgrad.ops.derivatives.pointwise.SIN.record is rec)\n"
         "print(mul.__code__.co_filename, '|', sin.__code__.co_filename, '|',\n"
         "      step.__code__.co_filename, '|', x.grad.tolist())\n")
     before, same, after = out.splitlines()

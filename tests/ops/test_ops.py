@@ -240,7 +240,7 @@ FW_FALLBACK_OPS = frozenset()
 def test_every_jvp_declares_how_it_takes_batched_tangents():
     """Every op with a JVP says how it takes batched tangents (``batched_jvp`` in defop, or
     an ELEMENTWISE rule): the fallback is for custom Functions, not for the table."""
-    from graphgrad.ops.api.copies import _cat_op, _stack_op
+    from graphgrad.ops.derivatives.copies import _cat_op, _stack_op
     from graphgrad.ops.registry import ELEMENTWISE, OPS
     _cat_op(5), _stack_op(5)   # the per-arity entries are made on first use
     missing = sorted(name for name, op in OPS.items() if op.jvp is not None

@@ -1,7 +1,8 @@
 """graphgrad.nn.functional: PyTorch's torch.nn.functional, one module per family.
 
-Each op is one ``defop`` entry (forward kernel, VJP per input, JVP) followed by
-its public function with PyTorch's signature.  Numerically careful forms are
+Each op is one ``defop`` entry (forward kernel, VJP per input, JVP) in
+``graphgrad/ops/derivatives/nn_<family>.py``, its kernels in ``ops/kernels/nn_<family>.py``;
+the modules here hold the public functions with PyTorch's signatures and errors.  Numerically careful forms are
 used where PyTorch uses them: softmax/log_softmax subtract the row maximum,
 cross_entropy is log_softmax followed by nll_loss, binary_cross_entropy clamps
 its logs at -100, binary_cross_entropy_with_logits uses the softplus form.

@@ -10,20 +10,18 @@ branch PyTorch does not take does not leak into the gradient.
 from __future__ import annotations
 
 import warnings
-
 import numpy as np
 
 from ..._core import dtypes as _dtype
 from ..._tensor.creation import rng
-from ..._tensor.tensor import Tensor
-from ...ops import formulas as F
+from ..._tensor.tensor import Tensor, _wrap_dim
 from ...ops.dispatch import dispatch, unary
 from ...ops.inplace import dispatch_inplace
-from ..._core.opmath import half_in_float32, number_like
-from ...ops.registry import ELEMENTWISE, POINTWISE, defop, export
-from ...ops.api.copies import cat as _cat_tensors
+from ...ops.registry import export
 from ._utils import _real_floating, _tensor_arg, _type_name
-from ..._tensor.tensor import _wrap_dim
+from ...ops.derivatives.nn_activation_extra import (
+    GLU, HARDSIGMOID, HARDSWISH, HARDTANH, HARDTANH_, LOGSIGMOID, MISH, PRELU)
+
 
 __all__ = ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish", "logsigmoid",
            "softsign", "tanhshrink", "prelu", "glu", "dropout1d", "dropout2d",
@@ -31,27 +29,6 @@ __all__ = ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish",
 
 
 # ====================================================================== hardtanh / relu6
-def _hardtanh_kernel(a, min_val, max_val):
-    lo, hi = number_like(min_val, a), number_like(max_val, a)
-    if a.dtype.kind in "iu":
-        lo, hi = int(min_val), int(max_val)
-    return np.clip(a, lo, hi).astype(a.dtype, copy=False)
-
-
-def _hardtanh_vjp(grad, self, min_val, max_val):
-    inside = (self > number_like(min_val, self)) & (self < number_like(max_val, self)) \
-        if not isinstance(self, Tensor) else (self > min_val).logical_and(self < max_val)
-    return F.where(inside, grad, 0.0)
-
-
-HARDTANH = defop("hardtanh(self, *, min_val, max_val)", _hardtanh_kernel, "HardtanhBackward0",
-                 self=_hardtanh_vjp, jvp=ELEMENTWISE)
-# in place: the result decides (it lies strictly inside exactly where the input did)
-HARDTANH_ = defop("hardtanh_(self, *, min_val, max_val)", _hardtanh_kernel, "HardtanhBackward0",
-                  self=lambda grad, result, min_val, max_val:
-                      _hardtanh_vjp(grad, result, min_val, max_val), jvp=ELEMENTWISE)
-
-
 def _hardtanh_args(input, min_val, max_val):
     _tensor_arg("hardtanh", input)
     if min_val > max_val:
@@ -80,33 +57,6 @@ def relu6(input, inplace=False):
 
 
 # ====================================================================== hardsigmoid / hardswish
-@half_in_float32
-def _hardsigmoid_kernel(a):
-    return np.clip(a + 3.0, 0.0, 6.0) / 6.0
-
-
-HARDSIGMOID = defop(
-    "hardsigmoid(self)", _hardsigmoid_kernel, "HardsigmoidBackward0",
-    self=half_in_float32(lambda grad, self: F.where((self > -3.0) & (self < 3.0)
-                                                    if not isinstance(self, Tensor) else
-                                                    (self > -3.0).logical_and(self < 3.0),
-                                                    grad / 6.0, 0.0)),
-    jvp=ELEMENTWISE)
-
-
-@half_in_float32
-def _hardswish_kernel(a):
-    return a * np.clip(a + 3.0, 0.0, 6.0) / 6.0
-
-
-def _hardswish_vjp(grad, self):
-    return F.where(self < -3.0, 0.0, F.where(self <= 3.0, grad * (self / 3.0 + 0.5), grad))
-
-
-HARDSWISH = defop("hardswish(self)", _hardswish_kernel, "HardswishBackward0",
-                  self=half_in_float32(_hardswish_vjp), jvp=ELEMENTWISE)
-
-
 def hardsigmoid(input, inplace=False):
     """``hardsigmoid(input, inplace=False)``: relu6(x + 3) / 6 (HardsigmoidBackward0)."""
     _tensor_arg("hardsigmoid", input)
@@ -122,35 +72,6 @@ def hardswish(input, inplace=False):
 
 
 # ====================================================================== mish / logsigmoid
-def _softplus_np(a):
-    return np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a)))
-
-
-@half_in_float32
-def _mish_kernel(a):
-    return a * np.tanh(_softplus_np(a))
-
-
-def _mish_vjp(grad, self):
-    t = F.tanh(F.softplus(self, 1.0, 20.0)) if isinstance(self, Tensor) else \
-        np.tanh(_softplus_np(self))
-    return grad * (t + self * F.sigmoid(self) * (1 - t * t))
-
-
-MISH = defop("mish(self)", _mish_kernel, "MishBackward0", self=half_in_float32(_mish_vjp),
-             jvp=ELEMENTWISE)
-
-
-@half_in_float32
-def _logsigmoid_kernel(a):
-    return -_softplus_np(-a)
-
-
-LOGSIGMOID = defop("log_sigmoid(self)", _logsigmoid_kernel, "LogSigmoidBackward0",
-                   self=half_in_float32(lambda grad, self: grad * F.sigmoid(-self)),
-                   jvp=ELEMENTWISE)
-
-
 def mish(input, inplace=False):
     """``mish(input, inplace=False)``: x tanh(softplus(x)) (MishBackward0)."""
     _tensor_arg("mish", input)
@@ -178,29 +99,6 @@ def tanhshrink(input):
 
 
 # ====================================================================== prelu
-@half_in_float32
-def _prelu_kernel(a, w):
-    return np.where(a > 0, a, a * w)
-
-
-def _prelu_self_vjp(grad, self, weight):
-    return F.where(self > 0, grad, grad * weight)
-
-
-def _prelu_weight_vjp(grad, self, weight_sym_sizes, self_sym_sizes):
-    return F.sum_to(F.where(self > 0, 0.0, grad * self), tuple(weight_sym_sizes),
-                    max(len(self_sym_sizes), len(weight_sym_sizes)))
-
-
-PRELU = defop(
-    "_prelu_kernel(self, weight)", _prelu_kernel, "PreluKernelBackward0",
-    self=half_in_float32(_prelu_self_vjp),
-    weight=half_in_float32(_prelu_weight_vjp),
-    jvp=lambda self_t, weight_t, self, weight:
-        F.where(self > 0, self_t, self_t * weight + self * weight_t),
-    batched_jvp=POINTWISE)
-
-
 def prelu(input, weight):
     """``prelu(input, weight)``: max(0, x) + weight * min(0, x), one weight or one per channel
     (dim 1); the weight is viewed to broadcast (ViewBackward0 -> PreluKernelBackward0)."""
@@ -228,44 +126,6 @@ def prelu(input, weight):
 
 
 # ====================================================================== glu
-@half_in_float32
-def _glu_kernel(a, dim):
-    n = a.shape[dim] // 2
-    x, g = np.split(a, [n], axis=dim)
-    return x / (1 + np.exp(-g))
-
-
-def _cat(parts, dim):
-    if any(isinstance(p, Tensor) for p in parts):
-        return _cat_tensors(list(parts), dim)
-    return np.concatenate(parts, axis=dim)
-
-
-def _halves(x, dim):
-    n = F.shape(x)[dim] // 2
-    if isinstance(x, Tensor):
-        return x.narrow(dim, 0, n), x.narrow(dim, n, n)
-    return np.split(x, [n], axis=dim)
-
-
-@half_in_float32
-def _glu_vjp(grad, self, dim):
-    a, b = _halves(self, dim)
-    s = F.sigmoid(b)
-    return _cat([grad * s, grad * a * s * (1 - s)], dim)
-
-
-GLU = defop("glu(self, *, dim)", _glu_kernel, "GluBackward0", self=_glu_vjp,
-            jvp=lambda self_t, self, dim: _glu_jvp(self_t, self, dim), batched_jvp=True)
-
-
-def _glu_jvp(self_t, self, dim):
-    a, b = _halves(self, dim)
-    at, bt = _halves(self_t, dim)
-    s = F.sigmoid(b)
-    return at * s + a * s * (1 - s) * bt
-
-
 def glu(input, dim=-1):
     """``glu(input, dim=-1)``: a * sigmoid(b) of the two halves of ``dim`` (GluBackward0)."""
     _tensor_arg("glu", input)
@@ -400,4 +260,3 @@ def _alpha_apply(input, keep, p, inplace):
 export("prelu")(prelu)
 export("alpha_dropout", method=False)(alpha_dropout)
 export("feature_alpha_dropout", method=False)(feature_alpha_dropout)
-

@@ -10,68 +10,16 @@ node is PyTorch's ``ConvolutionBackward0`` (``convolution(..., transposed=True)`
 """
 from __future__ import annotations
 
-
-import numpy as np
-
 from ..._core import dtypes as _dtype
-from ...ops import formulas as F
 from ...ops.dispatch import dispatch
-from ..._core.opmath import half_in_float32
-from ...ops.registry import LINEAR, defop, export
-from .conv import _conv_bias_grad, _conv_out_sizes, _ntuple, _pad_spatial, _prod, _windows, col2im
-from ...ops.api.shape import squeeze as _squeeze
-from ...ops.api.shape import unsqueeze as _unsqueeze
+from ...ops.registry import export
+from .conv import _ntuple
+from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
+from ...ops.derivatives.nn_conv_transpose import COL2IM, CONV_TRANSPOSE, IM2COL
+
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
-
-
-def _col2im(x, w, output_sizes, stride, padding, dilation, groups, acc_dtype=None):
-    """conv_transpose's forward: the convolution's col2im with symmetric padding."""
-    return col2im(x, w, output_sizes, stride, [(p, p) for p in padding], dilation, groups,
-                  acc_dtype)
-
-
-@half_in_float32(float16=False)   # (bfloat16: in float32, one rounding; float16: below)
-def _conv_transpose_kernel(x, w, b, output_sizes, stride, padding, dilation, groups):
-    k = len(stride)
-    if x.dtype == np.float16:
-        f = np.float32
-        out = _col2im(x.astype(f), w.astype(f), output_sizes, stride, padding, dilation, groups,
-                      np.float16)
-    else:
-        out = _col2im(x, w, output_sizes, stride, padding, dilation, groups)
-    if b is not None:
-        out += b.reshape((b.shape[-1],) + (1,) * k)
-    return out
-
-
-def _pads(padding):
-    return tuple((p, p) for p in padding)
-
-
-def _conv_transpose_jvp(input_t, weight_t, bias_t, input, weight, bias, output_sizes, stride,
-                        padding, dilation, groups):
-    r = F.conv_transpose(input_t, weight, None, output_sizes, stride, padding, dilation,
-                         groups) + \
-        F.conv_transpose(input, weight_t, None, output_sizes, stride, padding, dilation, groups)
-    if bias is not None:   # (batch-safe: a batched bias tangent keeps its leading dims)
-        k = len(stride)
-        b = F.reshape_to(bias_t, (F.shape(bias)[0],) + (1,) * k, 1)
-        r = r + F.pad_batched(b, k + 1, F.ndim(input))
-    return r
-
-
-CONV_TRANSPOSE = defop(
-    "conv_transpose(input, weight, bias, *, output_sizes, stride, padding, dilation, groups)",
-    _conv_transpose_kernel, "ConvolutionBackward0",
-    input=lambda grad, weight, stride, padding, dilation, groups:
-        F.convolution(grad, F.conj(weight), None, stride, _pads(padding), dilation, groups),
-    weight=lambda grad, input, weight_sym_sizes, stride, padding, dilation, groups:
-        F.convolution_backward_weight(F.conj(input), grad, tuple(weight_sym_sizes), stride,
-                                      _pads(padding), dilation, groups),
-    bias=lambda grad, stride: _conv_bias_grad(grad, len(stride)),
-    jvp=_conv_transpose_jvp, batched_jvp=True)
 
 
 def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_padding, groups,
@@ -172,54 +120,7 @@ export("conv_transpose1d", method=False)(conv_transpose1d)
 export("conv_transpose2d", method=False)(conv_transpose2d)
 
 
-
 # ====================================================================== unfold / fold
-def _im2col_kernel(x, kernel_size, dilation, padding, stride):
-    """(*lead, C, H, W) -> (*lead, C * kh * kw, L): the sliding blocks, channel-major."""
-    out_sp = _conv_out_sizes(x.shape[-2:], kernel_size, stride, _pads(padding), dilation)
-    win = _windows(_pad_spatial(x, _pads(padding)), out_sp, kernel_size, stride, dilation)
-    nl = x.ndim - 3
-    perm = list(range(nl + 1)) + [nl + 3, nl + 4, nl + 1, nl + 2]
-    c = x.shape[-3]
-    return np.ascontiguousarray(win.transpose(perm)).reshape(
-        x.shape[:-3] + (c * _prod(kernel_size), _prod(out_sp)))
-
-
-def _col2im_kernel(cols, output_size, kernel_size, dilation, padding, stride):
-    """The adjoint: (*lead, C * kh * kw, L) blocks added back onto (*lead, C, H, W), offset by
-    offset (each output position sums its blocks in PyTorch's order, in the input's dtype)."""
-    H, W = output_size
-    out_sp = _conv_out_sizes((H, W), kernel_size, stride, _pads(padding), dilation)
-    kk = _prod(kernel_size)
-    c = cols.shape[-2] // kk
-    lead = cols.shape[:-2]
-    blocks = cols.reshape(lead + (c,) + tuple(kernel_size) + tuple(out_sp))
-    sp = (H + 2 * padding[0], W + 2 * padding[1])
-    out = np.zeros(lead + (c,) + sp, cols.dtype)
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            hs = slice(i * dilation[0], i * dilation[0] + stride[0] * (out_sp[0] - 1) + 1,
-                       stride[0])
-            ws = slice(j * dilation[1], j * dilation[1] + stride[1] * (out_sp[1] - 1) + 1,
-                       stride[1])
-            out[..., hs, ws] += blocks[..., i, j, :, :]
-    return np.ascontiguousarray(out[..., padding[0]:padding[0] + H, padding[1]:padding[1] + W])
-
-
-IM2COL = defop(
-    "im2col(self, *, kernel_size, dilation, padding, stride)", _im2col_kernel,
-    "Im2ColBackward0",
-    self=lambda grad, self_sym_sizes, kernel_size, dilation, padding, stride:
-        F.col2im(grad, tuple(self_sym_sizes[-2:]), kernel_size, dilation, padding, stride),
-    jvp=LINEAR, batched_jvp=True)
-COL2IM = defop(
-    "col2im(self, *, output_size, kernel_size, dilation, padding, stride)", _col2im_kernel,
-    "Col2ImBackward0",
-    self=lambda grad, kernel_size, dilation, padding, stride:
-        F.im2col(grad, kernel_size, dilation, padding, stride),
-    jvp=LINEAR, batched_jvp=True)
-
-
 def _fold_args(fname, kernel_size, dilation, padding, stride):
     k = _ntuple(kernel_size, 2, "kernel_size")
     d = _ntuple(dilation, 2, "dilation")
@@ -300,5 +201,3 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise NotImplementedError(f'"col2im_out_cpu" not implemented for '
                                   f"'{_type_name(input)}'")
     return dispatch(COL2IM, input, out, k, d, p, s)
-
-

@@ -4,11 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor.tensor import Tensor
-from ...ops import formulas as F
 from ...ops.dispatch import dispatch
-from ...ops.registry import defop
 from ._utils import _tensor_arg, _type_name
-from .conv import _prod
+from ...ops.derivatives.nn_embedding import EMBEDDING
+
 
 def one_hot(tensor, num_classes=-1):
     """``one_hot(tensor, num_classes=-1)``: int64 tensor of shape ``(*, num_classes)``
@@ -31,67 +30,6 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ====================================================================== embedding
-def _embedding_factor(indices, num_weights, padding_idx, scale_grad_by_freq, dtype):
-    """Per-lookup gradient factor: 1/count with scale_grad_by_freq, 0 at padding_idx."""
-    f = None
-    if scale_grad_by_freq:
-        counts = np.bincount(indices.ravel(), minlength=num_weights)
-        f = (1.0 / counts[indices]).astype(dtype)
-    if padding_idx >= 0:
-        m = indices != padding_idx
-        f = m.astype(dtype) if f is None else f * m
-    return f
-
-
-def _embedding_backward_kernel(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
-    d = grad.shape[-1]
-    lead = grad.shape[:grad.ndim - indices.ndim - 1]
-    f = _embedding_factor(indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
-    g = grad if f is None else grad * f[..., None]
-    idx = indices.ravel()
-    nb = _prod(lead)
-    out = np.zeros((nb * num_weights, d), grad.dtype)
-    flat = idx if nb == 1 else \
-        (np.arange(nb, dtype=np.int64)[:, None] * num_weights + idx[None, :]).ravel()
-    np.add.at(out, flat, g.reshape(nb * idx.size, d))
-    return out.reshape(lead + (num_weights, d))
-
-
-def _embedding_gather_kernel(x, indices, padding_idx, scale_grad_by_freq):
-    r = np.take(x, indices, axis=x.ndim - 2)
-    f = _embedding_factor(indices, x.shape[-2], padding_idx, scale_grad_by_freq, x.dtype)
-    return r if f is None else r * f[..., None]
-
-
-EMBEDDING = defop(
-    "embedding(weight, indices, *, padding_idx, scale_grad_by_freq, sparse)",
-    lambda w, indices, padding_idx, scale_grad_by_freq, sparse: np.take(w, indices,
-                                                                        axis=w.ndim - 2),
-    "EmbeddingBackward0",
-    weight=lambda grad, indices, weight_sym_sizes, padding_idx, scale_grad_by_freq:
-        F.embedding_dense_backward(grad, indices, weight_sym_sizes[-2], padding_idx,
-                                   scale_grad_by_freq),
-    jvp=lambda weight_t, indices, padding_idx, scale_grad_by_freq, sparse:
-        F.embedding(weight_t, indices, padding_idx, scale_grad_by_freq, sparse), batched_jvp=True)
-EMBEDDING_DENSE_BACKWARD = defop(
-    "embedding_dense_backward(grad_output, indices, *, num_weights, padding_idx, "
-    "scale_grad_by_freq)", _embedding_backward_kernel, "EmbeddingDenseBackwardBackward0",
-    grad_output=lambda grad, indices, padding_idx, scale_grad_by_freq:
-        F.embedding_dense_gather(grad, indices, padding_idx, scale_grad_by_freq),
-    jvp=lambda grad_output_t, indices, num_weights, padding_idx, scale_grad_by_freq:
-        F.embedding_dense_backward(grad_output_t, indices, num_weights, padding_idx,
-                                   scale_grad_by_freq), batched_jvp=True)
-EMBEDDING_DENSE_GATHER = defop(
-    "embedding_dense_gather(self, indices, *, padding_idx, scale_grad_by_freq)",
-    _embedding_gather_kernel, "EmbeddingBackward0",
-    self=lambda grad, indices, self_sym_sizes, padding_idx, scale_grad_by_freq:
-        F.embedding_dense_backward(grad, indices, self_sym_sizes[-2], padding_idx,
-                                   scale_grad_by_freq),
-    jvp=lambda self_t, indices, padding_idx, scale_grad_by_freq:
-        F.embedding_dense_gather(self_t, indices, padding_idx, scale_grad_by_freq),
-    batched_jvp=True)
-
-
 def _embedding_renorm_(weight, idx, max_norm, norm_type):
     """Rescale (in place, without recording) the looked-up rows whose norm exceeds max_norm."""
     w = weight._data

@@ -1,69 +1,19 @@
 """linear (addmm with PyTorch's node, AddmmBackward0)."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..._core.dtypes import scalar_type_name
 from ..._tensor.tensor import Tensor
-from ...ops import formulas as F, registry as _registry
-from ...ops.dispatch import dispatch, no_bool
-from ...ops.registry import defop, export
-from ...ops.api.linalg import _check_same_dtype
-from ..._core.opmath import half_in_float32
+from ...ops import registry as _registry
+from ...ops.dispatch import dispatch
+from ...ops.registry import export
+from ...ops.api.linalg import _check_same_dtype, matmul as _matmul
 from ...ops.api.conversion import _write_out
-from ...ops.api.linalg import matmul as _matmul
 from ...ops.api.shape import t as _t
-from ._utils import _tensor_arg, _bpad
+from ._utils import _tensor_arg
+from ...ops.derivatives.nn_linear import ADDMM
+
 
 # ====================================================================== linear
-@half_in_float32
-def _addmm_kernel(bias, mat1, mat2, beta, alpha):
-    no_bool("addmm_impl_cpu_", mat1)
-    if mat1.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"addmm: mat1 and mat2 must be matrices, got {mat1.ndim}-D and "
-                           f"{mat2.ndim}-D")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
-                           f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    out = mat1 @ mat2
-    if alpha != 1:
-        out *= alpha
-    if beta != 0:
-        b = bias if beta == 1 else bias * beta
-        if np.broadcast_shapes(b.shape, out.shape) != out.shape:
-            raise RuntimeError(f"The expanded size of the tensor bias {list(b.shape)} must match "
-                               f"the result shape {list(out.shape)}")
-        out += b
-    return out
-
-
-def _scaled(x, alpha):
-    return x if alpha == 1 else x * F.conj(alpha)
-
-
-def _declare_addmm():
-    # another family may have declared torch.addmm already: reuse it if it has PyTorch's
-    # signature, else keep this one under a private name
-    existing = _registry.OPS.get("addmm")
-    if existing is not None and existing.params == ("self", "mat1", "mat2", "beta", "alpha"):
-        return existing
-    name = "addmm" if existing is None else "_nn_addmm"
-    return defop(
-        f"{name}(self, mat1, mat2, *, beta, alpha)", _addmm_kernel, "AddmmBackward0",
-        promote=True,
-        self=lambda grad, beta: _scaled(grad, beta),
-        mat1=lambda grad, mat2, alpha: _scaled(F.matmul(grad, F.mH(mat2)), alpha),
-        mat2=lambda grad, mat1, alpha: _scaled(F.matmul(F.mH(mat1), grad), alpha),
-        jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
-            _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha) + self_t * beta,
-        batched_jvp=lambda self_t, mat1_t, mat2_t, self, mat1, mat2, beta, alpha:
-            _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha)
-            + _bpad(self_t, self, 2) * beta)
-
-
-ADDMM = _declare_addmm()
-
-
 def _check_addmm_dtypes(input, mat1, mat2):
     """addmm does not promote: PyTorch's errors for operands of different dtypes."""
     if not all(isinstance(t, Tensor) for t in (input, mat1, mat2)):

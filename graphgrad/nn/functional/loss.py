@@ -4,24 +4,23 @@ loss_bce.py, re-exported here.
 """
 from __future__ import annotations
 
-import math
 import warnings
 import numpy as np
 
 from ..._core.dtypes import scalar_type_name
 from ..._tensor.tensor import Tensor
 from ...ops import formulas as F
-from ...ops.dispatch import dispatch
-from ...ops.registry import defop
-from ..._core.opmath import half_in_float32
+from ...ops.dispatch import dispatch, _broadcast_error
 from ...ops.api.views import _renamed
 from ...ops.api.pointwise_unary import abs as _abs
 from ...ops.api.shape import expand as _expand
-from ._utils import (_tensor_arg, _type_name, _real_floating, _real_floating_pair,
-                     _no_grad_arg, _pair_loss_batched, _reduce, _reduced_grad,
-                     _reduce_in_opmath, _reduction)
-from .softmax import LOG_SOFTMAX
-from ...ops.dispatch import _broadcast_error
+from ._utils import (
+    _tensor_arg, _type_name, _real_floating, _real_floating_pair, _no_grad_arg, _reduction)
+from ...ops.derivatives.nn_softmax import LOG_SOFTMAX
+from ...ops.derivatives.nn_loss_bce import BCE_WITH_LOGITS, BINARY_CROSS_ENTROPY  # noqa: F401
+from .loss_bce import binary_cross_entropy, binary_cross_entropy_with_logits  # noqa: F401 (re-exported)
+from ...ops.derivatives.nn_loss import MSE_LOSS, NLL_LOSS, NLL_LOSS2D, SMOOTH_L1_LOSS
+
 
 # ====================================================================== regression losses
 def _size_warning(input, target):
@@ -47,70 +46,6 @@ def _broadcast_pair(fname, input, target):
     expand = _expand
     return (input if si == shape else expand(input, shape),
             target if st == shape else expand(target, shape))
-
-
-def _mse_kernel(a, b, reduction):
-    # (half precision: the difference and its square are rounded, as in PyTorch's kernel; the
-    # sum or mean accumulates in float32 and is rounded once)
-    d = np.asarray(np.subtract(a, b))
-    d *= d
-    return _reduce_in_opmath(d, reduction)
-
-
-def _mse_vjp(grad, self, target, reduction):
-    d = self - target
-    return (2 * _reduced_grad(grad, reduction, F.shape(d))) * d
-
-
-def _mse_jvp(self_t, target_t, self, target, reduction):
-    # PyTorch's: the two inputs' terms apart (inf - inf is NaN where a difference of
-    # tangents would not be; a missing tangent's zero counts too, inf * 0 is NaN)
-    d2 = 2 * (self - target)
-    return _reduce(d2 * self_t - d2 * target_t, reduction)
-
-
-MSE_LOSS = defop("mse_loss(self, target, *, reduction)", _mse_kernel, "MseLossBackward0",
-                 promote=True,
-                 self=_mse_vjp,
-                 target=lambda grad, self, target, reduction: -_mse_vjp(grad, self, target,
-                                                                        reduction),
-                 jvp=_mse_jvp,
-                 batched_jvp=lambda self_t, target_t, self, target, reduction:
-                     _pair_loss_batched(2 * (self - target), self_t, target_t, self, target,
-                                        reduction))
-
-
-@half_in_float32(float16=False)  # (PyTorch: float16 step by step, measured)
-def _smooth_l1_kernel(a, b, reduction, beta):
-    d = np.abs(np.subtract(a, b))
-    return _reduce(np.where(d < beta, (0.5 / beta) * d * d, d - 0.5 * beta), reduction)
-
-
-def _smooth_l1_dx(self, target, beta):
-    """d loss / d self elementwise: clamp((self - target) / beta, -1, 1)."""
-    d = self - target
-    # beyond |d| < beta the derivative is the constant sign(d) (NaN stays NaN): so the
-    # second derivative is 0 at |d| == beta and at NaN, as PyTorch's double backward
-    s = F.sign(d)
-    return F.where(F.abs(d) < beta, d / beta, F.where(d != d, s * math.nan, s))
-
-
-def _smooth_l1_vjp(grad, self, target, reduction, beta):
-    dx = _smooth_l1_dx(self, target, beta)
-    return _reduced_grad(grad, reduction, F.shape(dx)) * dx
-
-
-SMOOTH_L1_LOSS = defop(
-    "smooth_l1_loss(self, target, *, reduction, beta)", _smooth_l1_kernel,
-    "SmoothL1LossBackward0", promote=True,
-    self=_smooth_l1_vjp,
-    target=lambda grad, self, target, reduction, beta:
-        -_smooth_l1_vjp(grad, self, target, reduction, beta),
-    jvp=lambda self_t, target_t, self, target, reduction, beta:
-        _reduce(_smooth_l1_dx(self, target, beta) * (self_t - target_t), reduction),
-    batched_jvp=lambda self_t, target_t, self, target, reduction, beta:
-        _pair_loss_batched(_smooth_l1_dx(self, target, beta), self_t, target_t, self, target,
-                           reduction))
 
 
 def _weighted_reduce(loss, weight, reduction):
@@ -175,113 +110,6 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 # ====================================================================== nll / cross entropy
-def _nll_parts(target, weight, n_cls, dtype, ignore_index, check=True):
-    """Safe class indices and per-element weights (0 where ignored; None means all ones).
-
-    Targets >= n_cls are caught by the gather that follows (an IndexError); the common case
-    (no negative ignore_index present) costs a single reduction.
-    """
-    t = target
-    lo = t.min() if t.size else 0
-    if ignore_index < 0 and lo >= 0:
-        valid = None
-    else:
-        valid = t != ignore_index
-        if valid.all():
-            valid = None
-        else:
-            t = np.where(valid, t, 0)
-            lo = t.min()
-    if check and lo < 0:
-        raise IndexError(f"Target {lo} is out of bounds.")
-    if weight is None:
-        w = None if valid is None else valid.astype(dtype)
-    else:
-        w = weight.astype(dtype, copy=False)[t]
-        if valid is not None:
-            w = w * valid
-    return t, w
-
-
-def _total_weight(t, w):
-    return t.size if w is None else w.sum()
-
-
-@half_in_float32
-def _nll_kernel(x, target, weight, reduction, ignore_index):
-    # x: (*lead, [N,] C, *d) with target (N, *d) or () -- lead dims come from batched rules
-    nlead = x.ndim - target.ndim - 1
-    cax = nlead + (1 if target.ndim else 0)
-    try:
-        t, w = _nll_parts(target, weight, x.shape[cax], x.dtype, ignore_index)
-        if nlead == 0 and x.ndim == 2:
-            picked = x[np.arange(t.shape[0]), t]
-        else:
-            idx = np.expand_dims(t, cax - nlead).reshape(
-                (1,) * nlead + t.shape[:cax - nlead] + (1,) + t.shape[cax - nlead:])
-            picked = np.take_along_axis(x, idx, axis=cax).squeeze(cax)
-    except IndexError:
-        bad = np.where(target != ignore_index, target, 0)
-        bad = bad.min() if bad.min() < 0 else bad.max()
-        raise IndexError(f"Target {bad} is out of bounds.") from None
-    if reduction == "none":
-        return -picked if w is None else -(picked * w)
-    loss = picked if w is None else picked * w
-    s = -loss.sum(axis=tuple(range(nlead, loss.ndim))) if loss.ndim > nlead else -loss
-    if reduction == "sum":
-        return s
-    return s / np.asarray(_total_weight(t, w), x.dtype)
-
-
-def _nll_backward_kernel(grad, target, weight, self_sizes, reduction, ignore_index):
-    cax = 1 if target.ndim else 0
-    # (the targets were checked by the forward)
-    t, w = _nll_parts(target, weight, self_sizes[cax], grad.dtype, ignore_index, check=False)
-    if reduction == "none":
-        lead = grad.shape[:grad.ndim - target.ndim]
-        g = grad
-    else:
-        lead = grad.shape
-        g = grad.reshape(lead + (1,) * target.ndim)
-        if reduction == "mean":
-            g = g / np.asarray(_total_weight(t, w), grad.dtype)
-    vals = np.negative(g) if w is None else -(g * w)
-    out = np.zeros(lead + tuple(self_sizes), grad.dtype)
-    if not lead and len(self_sizes) == 2:
-        out[np.arange(t.shape[0]), t] = vals
-    else:
-        vals = np.broadcast_to(vals, lead + t.shape)
-        nl = len(lead)
-        idx = np.broadcast_to(np.expand_dims(t, cax), lead + np.expand_dims(t, cax).shape)
-        np.put_along_axis(out, idx, np.expand_dims(vals, nl + cax), axis=nl + cax)
-    return out
-
-
-def _nll_vjp(grad, target, weight, self_sym_sizes, reduction, ignore_index):
-    return F.nll_loss_backward(grad, target, weight, tuple(self_sym_sizes), reduction,
-                               ignore_index)
-
-
-NLL_LOSS = defop("nll_loss(self, target, weight, *, reduction, ignore_index)", _nll_kernel,
-                 "NllLossBackward0", self=_nll_vjp,
-                 jvp=lambda self_t, target, weight, reduction, ignore_index:
-                     F.nll_loss(self_t, target, weight, reduction, ignore_index), batched_jvp=True)
-NLL_LOSS2D = defop("nll_loss2d(self, target, weight, *, reduction, ignore_index)", _nll_kernel,
-                   "NllLoss2DBackward0", self=_nll_vjp,
-                   jvp=lambda self_t, target, weight, reduction, ignore_index:
-                       F.nll_loss(self_t, target, weight, reduction, ignore_index),
-                   batched_jvp=True)
-# linear in grad_output: its adjoint is nll_loss itself (same weights and normalisation)
-NLL_LOSS_BACKWARD = defop(
-    "nll_loss_backward(grad_output, target, weight, *, self_sizes, reduction, ignore_index)",
-    _nll_backward_kernel, "NllLossBackwardBackward0",
-    grad_output=lambda grad, target, weight, reduction, ignore_index:
-        F.nll_loss(grad, target, weight, reduction, ignore_index),
-    jvp=lambda grad_output_t, target, weight, self_sizes, reduction, ignore_index:
-        F.nll_loss_backward(grad_output_t, target, weight, self_sizes, reduction, ignore_index),
-    batched_jvp=True)
-
-
 def _check_target_dtype(target):
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
@@ -418,8 +246,3 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cax,
     if out._grad_fn is not None:  # PyTorch divides by the count as a Scalar: div.Scalar
         _renamed(out._grad_fn, "DivBackward1")
     return out
-
-
-# binary cross entropy (registered after the losses above, as before the split)
-from .loss_bce import (BCE_WITH_LOGITS, BINARY_CROSS_ENTROPY,  # noqa: E402,F401
-                       binary_cross_entropy, binary_cross_entropy_with_logits)

@@ -6,75 +6,28 @@ PyTorch's: e.g. pairwise_distance's norm is NormBackward1, PyTorch's at::norm).
 from __future__ import annotations
 
 import warnings
-
 import numpy as np
 
 from ... import linalg
 from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ...autograd.grad_mode import no_grad
-from ...ops import formulas as F
 from ...ops.dispatch import dispatch
-from ..._core.opmath import BFLOAT16, half_in_float32
-from ...ops.registry import defop, export
+from ...ops.registry import export
 from ...ops.api.views import _renamed
 from .loss import _broadcast_pair, _size_warning
-from .loss_bce import _half_steps
 from ...ops.api.comparison import where as _where
 from ...ops.api.pointwise_binary import xlogy as _xlogy
-from ._utils import (_pair_loss_batched, _real_floating_pair, _reduce,
-                    _reduced_grad, _reduction, _tensor_arg)
+from ._utils import _real_floating_pair, _reduction, _tensor_arg
+from ...ops.kernels.nn_utils import _reduce
+from ...ops.derivatives.nn_loss_extra import HUBER_LOSS
+
 
 __all__ = ["huber_loss", "kl_div", "cosine_similarity", "pairwise_distance",
            "cosine_embedding_loss", "margin_ranking_loss"]
 
 
 # ====================================================================== huber
-def _huber_kernel(a, b, reduction, delta):
-    if a.dtype is BFLOAT16:
-        # PyTorch's bfloat16 kernel rounds every step to bfloat16 (measured bit for bit)
-        f = np.float32
-        r = _half_steps(BFLOAT16)
-        d = r(np.abs(a.astype(f) - b.astype(f)))
-        loss = np.where(d < delta, r(r(0.5 * d) * d), r(f(delta) * r(d - r(f(0.5 * delta)))))
-        return _reduce_half(loss.astype(BFLOAT16), reduction)
-    return _huber_kernel_f(a, b, reduction, delta)
-
-
-@half_in_float32
-def _huber_kernel_f(a, b, reduction, delta):
-    d = np.abs(np.subtract(a, b))
-    return _reduce(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
-
-
-_reduce_half = half_in_float32(_reduce)
-
-
-def _huber_dx(self, target, delta):
-    """d loss / d self elementwise: clamp(self - target, -delta, delta)."""
-    d = self - target
-    s = F.sign(d) * delta
-    return F.where(F.abs(d) < delta, d, F.where(d != d, d, s))
-
-
-def _huber_vjp(grad, self, target, reduction, delta):
-    dx = _huber_dx(self, target, delta)
-    return _reduced_grad(grad, reduction, F.shape(dx)) * dx
-
-
-HUBER_LOSS = defop(
-    "huber_loss(self, target, *, reduction, delta)", _huber_kernel, "HuberLossBackward0",
-    promote=True,
-    self=half_in_float32(_huber_vjp),
-    target=half_in_float32(lambda grad, self, target, reduction, delta:
-                           -_huber_vjp(grad, self, target, reduction, delta)),
-    jvp=lambda self_t, target_t, self, target, reduction, delta:
-        _reduce(_huber_dx(self, target, delta) * (self_t - target_t), reduction),
-    batched_jvp=lambda self_t, target_t, self, target, reduction, delta:
-        _pair_loss_batched(_huber_dx(self, target, delta), self_t, target_t, self, target,
-                           reduction))
-
-
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``huber_loss(input, target, reduction='mean', delta=1.0, weight=None)``: 0.5 d^2 for
     |d| < delta, else delta (|d| - delta / 2) (HuberLossBackward0); with ``weight``, the
@@ -236,4 +189,3 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 export("cosine_similarity", method=False)(cosine_similarity)
 export("pairwise_distance", method=False)(pairwise_distance)
-

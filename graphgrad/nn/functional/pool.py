@@ -1,88 +1,14 @@
 """Pooling: max_pool2d (gather/scatter by the argmax indices) and avg_pool2d."""
 from __future__ import annotations
 
-import numpy as np
-
-from ...ops import formulas as F
 from ...ops.dispatch import dispatch
-from ...ops.registry import LINEAR, defop
-from ..._core.opmath import half_in_float32
 from ._utils import _tensor_arg, _type_name
-from .conv import _ntuple, _prod, _pad_spatial, _windows
+from .conv import _ntuple
+from ...ops.derivatives.nn_pool import AVG_POOL2D, MAX_POOL2D
+from ...ops.kernels.nn_pool import _pool_geometry
+
 
 # ====================================================================== pooling
-def _pool_out(n, k, s, p, d, ceil_mode):
-    num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
-    o = num // s + 1
-    if ceil_mode and (o - 1) * s >= n + p:
-        o -= 1
-    return o
-
-
-def _pool_geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
-    """Output sizes and the (lo, hi) padding that makes every window fit."""
-    outs, pads = [], []
-    for n, k, s, p, d in zip(sizes, kernel_size, stride, padding, dilation):
-        o = _pool_out(n, k, s, p, d, ceil_mode)
-        need = (o - 1) * s + d * (k - 1) + 1
-        outs.append(o)
-        pads.append((p, max(need - n - p, 0)))
-    return tuple(outs), tuple(pads)
-
-
-def _max_pool_kernel(x, kernel_size, stride, padding, dilation, ceil_mode):
-    H, W = x.shape[-2:]
-    out_sp, pads = _pool_geometry((H, W), kernel_size, stride, padding, dilation, ceil_mode)
-    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
-    win = _windows(_pad_spatial(x, pads, fill), out_sp, kernel_size, stride, dilation)
-    kh, kw = kernel_size
-    flat = win.reshape(win.shape[:-2] + (kh * kw,))
-    am = flat.argmax(axis=-1)   # the first maximum; a NaN wins (propagates, as in PyTorch)
-    vals = np.take_along_axis(flat, am[..., None], -1)[..., 0]
-    ki, kj = np.divmod(am, kw)
-    hh = (np.arange(out_sp[0]) * stride[0] - padding[0])[:, None] + ki * dilation[0]
-    ww = (np.arange(out_sp[1]) * stride[1] - padding[1])[None, :] + kj * dilation[1]
-    return vals, (hh * W + ww).astype(np.int64)
-
-
-def _pool_scatter_kernel(grad, indices, self_sizes):
-    """Add each gradient element into its argmax position (flat H*W indices per plane)."""
-    H, W = self_sizes[-2:]
-    planes = grad.shape[:-2]
-    n = _prod(planes)
-    idx = np.broadcast_to(indices, grad.shape).reshape(n, -1)
-    flat = idx + (np.arange(n, dtype=np.int64) * (H * W))[:, None]
-    out = np.bincount(flat.ravel(), weights=grad.reshape(n, -1).ravel(), minlength=n * H * W)
-    return out.reshape(planes + (H, W)).astype(grad.dtype, copy=False)
-
-
-def _pool_gather_kernel(x, indices):
-    """x[..., indices] per plane: the adjoint of the scatter."""
-    xf = x.reshape(x.shape[:-2] + (x.shape[-2] * x.shape[-1],))
-    idx = indices.reshape(indices.shape[:-2] + (-1,))
-    idx = np.broadcast_to(idx, xf.shape[:-1] + idx.shape[-1:])
-    return np.take_along_axis(xf, idx, -1).reshape(x.shape[:-2] + indices.shape[-2:])
-
-
-MAX_POOL2D = defop(
-    "max_pool2d_with_indices(self, *, kernel_size, stride, padding, dilation, ceil_mode)",
-    _max_pool_kernel, "MaxPool2DWithIndicesBackward0", n_outputs=2, nondiff_outputs=(1,),
-    self=lambda grad, self_sym_sizes, result1:
-        F.max_pool2d_with_indices_backward(grad, result1, tuple(self_sym_sizes)),
-    jvp=lambda self_t, result1: F.max_pool2d_gather(self_t, result1), batched_jvp=True)
-MAX_POOL2D_BACKWARD = defop(
-    "max_pool2d_with_indices_backward(grad_output, indices, *, self_sizes)", _pool_scatter_kernel,
-    "MaxPool2DWithIndicesBackwardBackward0",
-    grad_output=lambda grad, indices: F.max_pool2d_gather(grad, indices),
-    jvp=lambda grad_output_t, indices, self_sizes:
-        F.max_pool2d_with_indices_backward(grad_output_t, indices, self_sizes), batched_jvp=True)
-MAX_POOL2D_GATHER = defop(
-    "max_pool2d_gather(self, indices)", _pool_gather_kernel, "GatherBackward0",
-    self=lambda grad, indices, self_sym_sizes:
-        F.max_pool2d_with_indices_backward(grad, indices, tuple(self_sym_sizes)),
-    jvp=lambda self_t, indices: F.max_pool2d_gather(self_t, indices), batched_jvp=True)
-
-
 def _pool_args(fname, input, kernel_size, stride, padding, dilation=1):
     _tensor_arg(fname, input)
     k = _ntuple(kernel_size, 2, "kernel_size")
@@ -127,68 +53,6 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise NotImplementedError(f'"max_pool2d" not implemented for \'{_type_name(input)}\'')
     out, idx = dispatch(MAX_POOL2D, input, k, s, p, d, bool(ceil_mode))
     return (out, idx) if return_indices else out
-
-
-def _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
-                 divisor_override):
-    if divisor_override:
-        return float(divisor_override)
-    ds = []
-    for n, k, s, p, o in zip(sizes, kernel_size, stride, padding, out_sp):
-        start = np.arange(o) * s - p
-        end = np.minimum(start + k, n + p)
-        if count_include_pad:
-            ds.append(end - start)
-        else:
-            ds.append(np.minimum(end, n) - np.maximum(start, 0))
-    return np.multiply.outer(ds[0], ds[1])
-
-
-@half_in_float32
-def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override):
-    sizes = x.shape[-2:]
-    out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, (1, 1), ceil_mode)
-    win = _windows(_pad_spatial(x, pads), out_sp, kernel_size, stride, (1, 1))
-    div = _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
-                       divisor_override)
-    return (win.sum(axis=(-2, -1)) / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
-
-
-@half_in_float32
-def _avg_pool_backward_kernel(g, self_sizes, kernel_size, stride, padding, ceil_mode,
-                              count_include_pad, divisor_override):
-    sizes = tuple(self_sizes[-2:])
-    out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, (1, 1), ceil_mode)
-    div = _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
-                       divisor_override)
-    gd = g / np.asarray(div, g.dtype)
-    sp = tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
-    xp = np.zeros(g.shape[:-2] + sp, g.dtype)
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            xp[..., i:i + stride[0] * (out_sp[0] - 1) + 1:stride[0],
-               j:j + stride[1] * (out_sp[1] - 1) + 1:stride[1]] += gd
-    return np.ascontiguousarray(xp[..., padding[0]:padding[0] + sizes[0],
-                                   padding[1]:padding[1] + sizes[1]])
-
-
-AVG_POOL2D = defop(
-    "avg_pool2d(self, *, kernel_size, stride, padding, ceil_mode, count_include_pad, "
-    "divisor_override)", _avg_pool_kernel, "AvgPool2DBackward0",
-    self=lambda grad, self_sym_sizes, kernel_size, stride, padding, ceil_mode, count_include_pad,
-    divisor_override: F.avg_pool2d_backward(grad, tuple(self_sym_sizes), kernel_size, stride,
-                                            padding, ceil_mode, count_include_pad,
-                                            divisor_override),
-    jvp=LINEAR, batched_jvp=True)
-AVG_POOL2D_BACKWARD = defop(
-    "avg_pool2d_backward(grad_output, *, self_sizes, kernel_size, stride, padding, ceil_mode, "
-    "count_include_pad, divisor_override)", _avg_pool_backward_kernel,
-    "AvgPool2DBackwardBackward0",
-    grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
-    divisor_override: F.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode,
-                                   count_include_pad, divisor_override),
-    jvp=LINEAR, batched_jvp=True)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

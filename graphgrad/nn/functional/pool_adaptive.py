@@ -11,16 +11,13 @@ and reuses max_pool2d's scatter/gather ops for its rules.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ...ops import formulas as F
 from ...ops.dispatch import dispatch
-from ..._core.opmath import half_in_float32
-from ...ops.registry import LINEAR, defop, export
-from ...ops.api.shape import squeeze as _squeeze
-from ...ops.api.shape import unsqueeze as _unsqueeze
+from ...ops.registry import export
+from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
 from .pool import avg_pool2d, max_pool2d
+from ...ops.derivatives.nn_pool_adaptive import ADAPTIVE_AVG_POOL2D, ADAPTIVE_MAX_POOL2D
+
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
@@ -101,56 +98,6 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 # ====================================================================== adaptive pools
-def _windows(n, m):
-    """Start and end of the ``m`` adaptive windows over ``n`` elements."""
-    i = np.arange(m)
-    return (i * n) // m, -((-(i + 1) * n) // m)
-
-
-def _window_matrix(n, m):
-    """(m, n) 0/1 matrix of the adaptive windows, and their sizes."""
-    start, end = _windows(n, m)
-    j = np.arange(n)
-    mat = ((j >= start[:, None]) & (j < end[:, None])).astype(np.float64)
-    return mat, (end - start).astype(np.float64)
-
-
-@half_in_float32
-def _adaptive_avg_kernel(x, output_size):
-    H, W = x.shape[-2:]
-    ph, ch = _window_matrix(H, output_size[0])
-    pw, cw = _window_matrix(W, output_size[1])
-    dt = x.dtype
-    s = np.einsum("...hw,oh,pw->...op", x, ph.astype(dt), pw.astype(dt), optimize=True)
-    return np.ascontiguousarray(s / np.multiply.outer(ch, cw).astype(dt))
-
-
-@half_in_float32
-def _adaptive_avg_backward_kernel(g, self_sizes):
-    H, W = self_sizes[-2:]
-    oh, ow = g.shape[-2:]
-    ph, ch = _window_matrix(H, oh)
-    pw, cw = _window_matrix(W, ow)
-    dt = g.dtype
-    gd = g / np.multiply.outer(ch, cw).astype(dt)
-    return np.ascontiguousarray(np.einsum("...op,oh,pw->...hw", gd, ph.astype(dt),
-                                          pw.astype(dt), optimize=True))
-
-
-ADAPTIVE_AVG_POOL2D = defop(
-    "adaptive_avg_pool2d(self, *, output_size)", _adaptive_avg_kernel,
-    "AdaptiveAvgPool2DBackward0",
-    self=lambda grad, self_sym_sizes: F.adaptive_avg_pool2d_backward(grad,
-                                                                     tuple(self_sym_sizes)),
-    jvp=LINEAR, batched_jvp=True)
-ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
-    "adaptive_avg_pool2d_backward(grad_output, *, self_sizes)", _adaptive_avg_backward_kernel,
-    "AdaptiveAvgPool2DBackwardBackward0",
-    grad_output=lambda grad, grad_output_sym_sizes: F.adaptive_avg_pool2d(
-        grad, tuple(grad_output_sym_sizes[-2:])),
-    jvp=LINEAR, batched_jvp=True)
-
-
 def _adaptive_sizes(fname, input, output_size, k):
     shape = input._data.shape
     if isinstance(output_size, (list, tuple)):
@@ -205,40 +152,6 @@ def adaptive_avg_pool1d(input, output_size):
     return _squeeze(adaptive_avg_pool2d(_unsqueeze(input, -2), (1, o)), -2)
 
 
-def _adaptive_max_kernel(x, output_size):
-    H, W = x.shape[-2:]
-    oh, ow = output_size
-    idx = []
-    for n, m in ((H, oh), (W, ow)):
-        start, end = _windows(n, m)
-        L = int((end - start).max()) if m else 0
-        j = start[:, None] + np.arange(L)
-        idx.append((np.minimum(j, n - 1), j < end[:, None]))
-    (ih, mh), (iw, mw) = idx
-    win = x[..., ih[:, :, None, None], iw[None, None, :, :]]        # (..., oh, Lh, ow, Lw)
-    win = np.moveaxis(win, -3, -2)                                  # (..., oh, ow, Lh, Lw)
-    mask = (mh[:, None, :, None] & mw[None, :, None, :])
-    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
-    win = np.where(mask, win, np.asarray(fill, x.dtype))
-    lh, lw = win.shape[-2:]
-    flat = win.reshape(win.shape[:-2] + (lh * lw,))
-    am = flat.argmax(axis=-1) if flat.shape[-1] else np.zeros(flat.shape[:-1], np.int64)
-    vals = np.take_along_axis(flat, am[..., None], -1)[..., 0] if flat.shape[-1] else \
-        np.zeros(flat.shape[:-1], x.dtype)
-    ki, kj = np.divmod(am, max(lw, 1))
-    hh = ih[np.arange(oh)[:, None], ki]
-    ww = iw[np.arange(ow)[None, :], kj]
-    return np.ascontiguousarray(vals), (hh * W + ww).astype(np.int64)
-
-
-ADAPTIVE_MAX_POOL2D = defop(
-    "adaptive_max_pool2d(self, *, output_size)", _adaptive_max_kernel,
-    "AdaptiveMaxPool2DBackward0", n_outputs=2, nondiff_outputs=(1,),
-    self=lambda grad, self_sym_sizes, result1:
-        F.max_pool2d_with_indices_backward(grad, result1, tuple(self_sym_sizes)),
-    jvp=lambda self_t, result1: F.max_pool2d_gather(self_t, result1), batched_jvp=True)
-
-
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """``adaptive_max_pool2d(input, output_size, return_indices=False)`` on (N, C, H, W) or
     (C, H, W): each adaptive window's (first) maximum; indices are flat H*W positions
@@ -276,4 +189,3 @@ def _adaptive_max_pool1d_public(input, output_size):
 
 _adaptive_max_pool1d_public.__name__ = "adaptive_max_pool1d"
 _adaptive_max_pool1d_public.__qualname__ = "adaptive_max_pool1d"
-

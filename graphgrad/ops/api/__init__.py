@@ -1,8 +1,12 @@
-"""Layer 5: public op functions and Tensor methods by family, each with its table entries.
+"""Layer 5: public op functions and Tensor methods by family: signatures, argument checks
+with PyTorch's errors, then dispatch/unary/binary of the family's entries.
 
-Importing this package declares every op of these families (registry.OPS) and publishes
-their functions (registry.PUBLIC, registry.METHODS).
+The entries are in ops/derivatives/<family>.py and the kernels in ops/kernels/<family>.py;
+importing this package loads them all (registry.OPS) and publishes the functions
+(registry.PUBLIC, registry.METHODS, registry.LINALG).
 """
-from . import pointwise, comparison, shape, reductions, linalg, inplace, conversion  # noqa: F401
-from . import indexing  # noqa: F401
+from . import pointwise, pointwise_unary, pointwise_binary  # noqa: F401
+from . import comparison, shape, reductions, linalg, linalg_decompositions  # noqa: F401
+from . import inplace, conversion  # noqa: F401
+from . import indexing, copies, gather_scatter, padding  # noqa: F401
 from . import median, misc_ops, scatter_reduce, storage  # noqa: F401

@@ -12,22 +12,14 @@ import numpy as np
 
 from ..._core.dtypes import scalar_type_name
 from ..._tensor.tensor import Tensor
-from .. import formulas as F
 from ..dispatch import binary, dispatch, unary
 from ..inplace import dispatch_inplace
-from ..registry import POINTWISE, defop, export
+from ..registry import export
 from ..._core import dtypes as _dtype
-
-
-def _complex_type_name(a, b):
-    """PyTorch's name of the complex dtype ``a`` and ``b`` promote to, or None."""
-    if getattr(a, "dtype", _REAL).kind != "c" and getattr(b, "dtype", _REAL).kind != "c" \
-            and b.__class__ is not complex and a.__class__ is not complex:
-        return None
-    return scalar_type_name(np.result_type(a, b))
-
-
-_REAL = np.dtype(np.float64)
+from ..derivatives.comparison import (
+    BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR, EQ, GE, GT, ISCLOSE, ISFINITE, ISINF,
+    ISNAN, LE, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR, LOGICAL_XOR, LT, NE, WHERE)
+from ..kernels.comparison import _complex_type_name
 
 
 def _no_order(name, a, b):
@@ -50,8 +42,7 @@ def _ordered_operator(name, op):
     return operator
 
 
-def _cmp(name, ufunc):
-    op = defop(f"{name}(self, other)", ufunc, promote=True)
+def _cmp(name, op):
     if name in ("lt", "le", "gt", "ge"):
         compare = _ordered_operator(name, op)
     else:
@@ -67,15 +58,15 @@ def _cmp(name, ufunc):
         return _out(compare(input, other), out)
     fn.__name__ = name
     export(name)(fn)
-    return op, fn, compare
+    return fn, compare
 
 
-EQ, eq, _ = _cmp("eq", np.equal)
-NE, ne, _ = _cmp("ne", np.not_equal)
-LT, lt, _lt = _cmp("lt", np.less)
-LE, le, _le = _cmp("le", np.less_equal)
-GT, gt, _gt = _cmp("gt", np.greater)
-GE, ge, _ge = _cmp("ge", np.greater_equal)
+eq, _ = _cmp("eq", EQ)
+ne, _ = _cmp("ne", NE)
+lt, _lt = _cmp("lt", LT)
+le, _le = _cmp("le", LE)
+gt, _gt = _cmp("gt", GT)
+ge, _ge = _cmp("ge", GE)
 greater, greater_equal, less, less_equal = gt, ge, lt, le
 not_equal = ne
 for _alias, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le),
@@ -83,20 +74,17 @@ for _alias, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_
     export(_alias)(_f)
 
 
-def _logical(name, ufunc):
-    op = defop(f"{name}(self, other)", lambda a, b: ufunc(a, b))
-
+def _logical(name, op):
     def fn(input, other, *, out=None):
         return _out(binary(op, input, other), out)
     fn.__name__ = name
     export(name)(fn)
-    return op, fn
+    return fn
 
 
-LOGICAL_AND, logical_and = _logical("logical_and", np.logical_and)
-LOGICAL_OR, logical_or = _logical("logical_or", np.logical_or)
-LOGICAL_XOR, logical_xor = _logical("logical_xor", np.logical_xor)
-LOGICAL_NOT = defop("logical_not(self)", np.logical_not)
+logical_and = _logical("logical_and", LOGICAL_AND)
+logical_or = _logical("logical_or", LOGICAL_OR)
+logical_xor = _logical("logical_xor", LOGICAL_XOR)
 
 
 @export()
@@ -112,30 +100,6 @@ def _out(r, out):
     return _write_out(r, out)
 
 
-def _bitwise(name, ufunc):
-    def kernel(a, b):
-        tn = _complex_type_name(a, b)
-        if tn is not None:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{tn}\'')
-        if (getattr(a, "dtype", None) is not None and a.dtype.kind == "f") or \
-                (getattr(b, "dtype", None) is not None and b.dtype.kind == "f") or \
-                isinstance(b, float):
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Float\'')
-        return ufunc(a, b)
-    return defop(f"{name}(self, other)", kernel, promote=True)
-
-
-BITWISE_AND = _bitwise("bitwise_and", np.bitwise_and)
-BITWISE_OR = _bitwise("bitwise_or", np.bitwise_or)
-BITWISE_XOR = _bitwise("bitwise_xor", np.bitwise_xor)
-def _bitwise_not_kernel(a):
-    if a.dtype.kind not in "iub":
-        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
-                                  f"'{scalar_type_name(a.dtype)}'")
-    return np.invert(a)
-
-
-BITWISE_NOT = defop("bitwise_not(self)", _bitwise_not_kernel)
 export("bitwise_and")(lambda input, other: binary(BITWISE_AND, input, other))
 export("bitwise_or")(lambda input, other: binary(BITWISE_OR, input, other))
 export("bitwise_xor")(lambda input, other: binary(BITWISE_XOR, input, other))
@@ -148,14 +112,9 @@ export("bitwise_xor_", function=False)(lambda self, other: dispatch_inplace(BITW
                                                                           other))
 export("bitwise_not_", function=False)(lambda self: dispatch_inplace(BITWISE_NOT, self))
 
-ISNAN = defop("isnan(self)", np.isnan)
-ISINF = defop("isinf(self)", np.isinf)
-ISFINITE = defop("isfinite(self)", np.isfinite)
 export("isnan")(lambda input: unary(ISNAN, input))
 export("isinf")(lambda input: unary(ISINF, input))
 export("isfinite")(lambda input: unary(ISFINITE, input))
-
-
 
 
 def _inplace_via_copy(name, fn):
@@ -181,22 +140,6 @@ def logical_not_(self):
 
 
 # ------------------------------------------------------------------ isclose / allclose
-def _isclose_kernel(a, b, rtol, atol, equal_nan):
-    if a.dtype.kind == "b":
-        return np.equal(a, b)
-    if a.dtype.kind in "iu":  # exact integers: compare in float64 like PyTorch's double math
-        a, b = a.astype(np.float64), b.astype(np.float64)
-    with np.errstate(all="ignore"):
-        # an infinite ``other`` makes the tolerance infinite: only equality counts there
-        close = (np.abs(a - b) <= atol + rtol * np.abs(b)) & np.isfinite(b) | (a == b)
-    if equal_nan:
-        close = close | (np.isnan(a) & np.isnan(b))
-    return close
-
-
-ISCLOSE = defop("isclose(self, other, *, rtol, atol, equal_nan)", _isclose_kernel)
-
-
 @export()
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` elementwise (bool tensor, no gradient)."""
@@ -222,24 +165,6 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 # ------------------------------------------------------------------ where
-def _where_kernel(cond, a, b):
-    # a Python scalar operand (one at most: where() makes a pair of them a tensor) takes the
-    # other operand's dtype, the result type: NumPy would promote bfloat16 and a float to
-    # float64
-    if a.__class__ is not np.ndarray:
-        a = np.asarray(a, b.dtype)
-    elif b.__class__ is not np.ndarray:
-        b = np.asarray(b, a.dtype)
-    return np.where(cond, a, b)
-
-
-WHERE = defop("where(condition, self, other)", _where_kernel, "WhereBackward0", promote=False,
-              self=lambda grad, condition: F.where(condition, grad, 0.0),
-              other=lambda grad, condition: F.where(condition, 0.0, grad),
-              jvp=lambda condition, self_t, other_t: F.where(condition, self_t, other_t),
-              batched_jvp=POINTWISE)
-
-
 @export()
 def where(condition, input=None, other=None, *, out=None):
     """``where(cond, x, y)``: elements of x where cond, else y (differentiable in x and y)."""

@@ -10,9 +10,10 @@ from ..._core.state import HOT, tls
 from ..dispatch import dispatch, unary
 from ..forward_mode import _overlaps
 from ...autograd.views import select_view
-from .pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
+from ..derivatives.pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from ..registry import PUBLIC, export
-from .shape import SELECT, getitem
+from ..derivatives.shape import SELECT
+from .shape import getitem
 from ..._tensor.memory_format import apply, check_memory_format
 from ..._tensor.creation import tensor
 from ...autograd._saved_hooks import before_inplace

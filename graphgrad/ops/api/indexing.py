@@ -14,17 +14,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor.tensor import Tensor, _wrap_dim
-from .. import formulas as F
 from ..dispatch import dispatch
 from ..inplace import dispatch_inplace
-from ..._core.opmath import half_in_float32
-from ..registry import LINEAR, POINTWISE, defop, export
+from ..registry import export
+from ..._tensor.creation import tensor
+from ..._core.dtypes import scalar_type_name
+from ..derivatives.indexing import (
+    INDEX, INDEX_ADD, INDEX_PUT, INDEX_SELECT, MASKED_FILL, MASKED_FILL_T, MASKED_SELECT)
+
 
 _wrap = Tensor._wrap
-
-
-def _is_t(x):
-    return isinstance(x, Tensor)
 
 
 def _neg(d, nd):
@@ -32,150 +31,7 @@ def _neg(d, nd):
     return d - max(nd, 1)
 
 
-@half_in_float32  # (half-precision sums accumulate in float32, as PyTorch's do)
-def _sum_dims(x, dims):
-    """Sum over ``dims`` (negative), dropping them; ndarray or Tensor."""
-    if not dims:
-        return x
-    if _is_t(x):
-        from .reductions import sum as _sum
-        return _sum(x, tuple(dims))
-    return x.sum(axis=tuple(dims))
-
-
 # ============================================================ advanced indexing
-# ``indices`` is a tuple with one entry per indexed dim: slice(None) or an index ndarray
-# (int, or bool covering as many dims as it has).  Basic parts of a key (ints, slices, None,
-# Ellipsis) were applied before as views, as PyTorch does, so NumPy's rule for where the
-# indexed dims go (in place when the index arrays are adjacent, else in front) is PyTorch's.
-def _consumed(indices):
-    """How many dims of the indexed tensor ``indices`` covers."""
-    n = 0
-    for k in indices:
-        n += k.ndim if not isinstance(k, slice) and k.dtype == np.bool_ else 1
-    return n
-
-
-def _adv_shape(indices):
-    shapes = [((int(k.sum()),) if k.dtype == np.bool_ else k.shape)
-              for k in indices if not isinstance(k, slice)]
-    return np.broadcast_shapes(*shapes)
-
-
-def _adjacent(indices):
-    pos = [i for i, k in enumerate(indices) if not isinstance(k, slice)]
-    return pos[-1] - pos[0] + 1 == len(pos)
-
-
-def _index_result_shape(sizes, indices):
-    adv = _adv_shape(indices)
-    before, after, d, seen = [], [], 0, False
-    for k in indices:
-        if isinstance(k, slice):
-            (after if seen else before).append(len(range(*k.indices(sizes[d]))))
-            d += 1
-        else:
-            seen = True
-            d += k.ndim if k.dtype == np.bool_ else 1
-    rest = tuple(sizes[d:])
-    if _adjacent(indices):
-        return tuple(before) + adv + tuple(after) + rest
-    return adv + tuple(before) + tuple(after) + rest
-
-
-def _batched(indices, nb):
-    return (slice(None),) * nb + tuple(indices)
-
-
-def _batch_first(r, indices, nb):
-    # NumPy puts non-adjacent index dims in front of the leading (batch) slices: move them back
-    if nb and not _adjacent(indices):
-        k = len(_adv_shape(indices))
-        r = np.moveaxis(r, tuple(range(k, k + nb)), tuple(range(nb)))
-    return r
-
-
-def _key_layout(v, indices, nb):
-    if nb and not _adjacent(indices):
-        k = len(_adv_shape(indices))
-        v = np.moveaxis(v, tuple(range(nb)), tuple(range(k, k + nb)))
-    return v
-
-
-def _index_kernel(a, indices):
-    nb = a.ndim - _consumed(indices)
-    # NumPy puts advanced-index results in whatever order it iterated; PyTorch's are row-major
-    return np.asarray(_batch_first(a[_batched(indices, nb)], indices, nb), order="C")
-
-
-def _may_repeat(indices):
-    """Whether an element can be selected more than once (then scatter must accumulate)."""
-    return any(not isinstance(k, slice) and k.dtype != np.bool_ for k in indices)
-
-
-def _index_backward_kernel(grad, sizes, indices):
-    n_adv = sum(k.ndim if k.dtype == np.bool_ else 1 for k in indices if not isinstance(k, slice))
-    nb = grad.ndim - (len(sizes) - n_adv + len(_adv_shape(indices)))
-    z = np.zeros(grad.shape[:nb] + tuple(sizes), grad.dtype)
-    key = _batched(indices, nb)
-    g = _key_layout(grad, indices, nb)
-    if _may_repeat(indices):
-        np.add.at(z, key, g)
-    else:
-        z[key] = g
-    return z
-
-
-def _index_put_kernel(a, values, indices, accumulate, into=False):
-    # into: write into ``a`` itself (an expanded tensor: each location takes the value of
-    # its last write, in index order, as in PyTorch)
-    out = a if into else a.copy()
-    nb = a.ndim - _consumed(indices)
-    key = _batched(indices, nb)
-    v = np.asarray(values)
-    if v.dtype != out.dtype:
-        v = v.astype(out.dtype)
-    if nb:
-        v = np.broadcast_to(v, a.shape[:nb] + _index_result_shape(a.shape[nb:], indices))
-        v = _key_layout(v, indices, nb)
-    if accumulate:
-        np.add.at(out, key, v)
-    else:
-        out[key] = v
-    return out
-
-
-def _index_put_batched(self_t, values_t, self, values, indices, accumulate):
-    """index_put with batched tangents: the values' tangent is padded to the indexed
-    region's rank and self's tangent gets the batch dims when only the values have them."""
-    nd = F.ndim(self)
-    if isinstance(values, Tensor):
-        nv = F.ndim(values)
-        batch = F.batch_shape(values_t, nv)
-        if batch:
-            region = _index_result_shape(F.shape(self), indices)
-            values_t = F.pad_batched(values_t, nv, len(region))
-            if F.ndim(self_t) == nd:
-                self_t = F.expand(self_t, batch + F.shape(self))
-    return F.index_put(self_t, values_t, indices, accumulate)
-
-
-INDEX = defop("index(self, *, indices)", _index_kernel, "IndexBackward0",
-              self=lambda grad, self_sym_sizes, indices:
-                  F.index_backward(grad, tuple(self_sym_sizes), indices),
-              jvp=LINEAR, batched_jvp=True)
-INDEX_BACKWARD = defop("index_backward(grad, *, sizes, indices)", _index_backward_kernel,
-                       "IndexPutBackward0",
-                       grad=lambda grad, indices: F.index(grad, indices), jvp=LINEAR,
-                       batched_jvp=True)
-INDEX_PUT = defop("index_put(self, values, *, indices, accumulate)", _index_put_kernel,
-                  "IndexPutBackward0",
-                  self=lambda grad, indices, accumulate:
-                      grad if accumulate else F.index_put(grad, 0, indices, False),
-                  values=lambda grad, indices: F.index(grad, indices),
-                  jvp=LINEAR, batched_jvp=_index_put_batched)
-
-
 def _plain(k):
     if isinstance(k, Tensor):
         return k._data.tolist()
@@ -351,63 +207,6 @@ def _finish(r, out):
 
 
 # ============================================================ index_select / index_add
-def _index_select_kernel(a, index, dim):
-    if dim is None:
-        return a[..., None][..., index.reshape(-1)].reshape(a.shape)
-    return np.take(a, index.reshape(-1), axis=dim)
-
-
-def _index_add_into(z, index, source, dim):
-    if dim is None:
-        z[...] += source * index.size
-        return z
-    np.add.at(z, (Ellipsis, index.reshape(-1)) + (slice(None),) * (-dim - 1), source)
-    return z
-
-
-@half_in_float32  # (repeated indices of a half-precision gradient accumulate in float32)
-def _index_select_backward_kernel(grad, index, sizes, dim):
-    lead = grad.shape[:grad.ndim - max(len(sizes), 0)] if dim is not None else grad.shape
-    return _index_add_into(np.zeros(lead + tuple(sizes), grad.dtype), index, grad, dim)
-
-
-def _index_add_kernel(a, index, source, dim, alpha):
-    src = np.asarray(source)
-    if alpha != 1:
-        src = src * alpha
-    return _index_add_into(a.copy(), index, src.astype(a.dtype, copy=False), dim)
-
-
-def _times(x, alpha):
-    return x if alpha == 1 else x * F.conj(alpha)
-
-
-INDEX_SELECT = defop("index_select(self, index, *, dim)", _index_select_kernel,
-                     "IndexSelectBackward0",
-                     self=lambda grad, self_sym_sizes, index, dim:
-                         F.index_select_backward(grad, index, tuple(self_sym_sizes), dim),
-                     jvp=lambda self_t, index, dim: F.index_select(self_t, index, dim),
-                     batched_jvp=True)
-INDEX_SELECT_BACKWARD = defop("index_select_backward(grad, index, *, sizes, dim)",
-                              _index_select_backward_kernel, "IndexAddBackward0",
-                              grad=lambda grad, index, dim: F.index_select(grad, index, dim),
-                              jvp=lambda grad_t, index, sizes, dim:
-                                  F.index_select_backward(grad_t, index, sizes, dim),
-                              batched_jvp=True)
-INDEX_ADD = defop("index_add(self, index, source, *, dim, alpha)", _index_add_kernel,
-                  "IndexAddBackward0",
-                  self=lambda grad: grad,
-                  source=lambda grad, index, dim, alpha:
-                      _times(F.index_select(grad, index, dim), alpha),
-                  jvp=lambda self_t, source_t, index, dim, alpha:
-                      F.index_add(self_t, index, source_t, dim, alpha),
-                  batched_jvp=lambda self_t, source_t, self_sym_sizes, source_sym_sizes, index,
-                                     dim, alpha:
-                      F.index_add(F.match_batch(self_t, len(self_sym_sizes), source_t,
-                                                len(source_sym_sizes)),
-                                  index, source_t, dim, alpha))
-
-
 def _check_vector_index(fn, input, dim, index):
     nd = input._data.ndim
     d = _wrap_dim(dim, nd)
@@ -474,63 +273,6 @@ def index_add_(input, dim, index, source, *, alpha=1):
 
 
 # ============================================================ masked ops
-def _masked_fill_kernel(a, mask, value):
-    # (np.where follows a transposed input's layout; PyTorch's result is contiguous)
-    r = np.where(mask, np.asarray(value).astype(a.dtype), a)
-    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
-
-
-MASKED_FILL = defop("masked_fill.Scalar(self, mask, *, value)", _masked_fill_kernel,
-                    "MaskedFillBackward0",
-                    self=lambda grad, mask: F.masked_fill_Scalar(grad, mask, 0),
-                    jvp=lambda self_t, mask: F.masked_fill_Scalar(self_t, mask, 0),
-                    batched_jvp=POINTWISE)
-MASKED_FILL_T = defop("masked_fill.Tensor(self, mask, value)",
-                      lambda a, mask, value: _masked_fill_kernel(a, mask, value),
-                      "MaskedFillBackward1",
-                      self=lambda grad, mask: F.masked_fill_Scalar(grad, mask, 0),
-                      value=lambda grad, mask: F.where(mask, grad, 0),  # the engine sums to ()
-                      jvp=lambda self_t, value_t, mask: F.masked_fill_Tensor(self_t, mask,
-                                                                              value_t),
-                      batched_jvp=POINTWISE)
-
-
-def _masked_select_kernel(a, mask):
-    ab, mb = np.broadcast_arrays(a, mask)
-    return ab[mb]
-
-
-def _masked_select_batched(self_t, self_sym_sizes, mask):
-    """masked_select of a batched tangent: an index with the (broadcast) mask after the
-    batch dims, so each batch entry keeps its own selected elements."""
-    nd = len(self_sym_sizes)
-    m = mask._data.astype(np.bool_, copy=False)
-    shape = np.broadcast_shapes(tuple(self_sym_sizes), m.shape)
-    t = F.expand(F.pad_batched(self_t, nd, len(shape)), F.batch_shape(self_t, nd) + shape)
-    return F.index(t, (np.broadcast_to(m, shape),))
-
-
-def _masked_select_backward_kernel(grad, mask, sizes):
-    shape = np.broadcast_shapes(tuple(sizes), mask.shape)
-    z = np.zeros(grad.shape[:-1] + shape, grad.dtype)
-    z[(Ellipsis, np.broadcast_to(mask, shape))] = grad
-    return z
-
-
-MASKED_SELECT = defop("masked_select(self, mask)", _masked_select_kernel,
-                      "MaskedSelectBackward0",
-                      self=lambda grad, self_sym_sizes, mask:
-                          F.masked_select_backward(grad, mask, tuple(self_sym_sizes)),
-                      jvp=lambda self_t, mask: F.masked_select(self_t, mask),
-                      batched_jvp=lambda self_t, self_sym_sizes, mask:
-                          _masked_select_batched(self_t, self_sym_sizes, mask))
-MASKED_SELECT_BACKWARD = defop("masked_select_backward(grad, mask, *, sizes)",
-                               _masked_select_backward_kernel, "MaskedScatterBackward0",
-                               grad=lambda grad, mask: F.masked_select(grad, mask),
-                               jvp=lambda grad_t, mask, sizes:
-                                   F.masked_select_backward(grad_t, mask, sizes), batched_jvp=True)
-
-
 def _check_mask(fn, mask):
     if not isinstance(mask, Tensor):
         raise TypeError(f"{fn}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
@@ -582,10 +324,3 @@ def masked_select(input, mask, *, out=None):
         raise RuntimeError(f"masked_select(): shapes {list(input._data.shape)} and "
                            f"{list(mask._data.shape)} do not broadcast") from None
     return _finish(dispatch(MASKED_SELECT, input, mask), out)
-
-
-# the rest of the family registers on import; names re-exported for callers of this module
-from . import copies, gather_scatter, padding  # noqa: E402,F401
-from .copies import cat, stack  # noqa: E402,F401
-from ..._tensor.creation import tensor
-from ..._core.dtypes import scalar_type_name

@@ -13,64 +13,22 @@ both work on ndarrays and on Tensors (double backward).
 from __future__ import annotations
 
 import weakref
-
 import numpy as np
 
-from ..._core.state import tls
 from ..._tensor.tensor import Tensor
 from ...autograd import graph as _graph
-from ...autograd.graph import Node, gradient_edge
+from ...autograd.graph import Node
 from ...autograd.saved import _FREED_MSG, SavedVariable
-from ..inplace import check_inplace, dispatch_inplace, _overlaps
-from ..dispatch import dispatch, replay_view
-from ...autograd.views import _edge
-from ...autograd.engine.accumulate import _dense
-from .. import formulas as F
-from ..registry import LINEAR, POINTWISE, defop, export
-from ...autograd.views import _regenerate_view_grad_fn, mark_views, move_retains_grad
+from ..inplace import dispatch_inplace, _overlaps
+from ..dispatch import dispatch
+from ...autograd.views import _edge, _regenerate_view_grad_fn, mark_views, move_retains_grad
+from ..registry import export
+from ..derivatives.inplace import (
+    COPY, FILL, FILL_T, RELAYOUT, VIEW_SCATTER, ZERO_FILL, _read_region, view_zero)
+from ..kernels.inplace import _view_scatter_kernel
 
 
 # ---------------------------------------------------------------- the base's layout
-# PyTorch's CopySlices lays the base's gradient out as the base (its strides) before it
-# replays the view on it. A backward chain (CopySlices, AsStridedBackward0) of a base that is
-# not row-major starts with ``_RELAYOUT(order)``: the arrays these kernels make for the base
-# are laid out in that order, so the replayed views alias them; any other array is copied
-# into that layout (a gradient is read only). A row-major base's chain has no such root and
-# its arrays are row-major.
-def _laid_out(shape, dtype, order, nb=0):
-    """An uninitialised array of ``shape`` whose last dims (after ``nb`` leading ones) are
-    laid out in ``order`` (slowest first)."""
-    if order is None:
-        return np.empty(shape, dtype)
-    full = tuple(range(nb)) + tuple(nb + d for d in order)
-    return np.empty([shape[d] for d in full], dtype).transpose(np.argsort(full))
-
-
-def _has_order(a, order):
-    return _dense(a) and all(a.strides[p] >= a.strides[q] for p, q in zip(order, order[1:]))
-
-
-def _relayout_kernel(a, order):
-    if _has_order(a, order):
-        return a
-    out = _laid_out(a.shape, a.dtype, order)
-    out[...] = a
-    return out
-
-
-RELAYOUT = defop("_relayout(self, *, order)", _relayout_kernel, "CloneBackward0",
-                 self=lambda grad: grad, jvp=LINEAR, batched_jvp=True)
-
-
-def _root_order(chain):
-    while chain is not None:
-        parent, op, attrs = chain
-        if parent is None and op is RELAYOUT:
-            return attrs[0]
-        chain = parent
-    return None
-
-
 def chain_for_base(view):
     """The view chain a backward node replays: rooted at the base's layout when the base
     is not row-major."""
@@ -85,87 +43,6 @@ def chain_for_base(view):
         parent, op, attrs = chain
         return (rooted(parent), op, attrs)
     return rooted(view._view_fn)
-
-
-def _read_region(grad, chain):
-    """The view's region of a base gradient (read only): a gradient that is not row-major
-    is made so first when the base is (the views must apply as they did to the base)."""
-    if _root_order(chain) is None:
-        if isinstance(grad, Tensor):
-            if not grad._data.flags.c_contiguous:
-                grad = grad.contiguous()
-        elif not grad.flags.c_contiguous:
-            grad = np.ascontiguousarray(grad)
-    return replay_view(chain, grad)
-
-
-def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
-    lead = grad.shape[:grad.ndim - view_ndim]
-    # the base's dtype: views such as real/imag/view_as_real change the dtype
-    order = _root_order(chain)
-    z = _laid_out(lead + tuple(base_sizes), grad.dtype if base_dtype is None else base_dtype,
-                  order, len(lead))
-    z[...] = 0
-    if not lead:
-        region = replay_view(chain, z)
-        if _overlaps(region):  # (an expand in the chain) several elements share one place
-            _scatter_add(z, chain, grad)
-        else:
-            region[...] = grad
-        return z
-    for i in np.ndindex(*lead):
-        r, g = z[i], grad[i]
-        region = replay_view(chain, r)
-        if _overlaps(region):
-            _scatter_add(r, chain, g)
-        else:
-            region[...] = g
-    return z
-
-
-def _scatter_add(z, chain, grad):
-    # the adjoint of an overlapping view sums: replay the chain on the element numbers
-    idx = np.broadcast_to(replay_view(chain, np.arange(z.size).reshape(z.shape)), grad.shape)
-    if z.flags.c_contiguous:
-        np.add.at(z.reshape(-1), idx.reshape(-1), grad.reshape(-1))
-    else:  # (a base laid out otherwise: the element numbers are row-major ones)
-        np.add.at(z, np.unravel_index(idx.reshape(-1), z.shape), grad.reshape(-1))
-
-
-def _view_zero_kernel(grad, chain, base_ndim):
-    """``grad`` with the view's region set to zero (a copy)."""
-    nb = grad.ndim - base_ndim
-    order = _root_order(chain)
-    if order is None:
-        z = np.array(grad, order="C")  # (row-major: the replayed views must alias z)
-    else:
-        z = _laid_out(grad.shape, grad.dtype, order, nb)
-        z[...] = grad
-    if not nb:
-        replay_view(chain, z)[...] = 0
-    else:
-        for i in np.ndindex(*z.shape[:nb]):
-            replay_view(chain, z[i])[...] = 0
-    return z
-
-
-VIEW_SCATTER = defop("_view_scatter(grad, *, chain, base_sizes, view_ndim, base_dtype)",
-                     _view_scatter_kernel, "AsStridedScatterBackward0",
-                     grad=lambda grad, chain: _read_region(grad, chain), jvp=LINEAR,
-                     batched_jvp=True)
-
-
-# zeroing a region is a projection: its own adjoint (and linear, so its own JVP)
-VIEW_ZERO = defop("_view_zero(grad, *, chain, base_ndim)", _view_zero_kernel,
-                  "ViewZeroBackward0",
-                  grad=lambda grad, chain, base_ndim: view_zero(grad, chain, base_ndim),
-                  jvp=LINEAR, batched_jvp=True)
-
-
-def view_zero(grad, chain, base_ndim):
-    if isinstance(grad, Tensor):
-        return dispatch(VIEW_ZERO, grad, chain, base_ndim)
-    return _view_zero_kernel(grad, chain, base_ndim)
 
 
 def view_scatter(grad, chain, base_sizes, view_ndim, base_dtype=None):
@@ -292,32 +169,9 @@ def make_copy_slices(view, fn):
 
 
 # ================================================================ zero_, fill_, copy_
-ZERO = defop("zero(self)", np.zeros_like, "ZeroBackward0",
-             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t),
-             batched_jvp=True)
-FILL = defop("fill(self, *, value)", lambda a, value: np.full_like(a, value), "FillBackward0",
-             self=lambda grad: F.zeros_like(grad), jvp=lambda self_t: F.zeros_like(self_t),
-             batched_jvp=True)
-FILL_T = defop("fill.Tensor(self, value)", lambda a, v: np.broadcast_to(v, a.shape).astype(
-               a.dtype), "FillBackward1",
-               self=lambda grad: F.zeros_like(grad), value=lambda grad: F.sum_to(grad, ()),
-               jvp=lambda value_t, self_t: F.zeros_like(self_t) + value_t, batched_jvp=POINTWISE)
-
-
-def _copy_kernel(a, src):
-    return np.broadcast_to(src, a.shape).astype(a.dtype, copy=True) if isinstance(
-        src, np.ndarray) else np.full_like(a, src)
-
-
-COPY = defop("copy(self, src)", _copy_kernel, "CopyBackwards",
-             self=lambda grad: F.zeros_like(grad),
-             src=lambda grad: grad,
-             jvp=lambda self_t, src_t: F.zeros_like(self_t) + src_t, batched_jvp=POINTWISE)
-
-
 @export()
 def zero_(self):
-    return dispatch_inplace(ZERO, self)
+    return dispatch_inplace(ZERO_FILL, self)
 
 
 @export()

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor.tensor import Tensor, _wrap_dim
-from .. import formulas as F
+from ..._tensor.tensor import Tensor, _check_device
 from ..dispatch import dispatch
-from ..registry import LINEAR, defop, export
-from .views import (check_split_size, check_split_sizes, chunk_with, _split_dim, _split_kernel,
-                    _split_with_sizes_kernel, _nd, cat_grads)
+from ..registry import export
+from .views import check_split_size, check_split_sizes, chunk_with, _split_dim
 from ..._tensor import creation as _creation
-from ..._tensor.tensor import _check_device
+from ..derivatives.misc_ops import (
+    CLONE_CHANNELS_LAST, TO_CHANNELS_LAST, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
 
 
 # ------------------------------------------------------------------ isin
@@ -44,22 +43,6 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 # ------------------------------------------------------------------ unsafe_split family
-UNSAFE_SPLIT = defop("unsafe_split(self, *, split_size, dim)", _split_kernel,
-                     "UnsafeSplitBackward0", n_outputs=2,
-                     self=lambda grads, self_sym_sizes, dim:
-                         cat_grads(grads, dim, len(self_sym_sizes)),
-                     jvp=LINEAR,
-                     batched_jvp=lambda self_t, self_sym_sizes, split_size, dim:
-                         F.unsafe_split(self_t, split_size, _nd(dim, len(self_sym_sizes))))
-UNSAFE_SPLIT_WITH_SIZES = defop(
-    "unsafe_split_with_sizes(self, *, split_sizes, dim)", _split_with_sizes_kernel,
-    "UnsafeSplitWithSizesBackward0", n_outputs=2,
-    self=lambda grads, self_sym_sizes, dim: cat_grads(grads, dim, len(self_sym_sizes)),
-    jvp=LINEAR,
-    batched_jvp=lambda self_t, self_sym_sizes, split_sizes, dim:
-        F.unsafe_split_with_sizes(self_t, split_sizes, _nd(dim, len(self_sym_sizes))))
-
-
 def _unsafe_split_int(input, split_size, d):
     nd = input._data.ndim
     n = input._data.shape[d]
@@ -118,23 +101,6 @@ def signbit(input, *, out=None):
 
 
 # ------------------------------------------------------------------ channels_last layouts
-def _channels_last_kernel(a, nd):
-    """A copy of ``a`` whose memory runs channels-last over its last ``nd`` dims (N, C,
-    spatial...): the channel dim becomes the fastest-varying one."""
-    c = a.ndim - nd + 1
-    return np.moveaxis(np.ascontiguousarray(np.moveaxis(a, c, -1)), -1, c)
-
-
-CLONE_CHANNELS_LAST = defop("clone.channels_last(self, *, nd)", _channels_last_kernel,
-                            "CloneBackward0", self=lambda grad: grad, jvp=LINEAR,
-                            batched_jvp=lambda self_t, nd: F.clone_channels_last(self_t, nd))
-
-# to(memory_format=channels_last) records PyTorch's ToCopyBackward0
-TO_CHANNELS_LAST = defop("_to_copy.channels_last(self, *, nd)", _channels_last_kernel,
-                         "ToCopyBackward0", self=lambda grad: grad, jvp=LINEAR,
-                         batched_jvp=lambda self_t, nd: F._to_copy_channels_last(self_t, nd))
-
-
 def channels_last_strides(shape, itemsize=1):
     """The strides (in units of ``itemsize``) of a channels-last tensor of ``shape``."""
     nd = len(shape)

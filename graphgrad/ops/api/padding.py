@@ -8,95 +8,15 @@ so the rules are batch-safe as written.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..._tensor.tensor import Tensor
-from .. import formulas as F
 from ..dispatch import dispatch
-from ..registry import defop
-
-
-# ------------------------------------------------------------ constant
-def _constant_pad_kernel(a, pad, value):
-    nd = a.ndim
-    key = [slice(None)] * nd
-    widths = [(0, 0)] * nd
-    for i in range(len(pad) // 2):
-        ax = nd - 1 - i
-        lo, hi = pad[2 * i], pad[2 * i + 1]
-        key[ax] = slice(max(-lo, 0), a.shape[ax] - max(-hi, 0))
-        widths[ax] = (max(lo, 0), max(hi, 0))
-    return np.pad(a[tuple(key)], widths, mode="constant",
-                  constant_values=0 if value is None else value)
-
-
-CONSTANT_PAD = defop("constant_pad_nd(self, *, pad, value)", _constant_pad_kernel,
-                     "ConstantPadNdBackward0",
-                     self=lambda grad, pad: F.constant_pad_nd(grad, tuple(-p for p in pad), 0),
-                     jvp=lambda self_t, pad: F.constant_pad_nd(self_t, pad, 0), batched_jvp=True)
-
-
-# ------------------------------------------------------------ reflect / replicate
-def _source_index(n, lo, hi, mode):
-    """For each output position along a padded dim, the input position it copies."""
-    p = np.arange(-lo, n + hi)
-    if mode == "reflect":
-        p = np.abs(p)
-        return np.where(p >= n, 2 * (n - 1) - p, p)
-    if mode == "replicate":
-        return np.clip(p, 0, n - 1)
-    return p % n
-
-
-def _index_pad_kernel(mode):
-    def kernel(a, pad):
-        for i in range(len(pad) // 2):
-            ax = a.ndim - 1 - i
-            a = np.take(a, _source_index(a.shape[ax], pad[2 * i], pad[2 * i + 1], mode), axis=ax)
-        return a
-    return kernel
-
-
-def _index_pad_backward_kernel(mode):
-    def kernel(grad, sizes, pad):
-        g = grad
-        for i in reversed(range(len(pad) // 2)):
-            n = sizes[len(sizes) - 1 - i]
-            idx = _source_index(n, pad[2 * i], pad[2 * i + 1], mode)
-            shp = list(g.shape)
-            shp[g.ndim - 1 - i] = n
-            z = np.zeros(shp, g.dtype)
-            np.add.at(z, (Ellipsis, idx) + (slice(None),) * i, g)
-            g = z
-        return g
-    return kernel
-
-
-def _defpad(mode, cls, k):
-    name = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{k}d"
-    fwd_poly, bwd_poly = [], []
-    fwd = defop(f"{name}(self, *, pad)", _index_pad_kernel(mode), f"{cls}Pad{k}DBackward0",
-                self=lambda grad, self_sym_sizes, pad:
-                    bwd_poly[0](grad, tuple(self_sym_sizes), pad),
-                jvp=lambda self_t, pad: fwd_poly[0](self_t, pad), batched_jvp=True)
-    bwd = defop(f"{name}_backward(grad, *, sizes, pad)", _index_pad_backward_kernel(mode),
-                f"{cls}Pad{k}DBackwardBackward0",
-                grad=lambda grad, pad: fwd_poly[0](grad, pad),
-                jvp=lambda grad_t, sizes, pad: bwd_poly[0](grad_t, sizes, pad), batched_jvp=True)
-    fwd_poly.append(F.make_poly(fwd))
-    bwd_poly.append(F.make_poly(bwd))
-    return fwd
-
-
-PAD_OPS = {(mode, k): _defpad(mode, cls, k)
-           for mode, cls in (("reflect", "Reflection"), ("replicate", "Replication"))
-           for k in (1, 2, 3)}
+from ..derivatives.padding import CONSTANT_PAD, PAD_OPS
 
 
 # ------------------------------------------------------------ the public function
 def _circular(input, pad):
     """Wrap-around padding as slices and cats (one cat per padded dim)."""
-    from .indexing import cat
+    from .copies import cat
     from .shape import _slice
     out = input
     for i in range(len(pad) // 2):

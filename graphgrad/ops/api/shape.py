@@ -18,181 +18,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor.tensor import Tensor, _wrap_dim
-from .. import formulas as F
 from ..dispatch import dispatch, unary
-from ..registry import LINEAR, defop, export
+from ..derivatives.pointwise import CLONE
+from ..registry import export
+from ..._core.dtypes import to_dtype
+from ..derivatives.shape import (
+    ALIAS, EXPAND, RESHAPE_ALIAS, SELECT, SLICE, SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS, T,
+    TRANSPOSE, UNSAFE_VIEW, UNSQUEEZE, VIEW)
 
 
 def _neg(dim, ndim):
     """``dim`` of an ``ndim``-d tensor as a negative index (batch-safe)."""
     return _wrap_dim(dim, ndim) - max(ndim, 1) if ndim else -1
-
-
-def _nd(dim, nd):
-    """``dim`` (of an ``nd``-dim tensor, maybe already negative) counted from the end."""
-    return dim - nd if dim >= 0 else dim
-
-
-def _reshape_batched(self_t, self_sym_sizes, size):
-    """The batched JVP of the view/reshape family: the batch dims stay in front."""
-    return F.reshape_to(self_t, size, len(self_sym_sizes))
-
-
-def _expand_batched(self_t, self_sym_sizes, size):
-    nd = len(self_sym_sizes)
-    return F.expand(F.pad_batched(self_t, nd, len(size)), F.batch_shape(self_t, nd) + tuple(size))
-
-
-def _squeezed_batched(self_t, self_sym_sizes, dims):
-    nd = len(self_sym_sizes)
-    dims = {d % nd for d in dims} if nd else ()
-    keep = tuple(s for i, s in enumerate(self_sym_sizes) if not (i in dims and s == 1))
-    return F.reshape_to(self_t, keep, len(self_sym_sizes))
-
-
-def _view_kernel(a, size):
-    out = a.view()
-    try:
-        out.shape = size
-    except AttributeError:
-        raise RuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    return out
-
-
-VIEW = defop("view(self, *, size)", _view_kernel, "ViewBackward0", is_view=True,
-             self=lambda grad, self_sym_sizes, size: F.reshape_to(grad, self_sym_sizes, len(size)),
-             jvp=LINEAR, batched_jvp=_reshape_batched)
-UNSAFE_VIEW = defop("_unsafe_view(self, *, size)", lambda a, size: a.reshape(size),
-                    "UnsafeViewBackward0",
-                    self=lambda grad, self_sym_sizes, size:
-                        F.reshape_to(grad, self_sym_sizes, len(size)),
-                    jvp=LINEAR, batched_jvp=_reshape_batched)
-# reshape of a non-contiguous tensor that can still be viewed (PyTorch's _reshape_alias)
-RESHAPE_ALIAS = defop("_reshape_alias(self, *, size)", lambda a, size: a.reshape(size),
-                      "ReshapeAliasBackward0", is_view=True,
-                      self=lambda grad, self_sym_sizes, size:
-                          F.reshape_to(grad, self_sym_sizes, len(size)),
-                      jvp=LINEAR, batched_jvp=_reshape_batched)
-ALIAS = defop("alias(self)", lambda a: a.view(), "AliasBackward0", is_view=True,
-              self=lambda grad: grad, jvp=LINEAR, batched_jvp=True)
-TRANSPOSE = defop("transpose(self, *, dim0, dim1)", np.swapaxes, "TransposeBackward0",
-                  is_view=True,
-                  self=lambda grad, dim0, dim1: F.transpose(grad, dim0, dim1), jvp=LINEAR,
-                  batched_jvp=lambda self_t, self_sym_sizes, dim0, dim1: F.transpose(
-                      self_t, _nd(dim0, len(self_sym_sizes)), _nd(dim1, len(self_sym_sizes))))
-T = defop("t(self)", lambda a: a.T, "TBackward0", is_view=True,
-          self=lambda grad, self_sym_sizes: F.mT(grad) if len(self_sym_sizes) == 2 else grad,
-          jvp=LINEAR,
-          batched_jvp=lambda self_t, self_sym_sizes:
-              F.mT(self_t) if len(self_sym_sizes) == 2 else F.alias(self_t))
-def _expand_kernel(a, size):
-    # PyTorch's strides: 0 only on the dims it expands (new ones and size 1 -> n); a size-1
-    # dim kept at size 1 keeps its stride, so writing through such a view is allowed
-    lead = len(size) - a.ndim
-    if lead < 0:
-        return np.broadcast_to(a, size)  # (raises NumPy's error; callers check first)
-    st = (0,) * lead + tuple(s if n == m else 0
-                             for n, m, s in zip(a.shape, size[lead:], a.strides))
-    return np.lib.stride_tricks.as_strided(a, tuple(size), st)
-
-
-EXPAND = defop("expand(self, *, size)", _expand_kernel, "ExpandBackward0", is_view=True,
-               self=lambda grad, self_sym_sizes, size: F.sum_to(grad, self_sym_sizes, len(size)),
-               jvp=LINEAR, batched_jvp=_expand_batched)
-UNSQUEEZE = defop("unsqueeze(self, *, dim)", np.expand_dims, "UnsqueezeBackward0", is_view=True,
-                  self=lambda grad, dim: F.squeeze_dims(grad, (dim,)), jvp=LINEAR,
-                  batched_jvp=lambda self_t, self_sym_sizes, dim:
-                      F.unsqueeze(self_t, _nd(dim, len(self_sym_sizes) + 1)))
-
-
-def _squeezed_ndim(sizes, dims):
-    return len(sizes) - sum(1 for d in dims if sizes[d] == 1)
-
-
-SQUEEZE = defop("squeeze(self)", np.squeeze, "SqueezeBackward0", is_view=True,
-                self=lambda grad, self_sym_sizes: F.reshape_to(
-                    grad, self_sym_sizes, sum(1 for s in self_sym_sizes if s != 1)),
-                jvp=LINEAR,
-                batched_jvp=lambda self_t, self_sym_sizes:
-                    _squeezed_batched(self_t, self_sym_sizes, range(len(self_sym_sizes))))
-SQUEEZE_DIM = defop("squeeze.dim(self, *, dim)", lambda a, dim: np.squeeze(a, dim) if
-                    a.shape[dim] == 1 else a.view(), "SqueezeBackward1", is_view=True,
-                    self=lambda grad, self_sym_sizes, dim: F.reshape_to(
-                        grad, self_sym_sizes, _squeezed_ndim(self_sym_sizes, (dim,))),
-                    jvp=LINEAR,
-                    batched_jvp=lambda self_t, self_sym_sizes, dim:
-                        _squeezed_batched(self_t, self_sym_sizes, (dim,)))
-SQUEEZE_DIMS = defop("squeeze.dims(self, *, dim)", lambda a, dim: np.squeeze(
-                         a, tuple(d for d in dim if a.shape[d] == 1)),
-                     "SqueezeBackward2", is_view=True,
-                     self=lambda grad, self_sym_sizes, dim: F.reshape_to(
-                         grad, self_sym_sizes, _squeezed_ndim(self_sym_sizes, dim)),
-                     jvp=LINEAR,
-                     batched_jvp=lambda self_t, self_sym_sizes, dim:
-                         _squeezed_batched(self_t, self_sym_sizes, dim))
-SQUEEZE_DIMS_ = defop("squeeze_dims(self, *, dims)", np.squeeze, "SqueezeBackward2",
-                      self=lambda grad, dims: F.unsqueeze_dims(grad, dims), jvp=LINEAR,
-                      batched_jvp=lambda self_t, self_sym_sizes, dims:
-                          _squeezed_batched(self_t, self_sym_sizes, dims))
-UNSQUEEZE_DIMS = defop("unsqueeze_dims(self, *, dims)", np.expand_dims, "UnsqueezeBackward0",
-                       self=lambda grad, dims: F.squeeze_dims(grad, dims), jvp=LINEAR,
-                       batched_jvp=lambda self_t, self_sym_sizes, dims: F.unsqueeze_dims(
-                           self_t, tuple(_nd(d, len(self_sym_sizes) + len(dims))
-                                         for d in dims)))
-
-
-def _select_key(dim, index):
-    # dim < 0: index from the end, so leading batch dims pass through
-    return (Ellipsis, index) + (slice(None),) * (-dim - 1)
-
-
-def _select_backward_kernel(grad, sizes, dim, index):
-    lead = grad.shape[:grad.ndim - (len(sizes) - 1)]
-    z = np.zeros(lead + tuple(sizes), grad.dtype)
-    z[_select_key(dim, index)] = grad
-    return z
-
-
-def _slice_key(dim, start, end, step):
-    return (Ellipsis, slice(start, end, step)) + (slice(None),) * (-dim - 1)
-
-
-def _slice_backward_kernel(grad, sizes, dim, start, end, step):
-    lead = grad.shape[:grad.ndim - len(sizes)]
-    z = np.zeros(lead + tuple(sizes), grad.dtype)
-    z[_slice_key(dim, start, end, step)] = grad
-    return z
-
-
-SELECT = defop("select(self, *, dim, index)", lambda a, dim, index: a[_select_key(dim, index)],
-               "SelectBackward0", is_view=True,
-               self=lambda grad, self_sym_sizes, dim, index:
-                   F.select_backward(grad, tuple(self_sym_sizes), dim, index),
-               jvp=LINEAR,
-               batched_jvp=lambda self_t, self_sym_sizes, dim, index:
-                   F.select(self_t, _nd(dim, len(self_sym_sizes)), index))
-SELECT_BACKWARD = defop("select_backward(grad, *, sizes, dim, index)", _select_backward_kernel,
-                        "SelectBackwardBackward0",
-                        grad=lambda grad, dim, index: F.select(grad, dim, index), jvp=LINEAR,
-                        batched_jvp=lambda grad_t, sizes, dim, index:
-                            F.select_backward(grad_t, sizes, _nd(dim, len(sizes)), index))
-SLICE = defop("slice(self, *, dim, start, end, step)",
-              lambda a, dim, start, end, step: a[_slice_key(dim, start, end, step)],
-              "SliceBackward0", is_view=True,
-              self=lambda grad, self_sym_sizes, dim, start, end, step:
-                  F.slice_backward(grad, tuple(self_sym_sizes), dim, start, end, step),
-              jvp=LINEAR,
-              batched_jvp=lambda self_t, self_sym_sizes, dim, start, end, step:
-                  F.slice(self_t, _nd(dim, len(self_sym_sizes)), start, end, step))
-SLICE_BACKWARD = defop("slice_backward(grad, *, sizes, dim, start, end, step)",
-                       _slice_backward_kernel, "SliceBackwardBackward0",
-                       grad=lambda grad, dim, start, end, step: F.slice(grad, dim, start, end,
-                                                                          step),
-                       jvp=LINEAR,
-                       batched_jvp=lambda grad_t, sizes, dim, start, end, step: F.slice_backward(
-                           grad_t, sizes, _nd(dim, len(sizes)), start, end, step))
 
 
 # ================================================================ public functions
@@ -246,12 +83,7 @@ def reshape(input, *shape):
     if np.may_share_memory(r, d) or d.size == 0:
         return dispatch(view_op, input, size)
     # not viewable: PyTorch clones then views (CloneBackward0 -> UnsafeViewBackward0)
-    return dispatch(UNSAFE_VIEW, unary(CLONE_OP(), input), size)
-
-
-def CLONE_OP():
-    from .pointwise import CLONE
-    return CLONE
+    return dispatch(UNSAFE_VIEW, unary(CLONE, input), size)
 
 
 @export()
@@ -477,11 +309,7 @@ def getitem(self, key):
     return out
 
 
+# (more views -- permute, movedim, unflatten, unbind/split/chunk, as_strided,
+# view_as_real/complex -- are in views.py)
 __all__ = ["view", "reshape", "transpose", "t", "expand", "unsqueeze", "squeeze", "select",
-           "narrow", "getitem", "flatten", "permute", "movedim", "unflatten", "unbind", "split",
-           "chunk", "as_strided", "view_as_real", "view_as_complex"]
-
-# more views (permute, unbind/split/chunk, as_strided, view_as_real/complex) live in views.py
-from .views import (as_strided, chunk, movedim, permute, split, unbind, unflatten,
-                    view_as_complex, view_as_real)
-from ..._core.dtypes import to_dtype
+           "narrow", "getitem", "flatten"]

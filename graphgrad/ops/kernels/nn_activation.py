@@ -1,0 +1,85 @@
+"""NumPy kernels of the nn_activation family: relu, leaky_relu, elu, gelu, silu, softplus.
+
+Functions of ndarrays; the entries that use them are in ops/derivatives/nn_activation.py,
+the public functions in nn/functional/activation.py.
+"""
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from .. import formulas as F
+from ..._core.opmath import half_in_float32
+from .special import erfc as _erfc_kernel
+
+
+# ====================================================================== activations
+@half_in_float32
+def _leaky_relu_kernel(a, negative_slope):
+    return np.where(a > 0, a, a * negative_slope)
+
+
+# the backward functions are ops of their own, as PyTorch's leaky_relu_backward and
+# elu_backward: under create_graph the gradient depends on the input (so it requires grad,
+# with the derivative PyTorch defines there), and it selects rather than multiplies, so a
+# NaN input passes the gradient of the branch PyTorch takes
+@half_in_float32
+def _leaky_relu_backward_kernel(g, a, negative_slope):
+    return np.where(a > 0, g, g * negative_slope)
+
+
+@half_in_float32
+def _elu_kernel(a, alpha):
+    return np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0)))
+
+
+@half_in_float32
+def _elu_backward_kernel(g, x, alpha, is_result):
+    # x is the input, or the result (in-place elu_). At NaN the gradient is NaN, as PyTorch's
+    # vectorised loop gives on every CPU (its scalar loop, which only handles a short tensor
+    # or the tail past the last full vector, gives the gradient itself: a CPU-dependent 1)
+    if is_result:
+        return np.where(x > 0, g, g * (x + alpha))
+    return np.where(x > 0, g, g * (alpha * np.exp(np.minimum(x, 0))))
+
+
+# gelu: x * Phi(x), or the tanh approximation 0.5 x (1 + tanh(k (x + c x^3)))
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_C = 0.044715
+
+
+def _erfc_np(x):
+    return np.asarray(_erfc_kernel(x), dtype=x.dtype)
+
+
+@half_in_float32
+def _gelu_kernel(a, approximate):
+    if approximate == "tanh":
+        inner = _SQRT_2_PI * (a + _GELU_C * a * a * a)
+        return 0.5 * a * (1 + np.tanh(inner))
+    # Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation for negative x
+    return 0.5 * a * _erfc_np(a * -math.sqrt(0.5))
+
+
+def _gelu_dx(a, approximate):
+    """d gelu / dx (ndarray)."""
+    if approximate == "tanh":
+        a2 = a * a
+        t = np.tanh(_SQRT_2_PI * (a + _GELU_C * a2 * a))
+        du = _SQRT_2_PI * (1 + 3 * _GELU_C * a2)
+        return 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * du
+    return 0.5 * _erfc_np(a * -math.sqrt(0.5)) + a * (_INV_SQRT_2PI * np.exp(-0.5 * a * a))
+
+
+@half_in_float32
+def _silu_kernel(a):
+    return a * F.sigmoid(a)
+
+
+@half_in_float32
+def _softplus_kernel(a, beta, threshold):
+    z = a * beta
+    # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): never overflows
+    sp = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
+    return np.where(z > threshold, a, sp).astype(a.dtype, copy=False)

@@ -1,0 +1,202 @@
+"""NumPy kernels of the pointwise family: arithmetic, pow, exp/log/trig, sigmoid/tanh/relu,
+clone/_to_copy.
+
+Functions of ndarrays; the entries that use them are in ops/derivatives/pointwise.py, the
+public functions in ops/api/pointwise.py.
+"""
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from ..._core import dtypes as _dtype
+from ..._core.dtypes import scalar_type_name
+from ..._tensor.tensor import Tensor
+from ..dispatch import follow_layout
+from ..._core.opmath import BFLOAT16, half_in_float32
+
+
+# ============================================================ binary arithmetic
+def _is_bool(x):
+    if x.__class__ is bool:
+        return True
+    d = x._data if isinstance(x, Tensor) else x
+    return isinstance(d, np.ndarray) and d.dtype == np.bool_
+
+
+def _no_bool_sub(operands):
+    """PyTorch refuses ``-`` on bool tensors (a Python bool counts as one)."""
+    n = sum(1 for x in operands if x is not None and _is_bool(x))
+    if n == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if n:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _subtract(a, b):
+    if a.dtype == np.bool_ or _is_bool(b):  # (mixed with other dtypes: see check_inputs)
+        _no_bool_sub((a, b))
+    return np.subtract(a, b)
+
+
+# float16 and bfloat16: computed in float32 and rounded once, as PyTorch does; it rounds the
+# Python numbers of these ops (alpha, exponent, base, rsub's minuend) to the half type first
+@half_in_float32(round_scalars=True)
+def _subtract_alpha(a, b, alpha):
+    if a.dtype == np.bool_ or _is_bool(b):
+        _no_bool_sub((a, b))
+    return a - alpha * b
+
+
+@half_in_float32(round_scalars=True)
+def _add_alpha(a, b, alpha):
+    # (an int alpha would turn bool operands into int64: the result keeps the operands' dtype)
+    r = a + alpha * b
+    return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+
+@half_in_float32(round_scalars=True)
+def _rsubtract(a, other):
+    if a.dtype == np.bool_ or _is_bool(other):
+        _no_bool_sub((a, other))
+    return other - a
+
+
+def _negative(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return np.negative(a)
+
+
+@half_in_float32(round_scalars=True)
+def _pow_in_opmath(a, b):
+    if b.__class__ is bool and a.dtype == np.bool_:  # bool ** bool stays bool (NumPy: int8)
+        return a.copy() if b else np.ones_like(a)
+    if isinstance(b, (int, float)) and a.dtype.kind in "iu" and b < 0 and isinstance(b, int):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if b.__class__ is float and b == -0.5 and a.dtype.kind == "f":
+        # PyTorch computes x ** -0.5 as rsqrt(x): NaN at -inf, where C's pow gives 0
+        return np.reciprocal(np.sqrt(a))
+    return np.power(a, b)
+
+
+def _pow_kernel(a, b):
+    # PyTorch's bfloat16 x**3 and x**-2 are products rounded step by step: (x*x)*x, 1/(x*x)
+    if (b.__class__ is int or b.__class__ is float) and (b == 3 or b == -2) and \
+            a.__class__ is np.ndarray and a.dtype is BFLOAT16:
+        sq = np.multiply(a, a)  # (bfloat16 ufuncs round each result)
+        return np.multiply(sq, a) if b == 3 else np.reciprocal(sq)
+    return _pow_in_opmath(a, b)
+
+
+def _pow_tensors(a, b):
+    """``a ** b`` elementwise; integer tensors take PyTorch's integer power, where a negative
+    exponent gives 1 for base 1, +-1 for base -1 and 0 otherwise (NumPy raises)."""
+    if a.dtype == np.bool_ and b.dtype == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if b.dtype.kind in "iu" and a.dtype.kind in "iu":
+        neg = b < 0
+        if neg.any():
+            r = np.power(a, np.where(neg, 0, b))
+            odd = (b % 2) != 0
+            special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+            return np.where(neg, special, r).astype(r.dtype)
+    r = np.power(a, b)
+    if b.size == 1 and b.dtype.kind == "f" and r.size and b.reshape(-1)[0] == 0.5:
+        # a one-element exponent tensor is still PyTorch's elementwise std::pow: (-inf) **
+        # 0.5 = inf, (-0.0) ** 0.5 = 0.0, where NumPy takes a scalar-like exponent 0.5 as
+        # sqrt (NaN, -0.0)
+        r = np.where(np.isneginf(a), np.inf, np.where(a == 0, 0.0, r)).astype(r.dtype)
+    return _complex_zero_pow(a, b, r)
+
+
+def _complex_zero_pow(a, b, r):
+    """PyTorch's complex pow with a tensor exponent is exp(b log a): 0 ** 0 is NaN there
+    (NumPy gives 1)."""
+    if r.dtype.kind == "c":
+        z = (a == 0) & (b == 0)
+        if z.any():
+            r = np.where(z, r.dtype.type(complex(math.nan, math.nan)), r)
+    return r
+
+
+# ============================================================ rounding division, shared checks
+def _tname(a):
+    return scalar_type_name(np.asarray(a).dtype)
+
+
+def _no_complex(name, *arrays):
+    """PyTorch's error for real-only kernels called on complex (or other) dtypes."""
+    for a in arrays:
+        if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_tname(a)}\'')
+
+
+def _floats_only(name, *arrays):
+    for a in arrays:
+        if getattr(a, "dtype", None) is not None and a.dtype.kind not in "fV":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_tname(a)}\'')
+
+
+def _int_zero_check(b):
+    if b.dtype.kind in "iu" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError (integer division or modulo by zero)")
+
+
+def _div_mode_kernel(a, b, rounding_mode):
+    _no_complex("div_" + rounding_mode, a)
+    if a.dtype.kind == "b":
+        raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for \'Bool\'')
+    if a.dtype.kind in "iu":
+        _int_zero_check(b)
+        q = np.floor_divide(a, b)
+        if rounding_mode == "trunc":  # C division: round toward zero
+            q = q + ((q * b != a) & ((a < 0) != (b < 0)))
+        return q
+    if rounding_mode == "trunc":
+        return np.trunc(np.true_divide(a, b))
+    return np.floor_divide(a, b)  # fmod-based and exact, as PyTorch's div_floor
+
+
+# ============================================================ unary
+@half_in_float32
+def _sigmoid(a):
+    # numerically stable for large |a|: exp never overflows
+    out = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + out), out / (1 + out)).astype(a.dtype, copy=False) \
+        if a.dtype.kind != "c" else 1 / (1 + np.exp(-a))
+
+
+def _relu_kernel(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if a.dtype.kind == "c":  # (NumPy would order complex numbers lexicographically)
+        raise NotImplementedError("clamp is not supported for complex types")
+    return np.maximum(0, a, dtype=a.dtype)  # (NumPy returns its second operand at a tie:
+    # relu(-0.0) is -0.0, as PyTorch's)
+
+
+def _threshold_backward_kernel(g, a, threshold):
+    # a select, not a product with a 0/1 mask: the gradient is 0 where a <= threshold even
+    # if g is inf or NaN (sqrt(relu(x)) at x = -1), and a NaN input passes g (PyTorch)
+    return np.where(a <= threshold, g.dtype.type(0), g)
+
+
+# ============================================================ complex parts, copies, casts
+def _clone_kernel(a):
+    """A copy laid out as PyTorch's clone (preserve_format) lays it out: a dense input's
+    strides, else the dims ordered by their strides, zero strides (expanded dims) telling
+    nothing; NumPy's order='K' copy made a clone of x.expand(1, 3, 2) column-major."""
+    r = np.copy(a)
+    if r.ndim > 1 and not r.flags.c_contiguous:
+        return follow_layout(r, (a,))
+    return r
+
+
+def _to_copy_kernel(a, dtype):
+    return _dtype.astype(a, dtype.np)  # (a copy)

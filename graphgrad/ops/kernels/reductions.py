@@ -1,0 +1,257 @@
+"""NumPy kernels of the reductions family: sum/mean/prod, max/min, norms, var/std, scans,
+sorting.
+
+Functions of ndarrays; the entries that use them are in ops/derivatives/reductions.py, the
+public functions in ops/api/reductions.py.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+import numpy as np
+
+from .. import formulas as F
+from ..._core.opmath import half_in_float32
+
+
+_INF = math.inf
+
+
+# ============================================================ small polymorphic helpers
+def _int_promote(a):
+    return a.astype(np.int64) if a.dtype.kind in "bui" and a.dtype != np.int64 else a
+
+
+# ============================================================ sum / mean
+# float16 and bfloat16 sums, means, scans and norms accumulate in float32, as PyTorch's do
+# (NumPy would accumulate in bfloat16: a thousand ones would sum to 256; its float16 cumsum
+# drifts); the wrapped functions take the operand already cast to its dtype= argument
+@half_in_float32
+def _sum_as_is(a, dim, keepdim):
+    return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
+
+
+def _sum_kernel(a, dim, keepdim, dtype):
+    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+    return _sum_as_is(a, dim, keepdim)
+
+
+@half_in_float32
+def _mean(a, dim=None, keepdim=False):
+    if a.size == 0:  # nan, quietly: NumPy would warn "Mean of empty slice", PyTorch does not
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+    return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+
+
+def _mean_kernel(a, dim, keepdim, dtype):
+    if dtype is not None:
+        a = a.astype(dtype.np, copy=False)
+    return _mean(a, dim, keepdim)
+
+
+# ============================================================ prod
+def _prod_kernel(a, dtype):
+    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+    return np.asarray(a.prod(dtype=a.dtype))
+
+
+def _prod_dim_kernel(a, dim, keepdim, dtype):
+    a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+    if a.ndim == 0:
+        return a.copy()
+    return np.asarray(a.prod(axis=dim, keepdims=keepdim, dtype=a.dtype))
+
+
+# ============================================================ selection helpers (linear ops)
+def _vsrb_kernel(grad, dim, indices, sizes, keepdim):
+    """zeros(sizes).scatter(dim, indices, grad), with leading batch dims on grad."""
+    if not keepdim:
+        grad = np.expand_dims(grad, dim)
+        indices = np.expand_dims(indices, dim)
+    batch = grad.shape[:grad.ndim - len(sizes)]
+    out = np.zeros(batch + tuple(sizes), grad.dtype)
+    np.put_along_axis(out, np.broadcast_to(indices, batch + indices.shape), grad, axis=dim)
+    return out
+
+
+def _gather_kernel(a, dim, index):
+    batch = a.shape[:a.ndim - index.ndim]
+    return np.take_along_axis(a, np.broadcast_to(index, batch + index.shape), axis=dim)
+
+
+def _scatter_add_kernel(grad, dim, index, sizes):
+    batch = grad.shape[:grad.ndim - len(sizes)]
+    out = np.zeros(batch + tuple(sizes), grad.dtype)
+    idx = np.broadcast_to(index, batch + index.shape)
+    ax = dim % out.ndim
+    grids = np.ogrid[tuple(slice(s) for s in idx.shape)]
+    np.add.at(out, tuple(idx if i == ax else grids[i] for i in range(out.ndim)), grad)
+    return out
+
+
+# ============================================================ max / min / amax / amin
+def _extreme_kernel(fn):
+    def kernel(a):
+        return np.asarray(fn(a))
+    return kernel
+
+
+def _extreme_dim_kernel(argfn):
+    def kernel(a, dim, keepdim):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        idx = argfn(a, axis=dim, keepdims=True)
+        vals = np.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        return vals, idx.astype(np.int64, copy=False)
+    return kernel
+
+
+def _amax_kernel(fn):
+    def kernel(a, dim, keepdim):
+        return np.asarray(fn(a, axis=dim, keepdims=keepdim))
+    return kernel
+
+
+def _argext_kernel(fn):
+    def kernel(a, dim, keepdim):
+        if a.dtype == np.bool_:
+            raise RuntimeError(f"{fn.__name__}(): does not support bool input [use "
+                               f"x.to(torch.uint8).{fn.__name__}() or x.nonzero()]")
+        if dim is None:
+            r = fn(a.reshape(-1))
+            return np.full((1,) * a.ndim if keepdim else (), r, np.int64)
+        if a.ndim == 0:
+            return np.zeros((), np.int64)
+        return np.asarray(fn(a, axis=dim, keepdims=keepdim), np.int64)
+    return kernel
+
+
+# ============================================================ logsumexp
+def _logsumexp_kernel(a, dim, keepdim):
+    # (bfloat16: step by step in bfloat16, the sum accumulated in float32, as PyTorch's
+    # composite does)
+    real = a.real if a.dtype.kind == "c" else a
+    if real.size and builtins.all(a.shape[d] for d in dim):
+        m = np.amax(real, axis=dim, keepdims=True)
+        m = np.where(np.isinf(m), np.zeros((), m.dtype), m)
+    else:
+        m = np.zeros((), real.dtype)
+    r = np.log(_sum_as_is(np.exp(a - m), dim, True)) + m
+    if not keepdim:
+        r = np.squeeze(r, axis=dim)
+    return np.asarray(r)
+
+
+# ============================================================ vector norm
+def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
+    if dtype is not None:
+        a = a.astype(dtype.np, copy=False)
+    return _vector_norm_of(a, ord, dim, keepdim)
+
+
+@half_in_float32
+def _vector_norm_of(a, ord, dim, keepdim):
+    x = np.abs(a)
+    if ord != 0 and F.numel(a.shape, dim) == 1:
+        # one element per result: PyTorch's norm is its absolute value, exactly (no
+        # (|x|^p)^(1/p) rounding, no overflow of x * x)
+        r = np.sum(x, axis=dim, keepdims=keepdim)
+    elif ord == 2:
+        r = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
+    elif ord == 1:
+        r = np.sum(x, axis=dim, keepdims=keepdim)
+    elif ord == _INF:
+        r = np.amax(x, axis=dim, keepdims=keepdim)
+    elif ord == -_INF:
+        r = np.amin(x, axis=dim, keepdims=keepdim)
+    elif ord == 0:
+        r = np.sum(x != 0, axis=dim, keepdims=keepdim)
+    else:
+        r = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(r, dtype=x.dtype)
+
+
+# ============================================================ var / std
+def _dof(sizes, dim, correction):
+    return builtins.max(0, F.numel(sizes, dim) - correction)
+
+
+def _var_kernel(a, dim, correction, keepdim):
+    d = a - a.mean(axis=dim, keepdims=True)
+    sq = d.real * d.real + d.imag * d.imag if a.dtype.kind == "c" else d * d
+    s = sq.sum(axis=dim, keepdims=keepdim)
+    dof = _dof(a.shape, dim, correction)
+    return np.asarray(s / dof if dof else s / 0.0)   # dof <= 0: inf/nan, as PyTorch
+
+
+# ============================================================ cumsum / cumprod
+def _scan_kernel(fn):
+    @half_in_float32
+    def scan(a, dim):
+        return fn(a, axis=dim, dtype=a.dtype)
+
+    def kernel(a, dim, dtype):
+        a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
+        if a.ndim == 0:
+            return a.copy()
+        # (NumPy's scan follows a transposed input's layout; PyTorch's result is contiguous,
+        # so a later reshape is a view, as there)
+        r = scan(a, dim)
+        return r if r.flags.c_contiguous else np.ascontiguousarray(r)
+    return kernel
+
+
+# ============================================================ cummax / cummin
+def _cumext_kernel(acc):
+    def kernel(a, dim):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        v = acc(a, axis=dim)
+        eq = a == v
+        if a.dtype.kind in "fc":
+            eq |= np.isnan(a) & np.isnan(v)
+        shape = [1] * a.ndim
+        shape[dim] = a.shape[dim]
+        pos = np.arange(a.shape[dim], dtype=np.int64).reshape(shape)
+        idx = np.maximum.accumulate(np.where(eq, pos, -1), axis=dim)   # last tie wins
+        return np.ascontiguousarray(v), np.ascontiguousarray(idx)  # (as PyTorch's layout)
+    return kernel
+
+
+# ============================================================ sort / topk / argsort
+def _argsort_np(a, dim, descending):
+    """Stable argsort; descending keeps equal elements in their original order, NaN first."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    idx = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
+    return a.shape[dim] - 1 - np.flip(idx, dim)
+
+
+def _sort_kernel(a, stable, dim, descending):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _argsort_np(a, dim, descending).astype(np.int64, copy=False)
+    return np.take_along_axis(a, idx, axis=dim), idx
+
+
+def _topk_kernel(a, k, dim, largest, sorted):  # noqa: A002
+    if a.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _argsort_np(a, dim, largest)
+    idx = np.take(idx, np.arange(k), axis=dim).astype(np.int64, copy=False)
+    return np.take_along_axis(a, idx, axis=dim), idx
+
+
+# ============================================================ all / any
+def _logical_kernel(fn):
+    def kernel(a, dim, keepdim):
+        r = np.asarray(fn(a, axis=dim, keepdims=keepdim))
+        return r.astype(np.uint8) if a.dtype == np.uint8 else r
+    return kernel

@@ -40,6 +40,7 @@ import numpy as np
 from .._core.state import tls
 from .._tensor.creation import as_tensor
 from .._tensor.tensor import Tensor
+from ..autograd import backward as _ag_backward
 from ..autograd import grad as _ag_grad
 from ..autograd import forward_ad as fwAD
 from ..autograd.functional import _grad_mode, _jacobian_block, _standard_basis
@@ -201,33 +202,40 @@ class _Scope:
                 else:
                     stack.append(fn)
         seen = set()
+        add, pop, push = seen.add, stack.pop, stack.append
+        Acc = AccumulateGrad
         while stack:
-            node = stack.pop()
+            node = pop()
             if node in seen:
                 continue
-            seen.add(node)
-            if isinstance(node, AccumulateGrad):
+            add(node)
+            if type(node) is Acc:
                 if id(node.variable) not in internal:
                     return True
                 continue
             for n in node._next_nodes:
                 if n is not None and n not in seen:
-                    stack.append(n)
+                    push(n)
         return False
 
     def need_graph(self, tensors):
         return tls.fw_level is not None or self.reaches_external(tensors)
 
-    def export(self, t):
+    def export(self, t, external=None):
         """What the caller gets for ``t``: the caller's own tensor for a stand-in, ``t``
         itself when its graph matters outside, else ``t`` detached (keeping its
-        forward-mode tangent)."""
+        forward-mode tangent).  ``external``: whether ``t``'s graph reaches outside, when
+        the caller knows already."""
         if not isinstance(t, Tensor):
             return t
         orig = self.originals.get(id(t))
         if orig is not None:
             return orig
-        if not t._requires_grad or self.reaches_external((t,)):
+        if not t._requires_grad:
+            return t
+        if external is None:
+            external = self.reaches_external((t,))
+        if external:
             return t
         d = t.detach()
         lvl = tls.fw_level
@@ -297,13 +305,22 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
             raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
                                f"with {output._data.ndim} dims. Maybe you wanted to use the vjp "
                                "or jacrev APIs instead?")
-        cg = scope.need_graph((output,))
-        gs = _backward((output,), copies, (None,), cg)
+        external = scope.reaches_external((output,))
+        if external or tls.fw_level is not None or not output._requires_grad:
+            gs = _backward((output,), copies, (None,), True if external else
+                           tls.fw_level is not None)
+        elif scope.ext_grad:
+            # the output's graph reaches none but our stand-ins (just walked): a plain
+            # backward into them (the engine's fast loop) gives the gradients
+            _ag_backward(output)
+            gs = [c._grad for c in copies]
+        else:   # (the caller's leaves may be in the graph: they must not accumulate)
+            gs = _backward((output,), copies, (None,), False)
     res = []
     for g, c, is_np in zip(gs, copies, np_flags):
         g = _zeros(c._data.shape, c._data.dtype) if g is None else scope.export(g)
         res.append(_to_numpy(g) if is_np else g)
-    value = scope.export(output)
+    value = scope.export(output, external)
     if np_flags and all(np_flags):
         value = _to_numpy(value)
     g = tree_unflatten(res, spec)

@@ -11,6 +11,10 @@ import graphgrad.func as gfunc
 from graphgrad.func import eager_transforms as ET
 from tests.conftest import Raised, _run, dtype_name, to_numpy, torch
 
+# (torch.func.linearize traces with make_fx, which warns about its own internals)
+pytestmark = pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr Node",
+                                        "ignore:`torch.jit.script` is deprecated")
+
 RNG = np.random.default_rng(21)
 X3 = RNG.standard_normal(3)
 Y3 = RNG.standard_normal(3)
@@ -446,3 +450,42 @@ def test_numpy_in_numpy_out():
 def test_graphgrad_func_has_no_vmap_yet():
     assert not hasattr(gfunc, "vmap")
     assert set(gfunc.__all__) <= set(dir(torch.func))
+
+
+def test_more_compositions():
+    def f(lib):
+        fn = F(lib)
+        x = T(lib, np.linspace(-1, 1, 4))
+        w = T(lib, np.arange(8.).reshape(2, 4) / 10)
+        one = lib.ones(2, dtype=lib.float64)
+
+        def g(w, x):
+            return (w @ x).tanh()
+        return {
+            "jacfwd_in_grad": fn.grad(lambda x: fn.jacfwd(g, argnums=1)(w, x).sum())(x),
+            "hessian_argnums": fn.hessian(lambda w, x: g(w, x).sum(), argnums=(0, 1))(w, x),
+            "jacrev_aux_chunk": fn.jacrev(lambda x: (g(w, x), x.sum()), has_aux=True,
+                                          chunk_size=1)(x),
+            "vjp_in_jvp": fn.jvp(lambda x: fn.vjp(lambda y: g(w, y), x)[1](one)[0], (x,), (x,)),
+            "jvp_in_vjp": fn.vjp(lambda x: fn.jvp(lambda y: g(w, y), (x,), (x,))[1], x)[1](one),
+            "jacrev_jacfwd_jacrev": fn.jacrev(fn.jacfwd(fn.jacrev(lambda x: (x ** 4).sum())))(x),
+            "jacfwd3": fn.jacfwd(fn.jacfwd(fn.jacfwd(lambda x: (x.sin() * x).sum())))(x),
+        }
+    both(f)
+
+
+def test_linearize_is_differentiable_inside_grad():
+    # (PyTorch's traced jvp_fn gives zeros here; graphgrad's equals grad of the jvp)
+    w = graphgrad.tensor(np.arange(8.).reshape(2, 4) / 10)
+    x = graphgrad.tensor(np.linspace(-1, 1, 4))
+
+    def g(y):
+        return (w @ y).tanh()
+    a = gfunc.grad(lambda x: gfunc.linearize(g, x)[1](x).sum())(x)
+    b = gfunc.grad(lambda x: gfunc.jvp(g, (x,), (x,))[1].sum())(x)
+    eps = 1e-6
+    fd = [(gfunc.jvp(g, (x + eps * e,), (x + eps * e,))[1].sum()
+           - gfunc.jvp(g, (x - eps * e,), (x - eps * e,))[1].sum()).item() / (2 * eps)
+          for e in graphgrad.eye(4, dtype=graphgrad.float64)]
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(a.numpy(), fd, rtol=1e-6)

@@ -45,6 +45,7 @@ LAYERS = [
     ("graphgrad.backends", 6),
     ("graphgrad.serialization", 6),
     ("graphgrad.demo", 6),
+    ("graphgrad.func", 6),
     ("graphgrad", 7),                 # the package itself: puts the layers together
 ]
 

@@ -6,7 +6,8 @@ Each op's hot path is generated (graphgrad/ops/codegen/): the one-frame entries
 (``op.record``, also inlined into the entries) and the node's ``_apply``/``_step``.  The
 hand-written generic functions stay as the reference: ``dispatch``/``unary``/``binary``
 (and each entry's general function, ``codegen.entries.ENTRIES``), ``_record_generic``,
-``FormulaNode._apply`` and ``Node._step``.  Every sample of tests/ops/op_db runs twice,
+``FormulaNode._apply`` and ``Node._step``.  Every sample of tests/ops/op_db (float64, and
+complex128 where the op supports it) runs twice,
 once as shipped and once with every generated piece swapped for its reference
 (``reference_path``), and the two runs must agree exactly: the outputs (values, dtype,
 shape, strides, requires_grad, output number, view or not), the graph each recorded (node
@@ -198,10 +199,10 @@ def _incoming(node, seed):
     return grads
 
 
-def _run(op, sample):
+def _run(op, sample, dtype="float64"):
     """One run of ``sample``: everything the two paths must agree on."""
     gg.manual_seed(0)
-    args, kwargs, leaves = materialize(sample, gg, "float64")
+    args, kwargs, leaves = materialize(sample, gg, dtype)
     try:
         result = op.call(gg, args, kwargs)
     except Exception as exc:  # both paths must refuse the same way
@@ -247,12 +248,17 @@ def _samples(op):
     return op.samples(np.random.default_rng(stable_seed(op.name)))
 
 
-@pytest.mark.parametrize("op", [o for o in OP_DB if "float64" in o.dtypes], ids=lambda o: o.name)
-def test_generated_path_equals_the_reference(op):
+_CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}") for op in OP_DB
+          for dt in ("float64", "complex128")
+          if dt in op.dtypes or (dt == "complex128" and op.complex)]
+
+
+@pytest.mark.parametrize("op,dtype", _CASES)
+def test_generated_path_equals_the_reference(op, dtype):
     for s in _samples(op):
-        generated = _run(op, s)
+        generated = _run(op, s, dtype)
         with reference_path():
-            reference = _run(op, s)
+            reference = _run(op, s, dtype)
         for key in reference:
             assert generated.get(key) == reference[key], f"{op.name} {s}: {key} differ"
         assert generated.keys() == reference.keys(), f"{op.name} {s}"

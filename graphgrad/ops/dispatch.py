@@ -8,6 +8,16 @@ outputs' history.  When a forward-AD level is active it also pushes tangents
 through the op's JVP rule.  ``unary``/``binary`` are the same steps unrolled
 for the common cases; ``dispatch_inplace`` handles ``op_`` variants,
 rebasing history (and the base's, through CopySlices, for views).
+
+NOTE [reference path]: the generated hot path (``codegen/``) is generated from these
+functions' steps, and they stay as its reference: ``unary``/``binary`` (and each public
+function's general form) for the generated entries (``codegen.entries``),
+``_record_generic`` for ``op.record`` (``codegen.record``), ``FormulaNode._apply`` and
+``Node._step`` for each node class's ``_apply``/``_step`` (``codegen.nodes``).  They still
+run for everything the generated code does not cover (several outputs, attributes,
+unusual operands).  tests/ops/test_codegen_reference.py holds the two together: every
+OpInfo sample runs on both, which must agree on the outputs, the node recorded, what it
+saved (values and versions) and the gradients its step returns.
 """
 from __future__ import annotations
 
@@ -215,7 +225,8 @@ def _record(op, args, outs):
 
 
 def _record_generic(op, args, outs):
-    """``_record`` for any op (several outputs, non-differentiable outputs)."""
+    """``_record`` for any op (several outputs, non-differentiable outputs); the reference
+    of the generated ``op.record`` (NOTE [reference path])."""
     diff = op.diff_pos
     if len(diff) == 1:
         e = _edge(args[diff[0]])
@@ -291,7 +302,8 @@ def _record_generic(op, args, outs):
 
 # ====================================================================== fast paths
 def unary(op, x):
-    """``dispatch`` unrolled for one tensor input and no attributes."""
+    """``dispatch`` unrolled for one tensor input and no attributes; the reference of the
+    generated ``graphgrad.<unary op>`` entries (NOTE [reference path])."""
     if not HOT.fast and tls.interposers:  # NOTE [interposition]
         if not tls.interpose_skip:
             return _interposed(op, unary, (op, x), {})
@@ -327,7 +339,9 @@ def unary(op, x):
 
 
 def binary(op, a, b):
-    """``dispatch`` unrolled for two tensor-or-scalar inputs and no attributes."""
+    """``dispatch`` unrolled for two tensor-or-scalar inputs and no attributes; the
+    reference of the generated operators and ``graphgrad.add/sub/mul/div`` (NOTE
+    [reference path])."""
     if not HOT.fast and tls.interposers:  # NOTE [interposition]
         if not tls.interpose_skip:
             return _interposed(op, binary, (op, a, b), {})

@@ -1,7 +1,9 @@
 """FormulaNode: the backward node class of a table op, its saved values and output metadata.
 
 Each op's node class (``MulBackward0``) is generated from its table entry by
-``codegen.nodes.make_node_class``; this module holds what all of them share.
+``codegen.nodes.make_node_class``; this module holds what all of them share, and
+``FormulaNode._apply``, the reference of the generated ``_apply``/``_step`` (NOTE
+[reference path] in ops/dispatch.py; tests/ops/test_codegen_reference.py).
 """
 from __future__ import annotations
 
@@ -60,6 +62,9 @@ class FormulaNode(Node):
             setattr(self, name, v)
 
     def _apply(self, grads, mask, create_graph):
+        """The rules of the op on the unpacked saved values; the reference the generated
+        ``_apply``/``_step`` (``codegen.nodes``) are tested against, and the one that runs
+        for ops with several outputs."""
         op = self._op
         grad = grads[0]
         if op.n_outputs != 1:

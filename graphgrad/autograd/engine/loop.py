@@ -1,7 +1,15 @@
 """The engine's two loops: the dependency-counting ready queue (``_run``) and the plain
 backward by decreasing sequence number (``_run_by_seq``, NOTE [Sequence order]).
+
+Both are source text below (``_RUN_SOURCE``, ``_RUN_BY_SEQ_SOURCE``) in which the
+per-edge block is one ``@...`` line, written once in ``edge.py`` (NOTE [one per-edge
+block]); ``_compile_loops`` expands the lines and compiles the loops at import under the
+file name ``<graphgrad engine loop>`` (in ``linecache``: tracebacks show the line,
+``inspect.getsource(_run)`` and pdb work).  ``LOOP_SOURCE`` is the expanded source.
 """
 from __future__ import annotations
+
+import linecache
 
 import numpy as np
 
@@ -11,10 +19,12 @@ from ..graph import AccumulateGrad
 from .hooks import _call_tensor_pre_hooks, _run_tensor_hooks, _call_pre_hooks, _call_post_hooks
 from .accumulate import _sum_to_shape, _cast, _accumulate_grad, refcount
 from ..anomaly_mode import check_nan
+from .edge import expand
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
 
+_RUN_SOURCE = '''
 def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
          accumulate, journal, anomaly, resume=None):
     """The dependency-counting loop.  ``resume`` continues a backward that ``_run_by_seq``
@@ -43,14 +53,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             grads = first_grads
             first = first_grads = None
         else:
-            n = len(heap)
-            if n == 1:
-                node = heap.pop()[1]
-            elif n == 2:  # (_heap_pop on two entries: the last one moves to the top)
-                node = heap[0][1]
-                heap[0] = heap.pop()
-            else:
-                node = _heap_pop(heap)
+            @pop_node
             grads = buffers.pop(node, None)
         if plain and not node._has_hooks:  # (True for every AccumulateGrad)
             if grads is None:
@@ -75,28 +78,12 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 else:
                     break
                 child = nodes[k]
-                nr = node._next_nrs[k]
-                if child is None or child._has_hooks or deps[child] != 1 or \
+                if child is None or child._has_hooks or deps[child] != 1 or \\
                         child in buffers:
                     break
-                g = outs[k]
-                if g is not None:
-                    if g.__class__ is not ndarray:
-                        g = g._data if isinstance(g, Tensor) else np.asarray(g)
-                    shape, dt = child._out_meta[nr]
-                    if g.shape != shape and g.shape[batch_nd:] != shape:
-                        g = _sum_to_shape(node, k, g, g.shape, shape, batch_nd)
-                    if g.dtype is not dt and g.dtype != dt:
-                        g = _cast(g, dt, False)
+                nrs = node._next_nrs
                 # (deps[child] stays 1: nothing reads a count once its node has run)
-                n = len(child._out_meta)
-                if n == 1:
-                    grads = [g]
-                else:
-                    grads = [None] * n
-                    grads[nr] = g
-                node = child
-                outs = g = None
+                @hand_to_child(k)
             nrs = node._next_nrs
             i = -1
             for child in nodes:
@@ -105,19 +92,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     continue
                 nr = nrs[i]
                 g = outs[i]
-                if g is not None:
-                    if g.__class__ is not ndarray:
-                        g = g._data if isinstance(g, Tensor) else np.asarray(g)
-                    if child.__class__ is Acc:  # (its _out_meta property, without the call)
-                        d = child.variable._data
-                        shape = d.shape
-                        dt = d.dtype
-                    else:
-                        shape, dt = child._out_meta[nr]
-                    if g.shape != shape and g.shape[batch_nd:] != shape:
-                        g = _sum_to_shape(node, i, g, g.shape, shape, batch_nd)
-                    if g.dtype is not dt and g.dtype != dt:
-                        g = _cast(g, dt, False)
+                @validate(i)
                 n = deps[child] - 1
                 deps[child] = n
                 buf = buffers.get(child)
@@ -125,34 +100,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     buf = buffers[child] = [None] * (1 if child.__class__ is Acc
                                                      else len(child._out_meta))
                 if g is not None:
-                    prev = buf[nr]
-                    if prev is None:
-                        buf[nr] = g
-                    elif nr == 0 and child in owned:
-                        prev += g  # (same shape and dtype: both were validated above)
-                    elif prev.__class__ is ndarray and prev.base is None and \
-                            getrefcount(prev) <= 3 and prev.flags.writeable and \
-                            prev.shape == g.shape and prev.dtype == g.dtype:
-                        prev += g  # the buffer owns this array: add in place
-                        if nr == 0 and not batch_nd:
-                            owned.add(child)
-                    else:
-                        prev = buf[nr] = prev + g
-                        if nr == 0 and not batch_nd and prev.__class__ is ndarray:
-                            owned.add(child)  # (a 0-d sum is a NumPy scalar: not in place)
+                    @accumulate
                 if n == 0:
-                    item = (child._seq, child)
-                    if not heap:
-                        heap.append(item)
-                    elif len(heap) == 1:  # (_heap_push onto one entry)
-                        top = heap[0]
-                        if top[0] < item[0]:
-                            heap[0] = item
-                            heap.append(top)
-                        else:
-                            heap.append(item)
-                    else:
-                        _heap_push(heap, item)
+                    @push_child
             outs = g = grads = prev = d = None  # drop references so AccumulateGrad can steal arrays
             continue
         if grads is None:
@@ -183,23 +133,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         for child, nr in zip(nodes, node._next_nrs):
             g = outs[i]
             if child is not None and (mask is None or mask[i]):
-                if g is not None:
-                    # validate against the next node's input metadata (PyTorch's
-                    # validate_outputs): sum away broadcasting, cast the dtype
-                    if create_graph:
-                        if not isinstance(g, Tensor):
-                            g = _wrap(np.asarray(g))
-                        data = g._data
-                    else:
-                        if g.__class__ is not ndarray:
-                            g = g._data if isinstance(g, Tensor) else np.asarray(g)
-                        data = g
-                    shape, dt = child._out_meta[nr]
-                    if data.shape != shape and data.shape[batch_nd:] != shape:
-                        g = _sum_to_shape(node, i, g, data.shape, shape, batch_nd)
-                        data = g._data if create_graph else g
-                    if data.dtype is not dt and data.dtype != dt:
-                        g = _cast(g, dt, create_graph)
+                @validate(i, acc_shortcut=no, create_graph=yes)
                 buf = buffers.get(child)
                 if buf is None:
                     if child.__class__ is AccumulateGrad:
@@ -207,30 +141,17 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     else:
                         buf = buffers[child] = [None] * len(child._out_meta)
                 if g is not None:
-                    prev = buf[nr]
-                    if prev is None:
-                        buf[nr] = g
-                    elif not create_graph and prev.__class__ is ndarray and \
-                            prev.base is None and getrefcount(prev) <= 3 and \
-                            prev.flags.writeable and prev.shape == g.shape and \
-                            prev.dtype == g.dtype:
-                        # the buffer owns this array (nothing else refers to it): add in
-                        # place, as PyTorch's InputBuffer::accumulate does
-                        prev += g
-                    else:
-                        buf[nr] = prev + g
+                    @accumulate
                 n = deps[child] - 1
                 deps[child] = n
                 if n == 0:
-                    if heap:
-                        _heap_push(heap, (child._seq, child))
-                    else:
-                        heap.append((child._seq, child))
+                    @push_child
             i += 1
-        outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
+        outs = g = grads = data = prev = None  # drop references so AccumulateGrad can steal arrays
     if anomaly:
         tls.anomaly_node = None  # (final callbacks run outside any node)
     return captured
+'''
 
 
 # NOTE [Sequence order]
@@ -257,6 +178,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
 # replayed queue, which keeps PyTorch's timing exactly from there on.  A graph without
 # such code never pays for the counts.  (retain_grad's hook reads only its own tensor's
 # gradient: it does not hand over.)
+_RUN_BY_SEQ_SOURCE = '''
 def _run_by_seq(root, keep_graph, batch_nd, journal):
     """A plain backward (no inputs=, no create_graph, no anomaly mode) run in decreasing
     sequence_nr; AccumulateGrads last.
@@ -264,10 +186,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
     Returns None when done, or, where user code is about to run (NOTE [Sequence order]),
     what ``_resume_counting`` needs to continue, in a list it empties: [node,
     include_node, grads, buffers, accs]: the replay stops before ``node`` (whose
-    ``grads`` are in hand) or, with include_node, after it.
-
-    The per-edge validation and accumulation are those of ``_run``'s plain path, written
-    out in both loops: a helper called per edge would cost a plain backward ~10 %."""
+    ``grads`` are in hand) or, with include_node, after it."""
     buffers = {}
     heap = []
     accs = []            # AccumulateGrads reached, in order
@@ -282,7 +201,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
     hooked_leaf = False  # a gradient reached a leaf with hooks: hand over after this node
     while True:
         if node._has_hooks:
-            if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks or \
+            if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks or \\
                     node._runs_user_code:
                 return [node, False, grads, buffers, accs]
             grads = _before_node(node, grads, None, None, None, False, journal)
@@ -310,26 +229,9 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
                 k = -1
             if k >= 0:
                 child = nodes[k]
-                if child is not None and child.__class__ is not Acc and \
+                if child is not None and child.__class__ is not Acc and \\
                         child not in buffers:
-                    g = outs[k]
-                    nr = nrs[k]
-                    if g is not None:
-                        if g.__class__ is not ndarray:
-                            g = g._data if isinstance(g, Tensor) else np.asarray(g)
-                        shape, dt = child._out_meta[nr]
-                        if g.shape != shape and g.shape[batch_nd:] != shape:
-                            g = _sum_to_shape(node, k, g, g.shape, shape, batch_nd)
-                        if g.dtype is not dt and g.dtype != dt:
-                            g = _cast(g, dt, False)
-                    n = len(child._out_meta)
-                    if n == 1:
-                        grads = [g]
-                    else:
-                        grads = [None] * n
-                        grads[nr] = g
-                    node = child
-                    outs = g = None
+                    @hand_to_child(k)
                     continue
         i = -1
         for child in nodes:
@@ -338,21 +240,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
                 continue
             g = outs[i]
             nr = nrs[i]
-            if g is not None:
-                # validate against the next node's input metadata (PyTorch's
-                # validate_outputs): sum away broadcasting, cast the dtype
-                if g.__class__ is not ndarray:
-                    g = g._data if isinstance(g, Tensor) else np.asarray(g)
-                if child.__class__ is Acc:  # (its _out_meta property, without the call)
-                    d = child.variable._data
-                    shape = d.shape
-                    dt = d.dtype
-                else:
-                    shape, dt = child._out_meta[nr]
-                if g.shape != shape and g.shape[batch_nd:] != shape:
-                    g = _sum_to_shape(node, i, g, g.shape, shape, batch_nd)
-                if g.dtype is not dt and g.dtype != dt:
-                    g = _cast(g, dt, False)
+            @validate(i)
             buf = buffers.get(child)
             if buf is None:  # reached for the first time: now waiting
                 if child.__class__ is Acc:
@@ -368,46 +256,12 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
                 else:
                     buf = buffers[child] = [None] * n
                     buf[nr] = g
-                item = (child._seq, child)
-                if not heap:
-                    heap.append(item)
-                elif len(heap) == 1:  # (_heap_push onto one entry)
-                    top = heap[0]
-                    if top[0] < item[0]:
-                        heap[0] = item
-                        heap.append(top)
-                    else:
-                        heap.append(item)
-                else:
-                    _heap_push(heap, item)
+                @push_child
             elif g is not None:
-                prev = buf[nr]
-                if prev is None:
-                    buf[nr] = g
-                elif nr == 0 and child in owned:
-                    prev += g  # (same shape and dtype: both were validated above)
-                elif prev.__class__ is ndarray and prev.base is None and \
-                        getrefcount(prev) <= 3 and prev.flags.writeable and \
-                        prev.shape == g.shape and prev.dtype == g.dtype:
-                    prev += g  # the buffer owns this array: add in place
-                    if nr == 0 and not batch_nd:
-                        owned.add(child)
-                else:
-                    prev = buf[nr] = prev + g
-                    if nr == 0 and not batch_nd and prev.__class__ is ndarray:
-                        owned.add(child)  # (a 0-d sum is a NumPy scalar: not in place)
+                @accumulate
         if hooked_leaf:
             return [node, True, None, buffers, accs]
-        n = len(heap)
-        if n == 1:
-            node = heap.pop()[1]
-        elif n == 2:  # (_heap_pop on two entries: the last one moves to the top)
-            node = heap[0][1]
-            heap[0] = heap.pop()
-        elif n:
-            node = _heap_pop(heap)
-        else:
-            break
+        @pop_node
         grads = buffers.pop(node)
     # (each name below is rebound before its next use in the loop: dropping its reference
     # once, here, lets AccumulateGrad steal the arrays it would otherwise have to copy)
@@ -416,6 +270,21 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
         grads = buffers.pop(node)
         _before_node(node, grads, None, None, None, False, journal)
         grads = None
+'''
+
+
+LOOP_FILE = "<graphgrad engine loop>"
+
+
+def _compile_loops():
+    """Expand and compile ``_RUN_SOURCE`` and ``_RUN_BY_SEQ_SOURCE`` (NOTE [one per-edge
+    block] in edge.py) into this module's globals, registered in ``linecache``."""
+    lines = expand(_RUN_SOURCE) + expand(_RUN_BY_SEQ_SOURCE)
+    src = "\n".join(lines) + "\n"
+    # (mtime None: linecache.checkcache keeps the entry, there is no file to compare with)
+    linecache.cache[LOOP_FILE] = (len(src), None, src.splitlines(True), LOOP_FILE)
+    exec(compile(src, LOOP_FILE, "exec"), globals())
+    return src
 
 
 def _before_node(node, grads, needed, captures, captured, create_graph, journal):
@@ -504,3 +373,6 @@ def _heap_pop(heap):
                 break
         heap[hole] = value
     return top[1]
+
+
+LOOP_SOURCE = _compile_loops()

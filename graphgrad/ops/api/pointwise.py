@@ -11,7 +11,7 @@ from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor
 from ..dispatch import binary, dispatch, unary
 from ..inplace import check_inplace_numbers, dispatch_inplace
-from ..codegen.entries import make_binary_operator, make_unary_function
+from ..codegen.entries import make_binary_function, make_binary_operator, make_unary_function
 from ..registry import export
 from ..._core.dtypes import get_default_dtype
 from ..._tensor.memory_format import apply, check_memory_format, contiguous_format
@@ -108,8 +108,7 @@ def _plain_alpha(name, input, other, alpha):
     return False
 
 
-@export()
-def add(input, other, *, alpha=1, out=None):
+def _add(input, other, *, alpha=1, out=None):
     if input.__class__ is not Tensor:
         input = _number_first("add", input, other)
     other = _as_operand("add", other)
@@ -118,8 +117,7 @@ def add(input, other, *, alpha=1, out=None):
     return _out(r, out)
 
 
-@export()
-def sub(input, other, *, alpha=1, out=None):
+def _sub(input, other, *, alpha=1, out=None):
     if input.__class__ is not Tensor:
         input = _number_first("sub", input, other)
     other = _as_operand("sub", other)
@@ -128,21 +126,28 @@ def sub(input, other, *, alpha=1, out=None):
     return _out(r, out)
 
 
+# graphgrad.add/sub/mul/div(input, other): the generated entry (as fast as ``a + b``) for
+# a Tensor and a Tensor or number; the functions above for anything else
+_PLAIN_ALPHA = "out is not None or alpha.__class__ is not int or alpha != 1"
+add = export("add")(make_binary_function(ADD, "add", "input, other, *, alpha=1, out=None",
+                                         _PLAIN_ALPHA, _add))
+sub = export("sub")(make_binary_function(SUB, "sub", "input, other, *, alpha=1, out=None",
+                                         _PLAIN_ALPHA, _sub))
 subtract = export("subtract")(sub)
 
 
-@export()
-def mul(input, other, *, out=None):
+def _mul(input, other, *, out=None):
     if input.__class__ is not Tensor:
         input = _number_first("mul", input, other)
     return _out(binary(MUL, input, _as_operand("mul", other)), out)
 
 
+mul = export("mul")(make_binary_function(MUL, "mul", "input, other, *, out=None",
+                                         "out is not None", _mul))
 multiply = export("multiply")(mul)
 
 
-@export()
-def div(input, other, *, rounding_mode=None, out=None):
+def _div(input, other, *, rounding_mode=None, out=None):
     if input.__class__ is not Tensor:
         input = _number_first("div", input, other)
     other = _as_operand("div", other)
@@ -151,6 +156,9 @@ def div(input, other, *, rounding_mode=None, out=None):
     return _out(dispatch(DIV_MODE, input, other, _rounding_mode(rounding_mode)), out)
 
 
+div = export("div")(make_binary_function(
+    DIV, "div", "input, other, *, rounding_mode=None, out=None",
+    "out is not None or rounding_mode is not None", _div))
 divide = export("divide")(div)
 @export()
 def true_divide(input, other, *, out=None):

@@ -1,7 +1,14 @@
 """Generated entries: ``unary``/``binary``/``mm`` with one op's constants folded in.
 
-The public function (``graphgrad.sin``) or operator (``Tensor.__mul__``) of the most
-common ops is one Python frame from the call to the NumPy kernel and back.
+The public function (``graphgrad.sin``, ``graphgrad.mul``) or operator (``Tensor.__mul__``)
+of the most common ops is one Python frame from the call to the NumPy kernel and back.
+
+The hand-written functions are the reference (option (b) of issue 17 item 4): each entry
+is listed in ``ENTRIES`` with the function it must behave as -- ``dispatch.unary`` /
+``dispatch.binary`` (with the same argument checks), or the general function a fast entry
+falls back to -- and tests/ops/test_codegen_reference.py runs every OpInfo sample through
+both, comparing outputs, the node recorded, what it saved (values and versions) and the
+gradients its step returns.
 """
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ from ..._core.state import HOT, tls
 from ..._tensor.tensor import Tensor
 from ..._core.opmath import BFLOAT16, FLOAT16
 from ..dispatch import _kernel_error, _promote, _record, _record_generic, follow_layout
+from ..dispatch import binary as _binary, unary as _unary
 from .sources import lazy_function
 from .record import record_lines, record_env
 from ...autograd.views import _set_view
@@ -20,6 +28,17 @@ from ..interpose import Composite, interposed as _interposed
 
 _new = object.__new__
 _ndarray = np.ndarray
+
+# (entry function, kind, op, reference): every generated entry with the hand-written
+# function it must behave as (``dispatch.binary``/``unary``, or the general function it
+# falls back to); tests/ops/test_codegen_reference.py runs every OpInfo sample through both
+ENTRIES = []
+
+
+def _register(fn, kind, op, reference):
+    ENTRIES.append((fn, kind, op, reference))
+    return fn
+
 
 # ---------------------------------------------------------------- generated entries
 # ``unary`` / ``binary`` with one op's constants folded in and its record inlined: the
@@ -61,20 +80,37 @@ def _entry_env(op):
     return env
 
 
-def _interpose_lines(call_args, call_kwargs, op_expr="op"):
-    """The entry's first lines: NOTE [interposition] (graphgrad/ops/interpose.py)."""
+def _interpose_lines(call_args, call_kwargs, op_expr="op", fn="_this"):
+    """The entry's first lines: NOTE [interposition] (graphgrad/ops/interpose.py).
+    ``fn``: what the interposed call runs (a composite's general path, whose inner ops
+    are interposed in their turn, instead of the entry itself)."""
+    tail = "" if fn == "_this" else ", False"
     return ["    if not HOT.fast and tls.interposers:",
             "        if not tls.interpose_skip:",
-            f"            return _interposed({op_expr}, _this, {call_args}, {call_kwargs})",
+            f"            return _interposed({op_expr}, {fn}, {call_args}, {call_kwargs}{tail})",
             "        tls.interpose_skip = False"]
+
+
+def _call_of(params):
+    """(positional tuple, keyword dict) source of a signature's parameters."""
+    names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
+    star = names.index("*") if "*" in names else len(names)
+    pos = names[:star]
+    kw = names[star + 1:]
+    return (f"({', '.join(pos)}{',' if len(pos) == 1 else ''})",
+            "{" + ", ".join(f"'{k}': {k}" for k in kw) + "}")
 
 
 def _compile_entry(op, name, label, lines, args, req, ret, call=None, **names):
     """Finish an entry whose ``lines`` leave the kernel's result in ``res``: wrap it as
     the output ``o`` (a view of ``args[0]`` for a view op), record when ``req`` and grad
     mode allow, return ``ret``.  ``names`` are extra globals of the code.  Compiled on its
-    first call (NOTE [lazy generated code]).  ``call``: the entry's own parameters as
-    (positional tuple, keyword dict) source, for interposers."""
+    first call (NOTE [lazy generated code]).  ``call``: how interposers call it again
+    (``_interpose_lines``'s arguments); by default its own parameters."""
+    params = lines[0][len(f"def {name}("):-len("):")]
+    if call is None:
+        call = _call_of(params)
+
     def build():
         body = lines[:1] + _interpose_lines(*call) + lines[1:] + _TENSOR_INIT
         if op.is_view:
@@ -83,7 +119,6 @@ def _compile_entry(op, name, label, lines, args, req, ret, call=None, **names):
         env = _entry_env(op)
         env.update(names)
         return body, env
-    params = lines[0][len(f"def {name}("):-len("):")]
     return lazy_function(name, params, label, op, build)
 
 
@@ -111,19 +146,25 @@ def make_unary_function(op, name, check, finish_out):
               "        res = kern(d)" if f16 else "        res = kernel(d)",
               "    except Exception as exc:",
               "        raise _kernel_error(op, [d], exc) from None"]
-    return _compile_entry(op, name, f"entry graphgrad.{name} of {op.name}", lines, "(x0,)", "x0._requires_grad",
-                          "o if out is None else finish_out(o, out)",
-                          call=("(input,)", "{'out': out}"),
-                          check=check, finish_out=finish_out,
-                          raw=getattr(op.kernel, "raw", None), FLOAT16=FLOAT16)
+    fn = _compile_entry(op, name, f"entry graphgrad.{name} of {op.name}", lines, "(x0,)", "x0._requires_grad",
+                        "o if out is None else finish_out(o, out)",
+                        check=check, finish_out=finish_out,
+                        raw=getattr(op.kernel, "raw", None), FLOAT16=FLOAT16)
+
+    def reference(input, *, out=None):
+        if input.__class__ is not Tensor:
+            check(input)
+        o = _unary(op, input)
+        return o if out is None else finish_out(o, out)
+    return _register(fn, "function", op, reference)
 
 
-def make_binary_operator(op, name):
-    """``Tensor.<name>(self, other)`` (``__add__``, ``__mul__``, ...): ``binary(op, self,
-    other)`` generated for one op."""
+def _binary_lines(op, fallback):
+    """The body of ``binary(op, x0, x1)`` for one op (the operands bound to ``x0``/``x1``),
+    up to the kernel's result in ``res``; ``fallback``: the line for an operand that is
+    neither a Tensor nor a Python number."""
     half = op.half_scalar_kernel is not None
-    lines = [f"def {name}(x0, x1):",
-             "    kern = kernel" if half else "",
+    lines = ["    kern = kernel" if half else "",
              "    ad = x0._data",
              "    bc = x1.__class__",
              "    if bc is Tensor or isinstance(x1, Tensor):",
@@ -159,17 +200,54 @@ def make_binary_operator(op, name):
              "            _promote(op, (x0, x1), datas, 2)",
              "            ad, bd = datas"]
     lines += ["    else:",
-              "        return NotImplemented",
+              f"        {fallback}",
               "    try:",
               "        res = kern(ad, bd)" if half else "        res = kernel(ad, bd)",
               "    except Exception as exc:",
               "        raise _kernel_error(op, [ad, bd], exc) from None",
               "    if bd.__class__ is _ndarray and not ad.flags.c_contiguous:  # (torch's layout)",
               "        res = follow_layout(res, (ad, bd))"]
-    lines = [line for line in lines if line]
-    return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)", "req", "o",
-                          call=("(x0, x1)", "{}"), half_kernel=op.half_scalar_kernel, BFLOAT16=BFLOAT16,
-                          FLOAT16=FLOAT16, follow_layout=follow_layout)
+    return [line for line in lines if line]
+
+
+def _binary_names(op):
+    return dict(half_kernel=op.half_scalar_kernel, BFLOAT16=BFLOAT16, FLOAT16=FLOAT16,
+                follow_layout=follow_layout)
+
+
+def make_binary_operator(op, name):
+    """``Tensor.<name>(self, other)`` (``__add__``, ``__mul__``, ...): ``binary(op, self,
+    other)`` generated for one op (the reference: ``binary``; tests/ops/test_codegen_reference.py
+    holds the two together)."""
+    lines = [f"def {name}(x0, x1):"] + _binary_lines(op, "return NotImplemented")
+    return _register(_compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines,
+                                    "(x0, x1)", "req", "o", **_binary_names(op)),
+                     "operator", op, lambda x0, x1: _binary(op, x0, x1))
+
+
+def make_binary_function(op, name, params, slow_when, general):
+    """``graphgrad.<name>(input, other, ...)`` (``add``, ``mul``, ``Tensor.mul`` ...) as fast
+    as the operator: when ``input`` is a Tensor, ``other`` a Tensor or a Python number and
+    ``slow_when`` (an expression of the keyword parameters, e.g. ``alpha != 1``) is false,
+    the generated ``binary(op, input, other)``; any other call goes to ``general`` (the
+    hand-written function: argument checks, ``out=``, alpha, PyTorch's messages), which is
+    also the reference the generated code is tested against.
+
+    params: the signature, e.g. ``"input, other, *, alpha=1, out=None"``."""
+    names = [p.split("=")[0].strip() for p in params.split(",")]
+    star = names.index("*")
+    call = ", ".join(names[:star] + [f"{k}={k}" for k in names[star + 1:]])
+    slow = f"return general({call})"
+    lines = [f"def {name}({params}):",
+             f"    if {slow_when} or input.__class__ is not Tensor and "
+             "not isinstance(input, Tensor):",
+             f"        {slow}",
+             "    x0 = input",
+             "    x1 = other"] + _binary_lines(op, slow)
+    return _register(_compile_entry(op, name, f"entry graphgrad.{name} of {op.name}", lines,
+                                    "(x0, x1)", "req", "o", general=general,
+                                    **_binary_names(op)),
+                     "function", op, general)
 
 
 def make_matmul_entry(op, name, params, general):
@@ -194,7 +272,10 @@ def make_matmul_entry(op, name, params, general):
              f"        return general({a}, {b})",
              "    if res.dtype is not dt:  # bfloat16: NumPy's product is float32",
              "        res = res.astype(dt)"]
-    return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)",
-                          "x0._requires_grad or x1._requires_grad", "o",
-                          call=(f"({a}, {b})", "{}", "composite"), general=general,
-                          composite=Composite(name.strip("_"), general), _matmul=np.matmul, _BOOL=np.dtype(np.bool_))
+    return _register(_compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines,
+                                    "(x0, x1)", "x0._requires_grad or x1._requires_grad", "o",
+                                    call=(f"({a}, {b})", "{}", "composite", "general"),
+                                    composite=Composite(name.strip("_"), general),
+                                    general=general, _matmul=np.matmul,
+                                    _BOOL=np.dtype(np.bool_)),
+                     "function", op, general)

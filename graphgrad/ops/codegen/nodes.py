@@ -1,6 +1,10 @@
 """Generated node methods: one op's ``_apply``, ``_step`` and ``release_variables``.
 
-See NOTE [generated code] in ``codegen/__init__.py``.
+See NOTE [generated code] in ``codegen/sources.py``.  The references are
+``FormulaNode._apply`` (ops/node.py) and ``Node._step`` (``_apply`` then
+``release_variables``); tests/ops/test_codegen_reference.py checks the generated methods
+against them on every OpInfo sample (NOTE [reference path] in ops/dispatch.py).
+``release_variables`` has no hand-written twin: it is only generated.
 """
 from __future__ import annotations
 

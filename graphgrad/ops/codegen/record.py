@@ -1,6 +1,8 @@
 """Generated recording: ``_record`` unrolled for one single-output op (``op.record``).
 
-``record_lines`` is also inlined into the generated entries (``codegen.entries``).
+``record_lines`` is also inlined into the generated entries (``codegen.entries``).  The
+reference is ``dispatch._record_generic``; tests/ops/test_codegen_reference.py checks the
+two against each other on every OpInfo sample (NOTE [reference path] in ops/dispatch.py).
 """
 from __future__ import annotations
 

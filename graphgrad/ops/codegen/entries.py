@@ -61,11 +61,14 @@ def _entry_env(op):
     return env
 
 
-def _interpose_lines(call_args, call_kwargs, op_expr="op"):
-    """The entry's first lines: NOTE [interposition] (graphgrad/ops/interpose.py)."""
+def _interpose_lines(call_args, call_kwargs, op_expr="op", fn="_this"):
+    """The entry's first lines: NOTE [interposition] (graphgrad/ops/interpose.py).
+    ``fn``: what the interposed call runs (a composite's general path, whose inner ops
+    are interposed in their turn, instead of the entry itself)."""
+    tail = "" if fn == "_this" else ", False"
     return ["    if not HOT.fast and tls.interposers:",
             "        if not tls.interpose_skip:",
-            f"            return _interposed({op_expr}, _this, {call_args}, {call_kwargs})",
+            f"            return _interposed({op_expr}, {fn}, {call_args}, {call_kwargs}{tail})",
             "        tls.interpose_skip = False"]
 
 
@@ -196,5 +199,5 @@ def make_matmul_entry(op, name, params, general):
              "        res = res.astype(dt)"]
     return _compile_entry(op, name, f"entry Tensor.{name} of {op.name}", lines, "(x0, x1)",
                           "x0._requires_grad or x1._requires_grad", "o",
-                          call=(f"({a}, {b})", "{}", "composite"), general=general,
+                          call=(f"({a}, {b})", "{}", "composite", "general"), general=general,
                           composite=Composite(name.strip("_"), general), _matmul=np.matmul, _BOOL=np.dtype(np.bool_))

@@ -7,3 +7,10 @@ Each op family has one module in each of the three: ``kernels/<family>.py`` (Num
 derivatives.yaml) and ``api/<family>.py`` (argument checks, then dispatch).  Importing
 ``graphgrad.ops.api`` declares every op; rules reach any op as ``F.<name>``.
 """
+
+
+def __getattr__(name):
+    if name == "aten":  # (imported on first use: graphgrad.ops.aten, torch.ops.aten's names)
+        import importlib
+        return importlib.import_module(".aten", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

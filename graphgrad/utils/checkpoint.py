@@ -16,35 +16,18 @@ its backward needs, and recomputes them during backward:
 from __future__ import annotations
 
 import contextlib
-import enum
 import warnings
 
 import graphgrad as _gg
 from ..autograd.engine.task import _local as _engine_local  # the running graph task
+from ._selective_checkpoint import (CheckpointPolicy, SAC_IGNORED_OPS,  # noqa: F401
+                                    SelectiveCheckpointContext,
+                                    create_selective_checkpoint_contexts)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "detach_variable",
            "check_backward_validity", "noop_context_fn", "set_checkpoint_early_stop",
-           "CheckpointPolicy", "create_selective_checkpoint_contexts"]
-
-
-class CheckpointPolicy(enum.Enum):
-    """Selective activation checkpointing's policies (PyTorch's names and values)."""
-
-    MUST_SAVE = 0
-    PREFER_SAVE = 1
-    MUST_RECOMPUTE = 2
-    PREFER_RECOMPUTE = 3
-    MUST_CPU_OFFLOAD = 4
-    PREFER_CPU_OFFLOAD = 5
-
-
-def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
-    """Selective activation checkpointing (a ``context_fn`` that saves chosen ops' outputs)
-    is not implemented in graphgrad yet: it raises, naming what works instead."""
-    raise NotImplementedError(
-        "create_selective_checkpoint_contexts: selective activation checkpointing is not "
-        "implemented in graphgrad yet; use checkpoint(fn, *args, use_reentrant=False) without "
-        "context_fn, which recomputes every op of fn")
+           "CheckpointPolicy", "SelectiveCheckpointContext", "SAC_IGNORED_OPS",
+           "create_selective_checkpoint_contexts"]
 
 
 class CheckpointError(RuntimeError):
@@ -291,8 +274,10 @@ class _Frame:
 
 def _checkpoint_non_reentrant(function, preserve, context_fn, determinism_check, args, kwargs):
     rng_state = _gg.get_rng_state() if preserve else None
-    frame = _Frame(function, args, kwargs, preserve, rng_state, context_fn, determinism_check)
-    forward_ctx, _ = context_fn()
+    # one pair per call: a selective checkpoint's two contexts share the forward's cache
+    forward_ctx, recompute_ctx = context_fn()
+    frame = _Frame(function, args, kwargs, preserve, rng_state,
+                   lambda: (forward_ctx, recompute_ctx), determinism_check)
     with _gg.autograd.graph.saved_tensors_hooks(frame.pack, frame.unpack), forward_ctx:
         return function(*args, **kwargs)
 

@@ -338,15 +338,3 @@ def test_saved_tensors_unpacked_twice_in_one_backward_raises():
         return x.grad
     ours, _ = run_both(program)
     assert type(ours.exc).__name__ == "CheckpointError"
-
-
-def test_selective_checkpointing_names_exist_and_the_missing_feature_says_so():
-    """``from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts``
-    works (PyTorch's enum members and values); selective checkpointing itself raises
-    NotImplementedError naming what works instead."""
-    import torch
-    from graphgrad.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
-    assert [(p.name, p.value) for p in CheckpointPolicy] == \
-        [(p.name, p.value) for p in torch.utils.checkpoint.CheckpointPolicy]
-    with pytest.raises(NotImplementedError, match="use_reentrant=False"):
-        create_selective_checkpoint_contexts(lambda ctx, op, *a, **k: CheckpointPolicy.MUST_SAVE)

@@ -35,6 +35,8 @@ LAYERS = [
     ("graphgrad.autograd.forward_ad", 6),
     ("graphgrad.autograd.functional", 6),
     ("graphgrad.autograd.gradcheck", 6),
+    ("graphgrad.autograd.profiler", 6),
+    ("graphgrad.profiler", 6),
     ("graphgrad.autograd.variable", 6),
     ("graphgrad.nn", 6),
     ("graphgrad.optim", 6),

@@ -49,6 +49,15 @@ def interposed(op, fn, args, kwargs, reenter=True):
     ``reenter``: ``fn`` is an entry that begins with the interposition test (NOTE
     [interposition]), so its own call is marked to pass that test once."""
     chain = tls.interposers
+    if len(chain) == 1:  # (the usual case, e.g. the profiler alone: one frame less)
+        if reenter:
+            def call(args, kwargs):
+                tls.interpose_skip = True
+                return fn(*args, **kwargs) if kwargs else fn(*args)
+        else:
+            def call(args, kwargs):
+                return fn(*args, **kwargs) if kwargs else fn(*args)
+        return chain[0](op, call, args, kwargs)
 
     def call(i, args, kwargs):
         if i == len(chain):

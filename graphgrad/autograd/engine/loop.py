@@ -3,6 +3,8 @@ backward by decreasing sequence number (``_run_by_seq``, NOTE [Sequence order]).
 """
 from __future__ import annotations
 
+from time import perf_counter_ns as _clock
+
 import numpy as np
 
 from ..._core.state import tls
@@ -16,9 +18,11 @@ _wrap = Tensor._wrap
 _ndarray = np.ndarray
 
 def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
-         accumulate, journal, anomaly, resume=None):
+         accumulate, journal, anomaly, resume=None, prof=None):
     """The dependency-counting loop.  ``resume`` continues a backward that ``_run_by_seq``
-    began: (heap, buffers, first node to run or None, its gradients)."""
+    began: (heap, buffers, first node to run or None, its gradients).  ``prof``: the
+    thread's active profiler (autograd/profiler.py), which gets each node's events; every
+    node then takes the general path (NOTE [profiled backward])."""
     if resume is None:
         buffers = {}
         heap = [(root._seq, root)]
@@ -30,7 +34,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     getrefcount = refcount  # NOTE [buffer ownership]
     # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
     # take the short path below; everything else goes through the general one
-    plain = needed is None and not create_graph and not anomaly
+    plain = needed is None and not create_graph and not anomaly and prof is None
     Acc = AccumulateGrad
     # nodes whose buffered gradient for input 0 is an array this loop made or checked
     # (nothing else refers to it): later gradients are added into it in place
@@ -157,17 +161,29 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             grads = [None] * max(node.num_outputs, 1)
         if anomaly:  # what anomaly mode reports and records as the running node
             tls.anomaly_node = node if node is not root else None
+        if prof is not None and node is not root:
+            t_eval = _clock()  # NOTE [profiled backward]
         if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
+            if prof is not None:
+                t_node = _clock()
             grads = _before_node(node, grads, needed, captures, captured, create_graph,
                                  journal)
             if grads is None:
+                if prof is not None and node.__class__ is AccumulateGrad:
+                    t = _clock()
+                    prof.backward_event(node, t_eval, t_node, t, t, None)
                 continue  # not executed (captured only), or an AccumulateGrad (done)
         nodes = node._next_nodes
         if needed is None:
             mask = None  # every edge that leads somewhere
         else:
             mask = [c is not None and (c in needed or c in captures) for c in nodes]
-        outs = node._apply(grads, mask, create_graph)
+        if prof is None:
+            outs = node._apply(grads, mask, create_graph)
+        else:
+            t_node = _clock()
+            outs = node._apply(grads, mask, create_graph)
+            t_node_end = _clock()
         if node._post_hooks:
             outs = _call_post_hooks(node, list(outs), grads, create_graph, batch_nd)
         if anomaly:
@@ -225,11 +241,22 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     else:
                         heap.append((child._seq, child))
             i += 1
+        if prof is not None and node is not root:
+            prof.backward_event(node, t_eval, t_node, t_node_end, _clock(), outs)
         outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
     if anomaly:
         tls.anomaly_node = None  # (final callbacks run outside any node)
     return captured
 
+
+# NOTE [profiled backward]
+# While a profiler is active on the thread (``tls.profiler``), ``execute`` decides once, at
+# the start of the backward, to run it in the counting loop with every node on the general
+# path, which takes four timestamps per node and hands them to the profiler's
+# ``backward_event``: PyTorch's "autograd::engine::evaluate_function: <node>" (the node's
+# whole turn: hooks, apply, validating and buffering its gradients) around "<node>" (its
+# apply; the ops a create_graph backward runs nest inside).  The plain loops never test
+# for it.
 
 # NOTE [Sequence order]
 # A node's sequence_nr is larger than that of every node its edges point to (a node is

@@ -37,7 +37,7 @@ import numpy as np
 from .._core.state import tls
 from .._tensor.tensor import Tensor
 from ..autograd import graph as _graph
-from ..ops.interpose import Composite
+from ..ops.interpose import Composite, Timer
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList",
            "FunctionEvent", "FunctionEventAvg", "DeviceType", "kineto_available"]
@@ -68,6 +68,8 @@ class _Kind:
 _EVAL = _Kind("evaluate_function")  # (EVAL, t0, t1, seq, node name)
 _NODE = _Kind("node")               # (NODE, t0, t1, seq, (node name, allocations))
 _USER = _Kind("user_annotation")    # (USER, t0, t1, -1, name)
+# as recorded, a backward node's two events are one tuple (one append):
+_BWD = _Kind("backward")  # (BWD, t0, t1, seq, (node name, node t0, node t1, allocations))
 # a forward op: (op, t0, t1, seq of its output's node or -1, info or None), info being
 # (input shapes, allocations, stack)
 
@@ -138,12 +140,16 @@ def _user_stack(skip):
 
 
 # ------------------------------------------------------------------ the recorder
+_Node = _graph.Node
+_NODE_NAMES = {}  # node class -> its name(), for the classes whose name is the class's
+
 class _Recorder:
     """What one profiling session collects (NOTE [profiler]).  It is ``tls.profiler``
     while the session runs; the engine calls its ``backward_event``."""
 
     def __init__(self, record_shapes, profile_memory, with_stack):
         self.raw = []
+        self.pending = None  # a backward node's turn not yet ended (timed_step)
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
@@ -160,17 +166,7 @@ class _Recorder:
         T = Tensor
         detailed = self.record_shapes or self.profile_memory or self.with_stack
         if not detailed:
-            def interposer(op, call, args, kwargs):
-                t0 = clock()
-                r = call(args, kwargs)
-                t1 = clock()
-                if r.__class__ is T:
-                    g = r._grad_fn
-                    append((op, t0, t1, -1 if g is None else g._seq, None))
-                else:
-                    append((op, t0, t1, _out_seq(r), None))
-                return r
-            return interposer
+            return Timer(append, _out_seq)  # (ops/interpose.py times the calls itself)
         shapes, memory, stack = self.record_shapes, self.profile_memory, self.with_stack
 
         def interposer(op, call, args, kwargs):
@@ -185,9 +181,32 @@ class _Recorder:
             return r
         return interposer
 
+    def timed_step(self, node, grads, keep_graph):
+        """Run a node's plain step (the engine's short path, NOTE [profiled backward]);
+        its turn stays open until the next one begins (``close_turn``)."""
+        t0 = _clock()
+        p = self.pending
+        if p is not None:
+            self.backward_event(p[0], p[1], p[1], p[2], t0, p[3])
+        outs = node._step(grads, keep_graph)
+        t1 = _clock()
+        self.pending = (node, t0, t1, outs if self.profile_memory else None)
+        return outs
+
+    def close_turn(self, t):
+        p = self.pending
+        if p is not None:
+            self.pending = None
+            self.backward_event(p[0], p[1], p[1], p[2], t, p[3])
+
     def backward_event(self, node, t_eval, t_node, t_node_end, t_end, outs):
         """One backward node's turn (engine NOTE [profiled backward])."""
-        name = node.name()
+        cls = node.__class__
+        name = _NODE_NAMES.get(cls)
+        if name is None:
+            name = node.name()
+            if cls.name is _Node.name or cls.name is _graph.AccumulateGrad.name:
+                _NODE_NAMES[cls] = name  # (a class whose name() is fixed)
         seq = node._seq
         if seq == _NO_SEQ:
             seq = -1
@@ -198,8 +217,7 @@ class _Recorder:
                 d = g._data if isinstance(g, Tensor) else g
                 if isinstance(d, np.ndarray) and d.base is None:
                     allocs.append((id(d), d.nbytes))
-        self.raw.append((_EVAL, t_eval, t_end, seq, name))
-        self.raw.append((_NODE, t_node, t_node_end, seq, (name, allocs)))
+        self.raw.append((_BWD, t_eval, t_end, seq, (name, t_node, t_node_end, allocs)))
 
 
 # ------------------------------------------------------------------ calibration
@@ -727,7 +745,14 @@ def _op_name(op):
 def _build_events(rec):
     """The recorder's raw tuples as FunctionEvents, with their tree, self times,
     forward sequence numbers, allocations and the forward op of each backward node."""
-    raw = rec.raw
+    raw = []
+    for e in rec.raw:
+        if e[0] is _BWD:
+            name, n0, n1, allocs = e[4]
+            raw.append((_EVAL, e[1], e[2], e[3], name))
+            raw.append((_NODE, n0, n1, e[3], (name, allocs)))
+        else:
+            raw.append(e)
     oh = rec.overhead or {"inner": 0.0, "outer": 0.0, "clock": 0.0, "bwd": 0.0}
     v0, v1 = _virtual_times(raw, oh)
     base = rec.t_start

@@ -34,7 +34,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
     getrefcount = refcount  # NOTE [buffer ownership]
     # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
     # take the short path below; everything else goes through the general one
-    plain = needed is None and not create_graph and not anomaly and prof is None
+    plain = needed is None and not create_graph and not anomaly
     Acc = AccumulateGrad
     # nodes whose buffered gradient for input 0 is an array this loop made or checked
     # (nothing else refers to it): later gradients are added into it in place
@@ -58,7 +58,10 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             if grads is None:
                 grads = [None] * max(node.num_outputs, 1)
             while True:
-                outs = node._step(grads, keep_graph)
+                if prof is None or node is root:
+                    outs = node._step(grads, keep_graph)
+                else:
+                    outs = prof.timed_step(node, grads, keep_graph)
                 nodes = node._next_nodes
                 if len(outs) != len(nodes):
                     raise RuntimeError(f"function {node.name()} returned an incorrect number "
@@ -163,6 +166,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             tls.anomaly_node = node if node is not root else None
         if prof is not None and node is not root:
             t_eval = _clock()  # NOTE [profiled backward]
+            prof.close_turn(t_eval)
         if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
             if prof is not None:
                 t_node = _clock()
@@ -180,15 +184,22 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             mask = [c is not None and (c in needed or c in captures) for c in nodes]
         if prof is None:
             outs = node._apply(grads, mask, create_graph)
+        elif mask is None and not create_graph and not anomaly and not node._has_hooks:
+            # (what the plain path would call: apply and release in one)
+            t_node = _clock()
+            outs = node._step(grads, keep_graph)
+            t_node_end = _clock()
         else:
             t_node = _clock()
             outs = node._apply(grads, mask, create_graph)
             t_node_end = _clock()
+            if not keep_graph:
+                node.release_variables()
         if node._post_hooks:
             outs = _call_post_hooks(node, list(outs), grads, create_graph, batch_nd)
         if anomaly:
             check_nan(node, outs)
-        if not keep_graph:
+        if not keep_graph and prof is None:
             node.release_variables()
         if len(outs) != len(nodes):
             raise RuntimeError(f"function {node.name()} returned an incorrect number of "
@@ -246,17 +257,20 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         outs = g = grads = data = None  # drop references so AccumulateGrad can steal arrays
     if anomaly:
         tls.anomaly_node = None  # (final callbacks run outside any node)
+    if prof is not None:
+        prof.close_turn(_clock())
     return captured
 
 
 # NOTE [profiled backward]
 # While a profiler is active on the thread (``tls.profiler``), ``execute`` decides once, at
-# the start of the backward, to run it in the counting loop with every node on the general
-# path, which takes four timestamps per node and hands them to the profiler's
-# ``backward_event``: PyTorch's "autograd::engine::evaluate_function: <node>" (the node's
-# whole turn: hooks, apply, validating and buffering its gradients) around "<node>" (its
-# apply; the ops a create_graph backward runs nest inside).  The plain loops never test
-# for it.
+# the start of the backward, to run it in the counting loop (``_run``), where each node is
+# timed for PyTorch's "autograd::engine::evaluate_function: <node>" (the node's whole
+# turn: hooks, apply, validating and buffering its gradients) around "<node>" (its apply;
+# the ops a create_graph backward runs nest inside).  On the general path the loop takes
+# the four timestamps itself (``backward_event``); on the short path the profiler's
+# ``timed_step`` runs the node's step, and a turn ends where the next one begins
+# (``close_turn``).  ``_run_by_seq`` never tests for a profiler.
 
 # NOTE [Sequence order]
 # A node's sequence_nr is larger than that of every node its edges point to (a node is

@@ -39,6 +39,7 @@ from .._tensor.tensor import Tensor
 from ..autograd import graph as _graph
 from ..ops.interpose import Composite, Timer, interposing
 from ..ops.registry import PUBLIC
+from ..ops.inplace import dispatch_inplace as _dispatch_inplace
 from .grad_mode import no_grad
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList",
@@ -107,7 +108,9 @@ def _shapes(op, args, kwargs):
         if a is op:
             continue
         out.append(list(a._data.shape) if isinstance(a, Tensor) else [])
-    for a in kwargs.values():
+    for k, a in kwargs.items():
+        if k == "out" and a is None:  # (PyTorch's .out overload is another op)
+            continue
         out.append(list(a._data.shape) if isinstance(a, Tensor) else [])
     return out
 
@@ -163,25 +166,18 @@ class _Recorder:
         self.interposer = self._make_interposer()
 
     def _make_interposer(self):
-        append = self.raw.append
-        clock = _clock
-        T = Tensor
         detailed = self.record_shapes or self.profile_memory or self.with_stack
         if not detailed:
-            return Timer(append, _out_seq)  # (ops/interpose.py times the calls itself)
+            return Timer(self.raw.append, _out_seq)  # (interposed() times the calls itself)
         shapes, memory, stack = self.record_shapes, self.profile_memory, self.with_stack
 
-        def interposer(op, call, args, kwargs):
-            info = (_shapes(op, args, kwargs) if shapes else None, None,
-                    _user_stack(2) if stack else None)
-            t0 = clock()
-            r = call(args, kwargs)
-            t1 = clock()
-            if memory:
-                info = (info[0], _allocations(r, args), info[2])
-            append((op, t0, t1, _out_seq(r), info))
-            return r
-        return interposer
+        def before(op, args, kwargs):
+            return (_shapes(op, args, kwargs) if shapes else None,
+                    _user_stack(3) if stack else None)
+
+        def after(info, r, args):
+            return (info[0], _allocations(r, args) if memory else None, info[1])
+        return Timer(self.raw.append, _out_seq, before, after)
 
     def timed_step(self, node, grads, keep_graph):
         """Run a node's plain step (the engine's short path, NOTE [profiled backward]);
@@ -219,7 +215,7 @@ class _Recorder:
                 d = g._data if isinstance(g, Tensor) else g
                 if isinstance(d, np.ndarray) and d.base is None:
                     allocs.append((id(d), d.nbytes))
-        self.raw.append((_BWD, t_eval, t_end, seq, (name, t_node, t_node_end, allocs)))
+        self.raw.append((_BWD, t_eval, t_end, seq, (name, t_node, t_node_end, allocs), None))
 
 
 # ------------------------------------------------------------------ calibration
@@ -735,11 +731,16 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
 
 
 # ------------------------------------------------------------------ building events
-def _op_name(op):
+def _op_name(op, entry=None):
+    """PyTorch's name of an op's event: ``aten::`` and the op's name before the overload
+    (``mul.Tensor``: ``aten::mul``); ``aten::mul_`` when it ran in place."""
     if op.__class__ is Composite:
         return "aten::" + op.name
     name = getattr(op, "name", None) or getattr(op, "__name__", str(op))
-    return "aten::" + name.split(".")[0]
+    name = "aten::" + name.split(".")[0]
+    if entry is _dispatch_inplace and not name.endswith("_"):
+        name += "_"
+    return name
 
 
 def _build_events(rec):
@@ -749,8 +750,8 @@ def _build_events(rec):
     for e in rec.raw:
         if e[0] is _BWD:
             name, n0, n1, allocs = e[4]
-            raw.append((_EVAL, e[1], e[2], e[3], name))
-            raw.append((_NODE, n0, n1, e[3], (name, allocs)))
+            raw.append((_EVAL, e[1], e[2], e[3], name, None))
+            raw.append((_NODE, n0, n1, e[3], (name, allocs), None))
         else:
             raw.append(e)
     oh = rec.overhead or {"inner": 0.0, "outer": 0.0, "clock": 0.0, "bwd": 0.0}
@@ -766,7 +767,7 @@ def _build_events(rec):
     allocs = [0] * len(raw)
     seen = set()
     for i in order:
-        kind, t0, t1, s, info = raw[i]
+        kind, t0, t1, s, info, entry = raw[i]
         if kind is _EVAL or kind is _USER:
             seqs[i] = s
             continue
@@ -793,7 +794,7 @@ def _build_events(rec):
     start_order = sorted(range(len(raw)), key=lambda i: (raw[i][1], -raw[i][2]))
     ev_of = [None] * len(raw)
     for k, i in enumerate(start_order):
-        kind, t0, t1, s, info = raw[i]
+        kind, t0, t1, s, info, entry = raw[i]
         start = (v0[i] - base) / 1000.0
         end = (v1[i] - base) / 1000.0
         if kind is _EVAL:
@@ -810,7 +811,7 @@ def _build_events(rec):
             shapes = stack = None
             if info is not None:
                 shapes, _, stack = info
-            e = FunctionEvent(k + 1, _op_name(kind), rec.tid, start, end,
+            e = FunctionEvent(k + 1, _op_name(kind, entry), rec.tid, start, end,
                               input_shapes=shapes, stack=stack, sequence_nr=seqs[i],
                               fwd_thread=0 if seqs[i] >= 0 else None)
         e._raw = (t0, t1)
@@ -940,8 +941,8 @@ class profile:
         self.entered = True
         rec = _Recorder(self.record_shapes, self.profile_memory, self.with_stack)
         rec.overhead = _calibrate(rec)
-        if self._function_events is not None and self.acc_events:
-            self._old_events = self._function_events
+        if self.acc_events and self._rec is not None:  # (keep the earlier sessions')
+            self._old_events = self._ensure_function_events()
         self._function_events = None
         self._rec = rec
         self._running = True
@@ -1056,7 +1057,7 @@ class record_function:
         rec, t0 = record
         if rec is not None:
             t1 = _clock()
-            rec.raw.append((_USER, t0, t1, -1, self.name))
+            rec.raw.append((_USER, t0, t1, -1, self.name, None))
         return False
 
     def __call__(self, fn):

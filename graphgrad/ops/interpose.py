@@ -55,16 +55,21 @@ def interposed(op, fn, args, kwargs, reenter=True):
     if len(chain) == 1:  # (the usual case, e.g. the profiler alone: one frame less)
         timer = chain[0]
         if timer.__class__ is Timer:  # time the call here: no frame for the interposer
+            before = timer.before
+            if before is not None:
+                info = before(op, args, kwargs)
             if reenter:
                 tls.interpose_skip = True
             t0 = _clock()
             r = fn(*args, **kwargs) if kwargs else fn(*args)
             t1 = _clock()
-            if r.__class__ is _Tensor:
+            if before is not None:
+                timer.append((op, t0, t1, timer.seq_of(r), timer.after(info, r, args), fn))
+            elif r.__class__ is _Tensor:
                 g = r._grad_fn
-                timer.append((op, t0, t1, -1 if g is None else g._seq, None))
+                timer.append((op, t0, t1, -1 if g is None else g._seq, None, fn))
             else:
-                timer.append((op, t0, t1, timer.seq_of(r), None))
+                timer.append((op, t0, t1, timer.seq_of(r), None, fn))
             return r
         if reenter:
             def call(args, kwargs):
@@ -88,21 +93,29 @@ def interposed(op, fn, args, kwargs, reenter=True):
 class Timer:
     """An interposer that only times each call (the profiler's, autograd/profiler.py):
     alone on its thread, ``interposed`` runs the call itself between two timestamps and
-    appends ``(op, t0, t1, sequence number of the output's node or -1, None)`` with
-    ``append``; under other interposers it is called like any interposer.
-    ``seq_of(result)``: the number for a result that is not one Tensor."""
+    appends ``(op, t0, t1, sequence number of the output's node or -1, info, entry)``
+    with ``append``; under other interposers it is called like any interposer (``entry``
+    is then None).  ``seq_of(result)``: the number for a result that is not one Tensor;
+    ``before(op, args, kwargs)`` (optional) is called before the call and
+    ``after(its value, result, args)`` gives ``info`` (else None)."""
 
-    __slots__ = ("append", "seq_of")
+    __slots__ = ("append", "seq_of", "before", "after")
 
-    def __init__(self, append, seq_of):
+    def __init__(self, append, seq_of, before=None, after=None):
         self.append = append
         self.seq_of = seq_of
+        self.before = before
+        self.after = after
 
     def __call__(self, op, call, args, kwargs):
+        before = self.before
+        if before is not None:
+            info = before(op, args, kwargs)
         t0 = _clock()
         r = call(args, kwargs)
         t1 = _clock()
-        self.append((op, t0, t1, self.seq_of(r), None))
+        self.append((op, t0, t1, self.seq_of(r),
+                     self.after(info, r, args) if before is not None else None, None))
         return r
 
 

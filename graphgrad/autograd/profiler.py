@@ -805,8 +805,12 @@ def _build_events(rec):
             e = FunctionEvent(k + 1, info[0], rec.tid, start, end, sequence_nr=seqs[i],
                               fwd_thread=1 if seqs[i] >= 0 else None)
         elif kind is _USER:
-            e = FunctionEvent(k + 1, info, rec.tid, start, end, is_user_annotation=True,
+            # (PyTorch's events name every step "ProfilerStep*", so that key_averages adds
+            # them up; the trace keeps each one's number)
+            e = FunctionEvent(k + 1, "ProfilerStep*" if info.startswith("ProfilerStep#")
+                              else info, rec.tid, start, end, is_user_annotation=True,
                               category="user_annotation")
+            e.trace_name = info
         else:
             shapes = stack = None
             if info is not None:
@@ -815,6 +819,8 @@ def _build_events(rec):
                               input_shapes=shapes, stack=stack, sequence_nr=seqs[i],
                               fwd_thread=0 if seqs[i] >= 0 else None)
         e._raw = (t0, t1)
+        e.time_range.start = float(e.time_range.start)
+        e.time_range.end = float(e.time_range.end)
         e.cpu_memory_usage = allocs[i]
         ev_of[i] = e
         events.append(e)
@@ -865,7 +871,8 @@ def _write_trace(events, path):
             args["Input Dims"] = e.input_shapes
         if e.stack:
             args["Call stack"] = ";".join(e.stack)
-        trace.append({"ph": "X", "cat": e.category, "name": e.name, "pid": pid,
+        trace.append({"ph": "X", "cat": e.category, "name": e.trace_name or e.name,
+                      "pid": pid,
                       "tid": e.thread, "ts": round(e.time_range.start, 3),
                       "dur": round(max(0.0, e.cpu_time_total), 3), "args": args})
     for fwd, bwd in flows:

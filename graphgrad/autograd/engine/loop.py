@@ -164,9 +164,10 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             grads = [None] * max(node.num_outputs, 1)
         if anomaly:  # what anomaly mode reports and records as the running node
             tls.anomaly_node = node if node is not root else None
-        if prof is not None and node is not root:
-            t_eval = _clock()  # NOTE [profiled backward]
-            prof.close_turn(t_eval)
+        if prof is not None and node is not root:  # NOTE [profiled backward]
+            if prof.pending is not None:
+                prof.close_turn(_clock())
+            t_eval = _clock()
         if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
             if prof is not None:
                 t_node = _clock()

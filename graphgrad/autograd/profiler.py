@@ -566,8 +566,10 @@ class EventList(list):
         return sum(e.self_cpu_time_total for e in self)
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
-                     group_by_overload_name=False):
+                     group_by_overload_name=False, *, group_by_input_shapes=None):
         """Events added up per name (and input shapes, and top stack frames)."""
+        if group_by_input_shapes is not None:  # (PyTorch's EventList spells it so)
+            group_by_input_shape = group_by_input_shapes
         if not isinstance(group_by_stack_n, int) or group_by_stack_n < 0:
             raise ValueError("key_averages(): group_by_stack_n must be a non-negative int, "
                              f"got {group_by_stack_n!r}")

@@ -437,3 +437,21 @@ def test_seed_004_example_runs():
               for r in _table_rows(table)[1]}
     assert counts["aten::pow"] == 100 and counts["PowBackward0"] == 100
     assert counts["torch::autograd::AccumulateGrad"] == 100
+
+
+def test_a_failing_backward_leaves_no_open_turn():
+    x = graphgrad.tensor([1.0, 2.0], requires_grad=True)
+
+    def bad(g):
+        raise ValueError("hook failed")
+
+    with profile() as p:
+        y = graphgrad.exp(x) * 2
+        y.register_hook(bad)
+        with pytest.raises(ValueError):
+            y.sum().backward()
+        z = graphgrad.sin(x).sum()
+        z.backward()
+    names = [e.name for e in p.function_events]
+    assert names.count("SinBackward0") == 1 and "ExpBackward0" not in names
+    assert x.grad is not None

@@ -176,6 +176,8 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             _run_final_callbacks(task[6])
     except BaseException as exc:
         journal.rollback()
+        if prof is not None:
+            prof.pending = None  # (a node's turn the error cut short: not an event)
         if anomaly:  # report the forward traceback of the node that failed
             report_backward_error(tls.anomaly_node)
         raise

@@ -36,6 +36,7 @@ LAYERS = [
     ("graphgrad.autograd.functional", 6),
     ("graphgrad.autograd.gradcheck", 6),
     ("graphgrad.autograd.profiler", 6),
+    ("graphgrad.autograd.profiler_util", 6),
     ("graphgrad.profiler", 6),
     ("graphgrad.autograd.variable", 6),
     ("graphgrad.nn", 6),

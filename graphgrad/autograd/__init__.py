@@ -251,6 +251,7 @@ _TOOLS = {
     "gradcheck": ("gradcheck", "gradcheck"), "gradgradcheck": ("gradcheck", "gradgradcheck"),
     "GradcheckError": ("gradcheck", "GradcheckError"),
     "profiler": ("profiler", None), "record_function": ("profiler", "record_function"),
+    "profiler_util": ("profiler_util", None),
 }
 __all__ += ["functional", "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
             "set_detect_anomaly"]

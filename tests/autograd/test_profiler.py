@@ -455,3 +455,22 @@ def test_a_failing_backward_leaves_no_open_turn():
     names = [e.name for e in p.function_events]
     assert names.count("SinBackward0") == 1 and "ExpBackward0" not in names
     assert x.grad is not None
+
+
+def test_trace_with_stack_names_the_users_frames(tmp_path):
+    def user_step(t):
+        return graphgrad.exp(t)
+
+    with profile(with_stack=True) as p:
+        user_step(graphgrad.ones(2))
+    path = tmp_path / "s.json"
+    p.export_chrome_trace(str(path))
+    with open(path) as f:
+        (op,) = [e for e in json.load(f)["traceEvents"] if e["ph"] == "X"]
+    assert op["args"]["Call stack"].split(";")[0].endswith(": user_step")
+
+
+def test_profiler_util_names():
+    from graphgrad.autograd import profiler_util
+    assert profiler_util.EventList is gprof.EventList
+    assert graphgrad.autograd.profiler_util.FunctionEventAvg is gprof.FunctionEventAvg

@@ -474,3 +474,24 @@ def test_profiler_util_names():
     from graphgrad.autograd import profiler_util
     assert profiler_util.EventList is gprof.EventList
     assert graphgrad.autograd.profiler_util.FunctionEventAvg is gprof.FunctionEventAvg
+
+
+def test_profiler_under_another_interposer():
+    from graphgrad.ops.interpose import interposing
+    seen = []
+
+    def log(op, call, args, kwargs):
+        seen.append(op.name)
+        return call(args, kwargs)
+
+    x = graphgrad.ones(3, requires_grad=True)
+    with interposing(log):
+        with profile(record_shapes=True) as p:
+            y = graphgrad.sin(x) * 2
+        with profile() as q:
+            y.sum().backward()
+    assert [e.name for e in p.function_events] == ["aten::sin", "aten::mul"]
+    assert p.function_events[0].input_shapes == [[3]]
+    assert "SinBackward0" in [e.name for e in q.function_events]
+    assert [n.split(".")[0] for n in seen][:2] == ["sin", "mul"]
+    assert np.allclose(x.grad.numpy(), 2 * np.cos(1.0))

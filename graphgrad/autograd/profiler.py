@@ -908,7 +908,8 @@ class profile:
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False,
                  with_flops=False, profile_memory=False, with_stack=False,
                  with_modules=False, use_kineto=False, use_cpu=True, use_mtia=False,
-                 experimental_config=None, acc_events=False, custom_trace_id_callback=None):
+                 experimental_config=None, acc_events=False, custom_trace_id_callback=None,
+                 post_processing_timeout_s=None, activity_filters=None):
         self.enabled = bool(enabled)
         if not self.enabled:
             return

@@ -12,6 +12,7 @@ from . import linalg as linalg
 from . import nn as nn
 from . import ops as ops
 from . import optim as optim
+from . import profiler as profiler
 from . import random as random
 from . import return_types as return_types
 from . import serialization as serialization

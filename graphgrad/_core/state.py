@@ -86,6 +86,8 @@ class _State(threading.local):
     mutation_ctx = None     # the active allow_mutation_on_saved_tensors, or None
     extra = False           # any of: inference, fw_level, saved_hooks, profiler, anomaly,
                             # interposers
+    extra_ops = False       # any of what ops/extras.py's _extra handles (inference,
+                            # fw_level, saved_hooks, anomaly): False under a profiler alone
     engine_depth = 0        # nesting of backward calls on this thread
     detour = None           # a _Detour while ``fast`` is False (see HOT)
 
@@ -99,9 +101,10 @@ class _State(threading.local):
         self._set_fast(bool(mode) and not self.extra)
 
     def refresh(self):
-        self.extra = bool(self.inference or self.fw_level is not None or self.saved_hooks
-                          or self.profiler is not None or self.saved_hooks_disabled
-                          or self.anomaly or self.mutation_ctx is not None
+        self.extra_ops = bool(self.inference or self.fw_level is not None or self.saved_hooks
+                              or self.anomaly)
+        self.extra = bool(self.extra_ops or self.profiler is not None
+                          or self.saved_hooks_disabled or self.mutation_ctx is not None
                           or self.interposers)
         self._set_fast(bool(self._grad_enabled) and not self.extra)
 

@@ -250,6 +250,8 @@ _TOOLS = {
     # importable (``from graphgrad.autograd.gradcheck import GradcheckError``)
     "gradcheck": ("gradcheck", "gradcheck"), "gradgradcheck": ("gradcheck", "gradgradcheck"),
     "GradcheckError": ("gradcheck", "GradcheckError"),
+    "profiler": ("profiler", None), "record_function": ("profiler", "record_function"),
+    "profiler_util": ("profiler_util", None),
 }
 __all__ += ["functional", "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
             "set_detect_anomaly"]

@@ -14,6 +14,8 @@ from ..autograd.anomaly_mode import record_traceback
 def _extra(op, args, outs):
     """Inference mode, saved-tensor hooks, anomaly mode, forward AD: only reached when one
     of them is on (``tls.extra``), so the fast path pays a single flag test."""
+    if not tls.extra_ops:  # (e.g. only a profiler or autocast is on)
+        return
     if tls.inference:
         for o in outs:
             if o._vc is None:

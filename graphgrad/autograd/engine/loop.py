@@ -10,6 +10,7 @@ file name ``<graphgrad engine loop>`` (in ``linecache``: tracebacks show the lin
 from __future__ import annotations
 
 import linecache
+from time import perf_counter_ns as _clock
 
 import numpy as np
 
@@ -26,10 +27,11 @@ _ndarray = np.ndarray
 
 _RUN_SOURCE = '''
 def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
-         accumulate, journal, anomaly, resume=None):
+         accumulate, journal, anomaly, resume=None, prof=None):
     """The dependency-counting loop.  ``resume`` continues a backward that ``_run_by_seq``
     began: a list [heap, buffers, first node to run or None, its gradients], which
-    ``_run`` empties."""
+    ``_run`` empties.  ``prof``: the thread's active profiler (autograd/profiler.py), which
+    gets each node's events (NOTE [profiled backward])."""
     if resume is None:
         buffers = {}
         heap = [(root._seq, root)]
@@ -59,7 +61,10 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             if grads is None:
                 grads = [None] * max(node.num_outputs, 1)
             while True:
-                outs = node._step(grads, keep_graph)
+                if prof is None or node is root:
+                    outs = node._step(grads, keep_graph)
+                else:
+                    outs = prof.timed_step(node, grads, keep_graph)
                 nodes = node._next_nodes
                 if len(outs) != len(nodes):
                     raise RuntimeError(f"function {node.name()} returned an incorrect number "
@@ -109,22 +114,43 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             grads = [None] * max(node.num_outputs, 1)
         if anomaly:  # what anomaly mode reports and records as the running node
             tls.anomaly_node = node if node is not root else None
+        if prof is not None and node is not root:  # NOTE [profiled backward]
+            if prof.pending is not None:
+                prof.close_turn(_clock())
+            t_eval = _clock()
         if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
+            if prof is not None:
+                t_node = _clock()
             grads = _before_node(node, grads, needed, captures, captured, create_graph,
                                  journal)
             if grads is None:
+                if prof is not None and node.__class__ is AccumulateGrad:
+                    t = _clock()
+                    prof.backward_event(node, t_eval, t_node, t, t, None)
                 continue  # not executed (captured only), or an AccumulateGrad (done)
         nodes = node._next_nodes
         if needed is None:
             mask = None  # every edge that leads somewhere
         else:
             mask = [c is not None and (c in needed or c in captures) for c in nodes]
-        outs = node._apply(grads, mask, create_graph)
+        if prof is None:
+            outs = node._apply(grads, mask, create_graph)
+        elif mask is None and not create_graph and not anomaly and not node._has_hooks:
+            # (what the plain path would call: apply and release in one)
+            t_node = _clock()
+            outs = node._step(grads, keep_graph)
+            t_node_end = _clock()
+        else:
+            t_node = _clock()
+            outs = node._apply(grads, mask, create_graph)
+            t_node_end = _clock()
+            if not keep_graph:
+                node.release_variables()
         if node._post_hooks:
             outs = _call_post_hooks(node, list(outs), grads, create_graph, batch_nd)
         if anomaly:
             check_nan(node, outs)
-        if not keep_graph:
+        if not keep_graph and prof is None:
             node.release_variables()
         if len(outs) != len(nodes):
             raise RuntimeError(f"function {node.name()} returned an incorrect number of "
@@ -147,11 +173,26 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 if n == 0:
                     @push_child
             i += 1
+        if prof is not None and node is not root:
+            prof.backward_event(node, t_eval, t_node, t_node_end, _clock(), outs)
         outs = g = grads = data = prev = None  # drop references so AccumulateGrad can steal arrays
     if anomaly:
         tls.anomaly_node = None  # (final callbacks run outside any node)
+    if prof is not None:
+        prof.close_turn(_clock())
     return captured
 '''
+
+
+# NOTE [profiled backward]
+# While a profiler is active on the thread (``tls.profiler``), ``execute`` decides once, at
+# the start of the backward, to run it in the counting loop (``_run``), where each node is
+# timed for PyTorch's "autograd::engine::evaluate_function: <node>" (the node's whole
+# turn: hooks, apply, validating and buffering its gradients) around "<node>" (its apply;
+# the ops a create_graph backward runs nest inside).  On the general path the loop takes
+# the four timestamps itself (``backward_event``); on the short path the profiler's
+# ``timed_step`` runs the node's step, and a turn ends where the next one begins
+# (``close_turn``).  ``_run_by_seq`` never tests for a profiler.
 
 
 # NOTE [Sequence order]

@@ -131,9 +131,10 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
                                         accumulate, batch_nd)
     root = GraphRoot(roots, grad_outputs)
     anomaly = tls.anomaly
+    prof = tls.profiler  # (NOTE [profiled backward] in loop.py)
     # a plain backward runs its nodes in decreasing sequence_nr with no dependency counts
     # (NOTE [Sequence order]); anything that needs the counts takes the counting loop
-    by_seq = inputs is None and not create_graph and not anomaly
+    by_seq = inputs is None and not create_graph and not anomaly and prof is None
     deps = None if by_seq else _compute_dependencies(root)
     captures = None
     needed = None
@@ -175,11 +176,13 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
                 handover = None
         else:
             _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
-                 accumulate, journal, anomaly)
+                 accumulate, journal, anomaly, None, prof)
         if task[6]:
             _run_final_callbacks(task[6])
     except BaseException as exc:
         journal.rollback()
+        if prof is not None:
+            prof.pending = None  # (a node's turn the error cut short: not an event)
         if anomaly:  # report the forward traceback of the node that failed
             report_backward_error(tls.anomaly_node)
         raise

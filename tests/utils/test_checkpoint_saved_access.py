@@ -282,3 +282,24 @@ def test_more_tensors_in_recomputation_after_the_forward_still_raises():
             out.sum().backward()
     ours, _ = run_both(prog)
     assert "recomputation" in str(ours.exc)
+
+
+# ----------------------------------------------- what a freed graph still holds
+
+
+def test_backward_releases_the_checkpoint_inputs(lib):
+    """The frame holding a checkpoint's inputs goes with the graph's saved tensors: a
+    training loop that keeps ``loss`` until the next forward must not keep every layer's
+    input alive (graphgrad kept them through the unpack hook)."""
+    import gc
+    x = lib.tensor([[1.0, 2.0]], requires_grad=True)
+    h = x * 2
+    ref = weakref.ref(h)
+    out = _ck(lib).checkpoint(lambda t: t.sin().exp(), h, use_reentrant=False)
+    del h
+    gc.collect()
+    assert ref() is not None  # needed by the backward
+    out.sum().backward()
+    gc.collect()
+    assert ref() is None
+    assert out.grad_fn is not None

@@ -41,6 +41,20 @@ def _scaled(x, alpha):
     return x if alpha == 1 else x * F.conj(alpha)
 
 
+def _addmm_mat2_vjp(grad, mat1, mat2, alpha):
+    """``mat1^H @ grad``, laid out like ``mat2``: for a column-major ``mat2`` (a Linear's
+    ``weight.t()``) the product is computed as ``(grad^T @ mat1)^T``, so the weight's
+    gradient (its transpose) comes out row-major like the weight and AccumulateGrad copies
+    it with one memcpy instead of a strided transpose (PyTorch's mm_mat2_backward does the
+    same). 0.18 s of a 0.8 s step of the 16-layer 1024-wide MLP went to that transpose."""
+    if grad.__class__ is np.ndarray and mat1.__class__ is np.ndarray and \
+            mat2.__class__ is np.ndarray and grad.ndim == 2 and mat2.ndim == 2 and \
+            mat1.dtype.kind == "f" and mat1.dtype.itemsize >= 4 and \
+            mat2.flags.f_contiguous and not mat2.flags.c_contiguous:
+        return _scaled(np.matmul(grad.T, mat1).T, alpha)
+    return _scaled(F.matmul(F.mH(mat1), grad), alpha)
+
+
 def _declare_addmm():
     # another family may have declared torch.addmm already: reuse it if it has PyTorch's
     # signature, else keep this one under a private name
@@ -53,7 +67,7 @@ def _declare_addmm():
         promote=True,
         self=lambda grad, beta: _scaled(grad, beta),
         mat1=lambda grad, mat2, alpha: _scaled(F.matmul(grad, F.mH(mat2)), alpha),
-        mat2=lambda grad, mat1, alpha: _scaled(F.matmul(F.mH(mat1), grad), alpha),
+        mat2=_addmm_mat2_vjp,
         jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
             _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha) + self_t * beta,
         batched_jvp=lambda self_t, mat1_t, mat2_t, self, mat1, mat2, beta, alpha:

@@ -4,8 +4,10 @@ import builtins as _builtins
 from typing import Any, Callable as _Callable, Iterator as _Iterator, TypeVar as _TypeVar
 
 import numpy as _np
+from . import amp as amp
 from . import autograd as autograd
 from . import backends as backends
+from . import cpu as cpu
 from . import cuda as cuda
 from . import func as func
 from . import linalg as linalg

@@ -51,7 +51,7 @@ class SavedVariable:
     """One tensor saved for backward by a node."""
 
     __slots__ = ("data", "vc", "version", "tensor", "output_nr", "requires_grad", "packed",
-                 "unpack_hook", "fw", "weak_fn")
+                 "fw", "weak_fn")
     # weak_fn (set only for the result of an in-place op on a view, never initialised
     # otherwise): a weakref to the view's grad_fn, the history the unpacked result carries
     # instead of the saving node (PyTorch's is_inplace_on_view / weak_grad_fn_)
@@ -85,13 +85,15 @@ class SavedVariable:
             arg = Tensor._wrap(self.data)
             arg._vc = self.vc
             arg._requires_grad = self.requires_grad
-        self.packed = (call_pack_hook(pack, arg, self.vc),)
-        self.unpack_hook = unpack
+        # (packed value, unpack hook): freeing the graph (packed = None) drops the hook too,
+        # and with it whatever the hook holds (a checkpoint frame keeps its inputs)
+        self.packed = (call_pack_hook(pack, arg, self.vc), unpack)
         self.data = None
         self.tensor = None if self.tensor is None else _LeafRef(self.tensor)
 
     def _from_hook(self):
-        t = self.unpack_hook(self.packed[0])
+        packed, unpack = self.packed
+        t = unpack(packed)
         if not isinstance(t, Tensor):
             raise TypeError(
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "

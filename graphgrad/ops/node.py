@@ -123,8 +123,8 @@ class _RawSaved:
         if sv.packed is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor more than once")
         t = sv.unpack(self._node, self._name)
-        sv.packed = (call_pack_hook(pack_hook, t.detach() if sv.tensor is None else t, sv.vc),)
-        sv.unpack_hook = unpack_hook
+        sv.packed = (call_pack_hook(pack_hook, t.detach() if sv.tensor is None else t, sv.vc),
+                     unpack_hook)
         sv.data = None
         if sv.tensor is not None:
             sv.tensor = _LeafRef(sv.tensor)

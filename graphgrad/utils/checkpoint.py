@@ -187,6 +187,12 @@ class _Frame:
         self.determinism_check = determinism_check
         self.early_stop = _EARLY_STOP[0]
         self.meta = []          # (shape, dtype) of each tensor the forward saved
+        # False while fn runs: a backward inside fn (autograd.grad in the checkpointed
+        # function) can recompute a frame whose forward has saved only part of its tensors
+        self.forward_completed = False
+        # set when such a recomputation (without early stop) saved more tensors than the
+        # forward had so far: the count and metadata checks no longer apply to this frame
+        self.ignore_saved_mismatch = False
         # per backward (graph task id): slot -> recomputed tensor, filled by a recomputation,
         # emptied by unpacks; a later backward (retain_graph) recomputes again
         self.recomputed = {}
@@ -198,7 +204,11 @@ class _Frame:
 
     def unpack(self, slot):
         task = getattr(_engine_local, "task", None)
-        tid = task[0] if task is not None else None
+        if task is None:
+            # outside a backward (``grad_fn._saved_result``): every access recomputes and
+            # keeps nothing, as PyTorch's fresh graph-task id per access does
+            return self._pick(self.recompute(), slot)
+        tid = task[0]
         done = self.unpacked.setdefault(tid, set())
         if slot in done:
             raise CheckpointError(
@@ -209,15 +219,20 @@ class _Frame:
             self.recomputed[tid] = self.recompute()
         values = self.recomputed[tid]
         done.add(slot)
+        t = self._pick(values, slot)
+        del values[slot]
+        if not values:  # every slot this backward recomputed has been handed out
+            del self.recomputed[tid]
+        return t
+
+    @staticmethod
+    def _pick(values, slot):
         if slot not in values:
             raise CheckpointError(
                 "torch.utils.checkpoint: the recomputation saved fewer tensors than the forward "
                 f"({len(values)} left, slot {slot} missing). Make sure the checkpointed function "
                 "does the same thing when it is rerun.")
-        t = values.pop(slot)
-        if not values:  # every slot this backward recomputed has been handed out
-            del self.recomputed[tid]
-        return t
+        return values[slot]
 
     def recompute(self):
         n = len(self.meta)
@@ -225,8 +240,16 @@ class _Frame:
         early = self.early_stop
 
         def pack(x):
-            # keep the value only: unpacking re-attaches the forward's history to it
-            x = x.detach()
+            # keep the value only (unpacking re-attaches the forward's history to it); a
+            # tensor without history is kept as is, so unpack hands back the very object the
+            # forward saved (a custom Function's saved input stays `is`-identical)
+            if x.requires_grad:
+                x = x.detach()
+            if len(got) >= n and not early and not self.forward_completed:
+                # a backward inside fn, while fn's forward is still running, recomputes
+                # past what the forward has saved so far: not an error (PyTorch's rule)
+                self.ignore_saved_mismatch = True
+                return x
             got[len(got)] = x
             if early and len(got) == n:
                 raise _StopRecomputation
@@ -245,6 +268,8 @@ class _Frame:
                     self.function(*self.args, **self.kwargs)
             except _StopRecomputation:
                 pass
+        if self.ignore_saved_mismatch:
+            return {i: t for i, t in got.items() if i < n}
         if len(got) > n:
             raise CheckpointError(
                 "torch.utils.checkpoint: trying to save more tensors during recomputation than "
@@ -279,7 +304,9 @@ def _checkpoint_non_reentrant(function, preserve, context_fn, determinism_check,
     frame = _Frame(function, args, kwargs, preserve, rng_state,
                    lambda: (forward_ctx, recompute_ctx), determinism_check)
     with _gg.autograd.graph.saved_tensors_hooks(frame.pack, frame.unpack), forward_ctx:
-        return function(*args, **kwargs)
+        out = function(*args, **kwargs)
+    frame.forward_completed = True
+    return out
 
 
 # ------------------------------------------------------------------ sequential

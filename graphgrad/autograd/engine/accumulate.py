@@ -100,6 +100,10 @@ def _accumulate_grad(node, g, create_graph, journal):
                 if g.base is None and refcount(g) <= 3 and g.flags.writeable and \
                         _obeys_layout(g, d):
                     new = _wrap(g)
+                elif _whole_view_of_fresh(g) and refcount(g) <= 3 and _obeys_layout(g, d):
+                    # a transpose of a fresh product (a Linear weight's gradient arrives
+                    # through TBackward0): take the product itself, not a 4 MB copy
+                    new = _wrap(g.base)
                 else:
                     new = _empty_for_grad(d)
                     np.copyto(new, g)
@@ -128,6 +132,16 @@ def _accumulate_grad(node, g, create_graph, journal):
                     "Tensor post accumulate grad hooks should return None (the hook "
                     f"{getattr(fn, '__name__', fn)!r} returned a value; modify tensor.grad "
                     "in place instead).")
+
+
+def _whole_view_of_fresh(g):
+    """Whether ``g`` is a view covering all of an array nothing else holds, with the same
+    shape and strides as that array (a transpose of a transpose): then the array itself
+    can become the .grad."""
+    b = g.base
+    return (b is not None and b.base is None and b.shape == g.shape and b.strides == g.strides
+            and b.flags.writeable and refcount(b) <= 3
+            and b.__array_interface__["data"][0] == g.__array_interface__["data"][0])
 
 
 def _dense(d):

@@ -5,6 +5,8 @@ ops/kernels/nn_linear.py, public functions in nn/functional/linear.py.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import formulas as F, registry as _registry
 from ..registry import defop
 from .nn_utils import _bpad
@@ -14,6 +16,20 @@ from ..kernels.nn_linear import _addmm_kernel
 # ====================================================================== linear
 def _scaled(x, alpha):
     return x if alpha == 1 else x * F.conj(alpha)
+
+
+def _addmm_mat2_vjp(grad, mat1, mat2, alpha):
+    """``mat1^H @ grad``, laid out like ``mat2``: for a column-major ``mat2`` (a Linear's
+    ``weight.t()``) the product is computed as ``(grad^T @ mat1)^T``, so the weight's
+    gradient (its transpose) comes out row-major like the weight and AccumulateGrad copies
+    it with one memcpy instead of a strided transpose (PyTorch's mm_mat2_backward does the
+    same)."""
+    if grad.__class__ is np.ndarray and mat1.__class__ is np.ndarray and \
+            mat2.__class__ is np.ndarray and grad.ndim == 2 and mat2.ndim == 2 and \
+            mat1.dtype.kind == "f" and mat1.dtype.itemsize >= 4 and \
+            mat2.flags.f_contiguous and not mat2.flags.c_contiguous:
+        return _scaled(np.matmul(grad.T, mat1).T, alpha)
+    return _scaled(F.matmul(F.mH(mat1), grad), alpha)
 
 
 def _declare_addmm():
@@ -28,7 +44,7 @@ def _declare_addmm():
         promote=True,
         self=lambda grad, beta: _scaled(grad, beta),
         mat1=lambda grad, mat2, alpha: _scaled(F.matmul(grad, F.mH(mat2)), alpha),
-        mat2=lambda grad, mat1, alpha: _scaled(F.matmul(F.mH(mat1), grad), alpha),
+        mat2=_addmm_mat2_vjp,
         jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
             _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha) + self_t * beta,
         batched_jvp=lambda self_t, mat1_t, mat2_t, self, mat1, mat2, beta, alpha:

@@ -47,3 +47,6 @@ class device:
 
     def __exit__(self, *exc):
         return False
+
+
+from . import amp  # noqa: E402,F401  (graphgrad.cuda.amp: names that raise, see there)

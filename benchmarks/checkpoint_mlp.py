@@ -1,0 +1,145 @@
+"""Activation checkpointing on a 16-layer MLP: peak activation memory and step time,
+each layer checkpointed (``checkpoint(layer, h, use_reentrant=False)``) against plain.
+
+    python -m benchmarks.checkpoint_mlp                  # graphgrad, the default block
+    python -m benchmarks.checkpoint_mlp --block relu     # Linear -> ReLU layers
+    python -m benchmarks.checkpoint_mlp --repeats 3 --steps 5
+
+The model: 16 layers of width 1024, batch 256, float32, one compute thread. A layer
+(``--block``) is ``Linear -> LayerNorm -> GELU`` (``ln-gelu``, the default), ``Linear ->
+GELU`` (``gelu``) or ``Linear -> ReLU`` (``relu``). A training step is forward, a mean
+squared loss, backward, and SGD applied to each parameter as soon as its gradient is
+accumulated (a post-accumulate-grad hook that updates the parameter and frees its
+``.grad``: PyTorch's "optimizer step in backward" pattern). Gradients are then transient,
+as activations are, so the peak over the step measures what checkpointing changes.
+
+- **Peak activation memory**: ``tracemalloc`` peak during one step minus the traced memory
+  at its start (NumPy reports its array buffers to tracemalloc). It includes the backward's
+  transient buffers (one layer's weight gradient, the gradient flowing back), the same in
+  both runs. Measured in a step of its own: tracemalloc slows Python down.
+- **Step time**: median of ``--steps`` steps after one warm-up step, tracemalloc off.
+
+Why ``Linear -> ReLU`` cannot gain: ReLU saves its result, which is the next Linear's
+input, so the plain run keeps one batch x width tensor per layer, exactly what a
+checkpoint keeps (its input); PyTorch is in the same position. Blocks with tensors saved
+inside the layer (a LayerNorm's input, a GELU's input) are what per-layer checkpointing
+frees.
+
+Prints both ratios (checkpointed / plain) per repetition and their spread. Figures:
+docs/performance.md.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import tracemalloc
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # before NumPy loads its BLAS
+
+import numpy as np  # noqa: E402
+
+import graphgrad as gg  # noqa: E402
+from graphgrad.utils.checkpoint import checkpoint  # noqa: E402
+
+WIDTH, BATCH, LAYERS = 1024, 256, 16
+LR = 1e-3
+
+
+def make_layer(block):
+    lin = gg.nn.Linear(WIDTH, WIDTH)
+    if block == "relu":
+        return gg.nn.Sequential(lin, gg.nn.ReLU())
+    if block == "gelu":
+        return gg.nn.Sequential(lin, gg.nn.GELU())
+    if block == "ln-gelu":
+        return gg.nn.Sequential(lin, gg.nn.LayerNorm(WIDTH), gg.nn.GELU())
+    raise SystemExit(f"unknown --block {block!r}: relu, gelu or ln-gelu")
+
+
+class Model:
+    def __init__(self, block, seed=0):
+        gg.manual_seed(seed)
+        self.layers = [make_layer(block) for _ in range(LAYERS)]
+        self.params = [p for layer in self.layers for p in layer.parameters()]
+        for p in self.params:
+            p.register_post_accumulate_grad_hook(self._sgd)
+        self.x = gg.randn(BATCH, WIDTH)
+
+    @staticmethod
+    def _sgd(p):
+        with gg.no_grad():
+            p.sub_(p.grad, alpha=LR)
+        p.grad = None
+
+    def step(self, checkpointed):
+        h = self.x
+        for layer in self.layers:
+            h = checkpoint(layer, h, use_reentrant=False) if checkpointed else layer(h)
+        loss = h.pow(2).mean()
+        loss.backward()
+        return float(loss)
+
+
+def peak_memory(model, checkpointed):
+    """Peak traced bytes above the step's starting point, over one step."""
+    tracemalloc.start()
+    try:
+        model.step(checkpointed)  # allocations made before tracing started are not traced
+        start = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        model.step(checkpointed)
+        return tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+
+
+def step_time(model, checkpointed, steps):
+    model.step(checkpointed)  # warm-up
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        model.step(checkpointed)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def check_same_gradients(block):
+    """Checkpointed and plain runs take the same steps (same loss trajectory)."""
+    a, b = Model(block, seed=1), Model(block, seed=1)
+    la = [a.step(False) for _ in range(2)]
+    lb = [b.step(True) for _ in range(2)]
+    if not np.allclose(la, lb, rtol=1e-5, atol=0):
+        raise SystemExit(f"checkpointed losses {lb} differ from plain {la}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--block", default="ln-gelu", help="relu, gelu or ln-gelu (default)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=5, help="timed steps per run")
+    args = ap.parse_args(argv)
+    check_same_gradients(args.block)
+    model = Model(args.block)
+    mb = 2.0 ** 20
+    print(f"{LAYERS}-layer MLP, width {WIDTH}, batch {BATCH}, float32, block {args.block}, "
+          f"one thread")
+    print(f"{'run':>4} {'plain MB':>9} {'ckpt MB':>8} {'mem ratio':>9} {'plain s':>8} "
+          f"{'ckpt s':>7} {'time ratio':>10}")
+    mem_r, time_r = [], []
+    for r in range(args.repeats):
+        mp, mc = peak_memory(model, False), peak_memory(model, True)
+        tp, tc = step_time(model, False, args.steps), step_time(model, True, args.steps)
+        mem_r.append(mc / mp)
+        time_r.append(tc / tp)
+        print(f"{r + 1:>4} {mp / mb:>9.1f} {mc / mb:>8.1f} {mc / mp:>9.1%} {tp:>8.3f} "
+              f"{tc:>7.3f} {tc / tp:>9.2f}x")
+    print(f"memory ratio {statistics.median(mem_r):.1%} [{min(mem_r):.1%}-{max(mem_r):.1%}], "
+          f"time ratio {statistics.median(time_r):.2f}x [{min(time_r):.2f}-{max(time_r):.2f}] "
+          f"(targets: <= 40 %, <= 1.4x)")
+
+
+if __name__ == "__main__":
+    main()

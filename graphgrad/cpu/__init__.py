@@ -1,0 +1,23 @@
+"""``graphgrad.cpu``: PyTorch's ``torch.cpu`` device module (graphgrad's only device)."""
+from __future__ import annotations
+
+from . import amp  # noqa: F401
+
+__all__ = ["amp", "is_available", "device_count", "current_device", "synchronize"]
+
+
+def is_available():
+    return True
+
+
+def device_count():
+    return 1
+
+
+def current_device():
+    return "cpu"
+
+
+def synchronize(device=None):
+    """Nothing to wait for: graphgrad's ops finish before they return."""
+    return None

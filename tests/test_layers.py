@@ -42,6 +42,8 @@ LAYERS = [
     ("graphgrad.linalg", 6),
     ("graphgrad.random", 6),
     ("graphgrad.cuda", 6),
+    ("graphgrad.amp", 6),
+    ("graphgrad.cpu", 6),
     ("graphgrad.backends", 6),
     ("graphgrad.serialization", 6),
     ("graphgrad.demo", 6),

@@ -24,6 +24,7 @@ from ...ops.registry import ELEMENTWISE, POINTWISE, defop, export
 from ...ops.api.copies import cat as _cat_tensors
 from ._utils import _real_floating, _tensor_arg, _type_name
 from ..._tensor.tensor import _wrap_dim
+from ...ops.interpose import interposable
 
 __all__ = ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish", "logsigmoid",
            "softsign", "tanhshrink", "prelu", "glu", "dropout1d", "dropout2d",
@@ -201,6 +202,7 @@ PRELU = defop(
     batched_jvp=POINTWISE)
 
 
+@interposable("prelu")
 def prelu(input, weight):
     """``prelu(input, weight)``: max(0, x) + weight * min(0, x), one weight or one per channel
     (dim 1); the weight is viewed to broadcast (ViewBackward0 -> PreluKernelBackward0)."""

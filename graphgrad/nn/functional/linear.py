@@ -14,6 +14,7 @@ from ...ops.api.conversion import _write_out
 from ...ops.api.linalg import matmul as _matmul
 from ...ops.api.shape import t as _t
 from ._utils import _tensor_arg, _bpad
+from ...ops.interpose import interposable
 
 # ====================================================================== linear
 @half_in_float32
@@ -88,6 +89,7 @@ if "addmm" not in _registry.PUBLIC:
     _addmm_public.__name__ = _addmm_public.__qualname__ = "addmm"
 
 
+@interposable("linear")
 def linear(input, weight, bias=None):
     """``linear(input, weight, bias=None)``: input @ weight.T + bias, with weight (out, in).
     A 2-D input with a bias is one ``addmm`` (AddmmBackward0 <- TBackward0), as in PyTorch;

@@ -14,6 +14,7 @@ from ...ops.dispatch import dispatch
 from ...ops.registry import defop
 from ._utils import (_no_grad_arg, _real_floating, _reduce, _reduce_in_opmath, _reduce_last,
                      _reduced_grad, _reduction, _tensor_arg)
+from ...ops.interpose import interposable
 
 
 def _clamp_low(x, lo):
@@ -160,6 +161,7 @@ def _expandable(fname, w, shape):
                            f"broadcastable to the target size {list(shape)}")
 
 
+@interposable("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``binary_cross_entropy(input, target, weight=None, ..., reduction='mean')``:
@@ -181,6 +183,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return dispatch(BINARY_CROSS_ENTROPY, input, target, _same_float(weight, input), reduction)
 
 
+@interposable("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """``binary_cross_entropy_with_logits(input, target, weight=None, ..., reduction='mean',

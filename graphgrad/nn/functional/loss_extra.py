@@ -24,6 +24,7 @@ from ...ops.api.comparison import where as _where
 from ...ops.api.pointwise_binary import xlogy as _xlogy
 from ._utils import (_pair_loss_batched, _real_floating_pair, _reduce,
                     _reduced_grad, _reduction, _tensor_arg)
+from ...ops.interpose import interposable
 
 __all__ = ["huber_loss", "kl_div", "cosine_similarity", "pairwise_distance",
            "cosine_embedding_loss", "margin_ranking_loss"]
@@ -75,6 +76,7 @@ HUBER_LOSS = defop(
                            reduction))
 
 
+@interposable("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``huber_loss(input, target, reduction='mean', delta=1.0, weight=None)``: 0.5 d^2 for
     |d| < delta, else delta (|d| - delta / 2) (HuberLossBackward0); with ``weight``, the
@@ -99,6 +101,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 # ====================================================================== kl_div
+@interposable("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``kl_div(input, target, ..., reduction='mean', log_target=False)`` with ``input`` log
     probabilities: target (log target - input) pointwise, as PyTorch's composite
@@ -186,6 +189,7 @@ def _rank(t):
     return t._data.ndim
 
 
+@interposable("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
     """``cosine_embedding_loss(input1, input2, target, margin=0, ..., reduction='mean')``:
@@ -216,6 +220,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce(out, reduction)
 
 
+@interposable("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
     """``margin_ranking_loss(input1, input2, target, margin=0, ..., reduction='mean')``:

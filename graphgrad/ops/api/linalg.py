@@ -47,6 +47,7 @@ from ..._core.opmath import half_in_float32
 from ..registry import LINALG, LINEAR, defop, export, export_linalg
 from ... import return_types as _rt
 from ..._core import dtypes as _dtype
+from ..interpose import interposable
 
 _ndarray = np.ndarray
 _np_matmul = np.matmul
@@ -1377,6 +1378,7 @@ def _solve_vector_case(A, B):
 
 
 @export_linalg("solve")
+@interposable("linalg_solve")
 def solve(A, B, *, left=True, out=None):
     """The solution X of ``A X = B`` (``X A = B`` when ``left=False``); B may be a vector."""
     _no_out("linalg.solve", out)
@@ -1654,6 +1656,7 @@ CDIST = defop("_cdist_forward(x1, x2, *, p)", _cdist_kernel, "CdistBackward0",
 
 
 @export(method=False)
+@interposable("cdist")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise p-norm distances between the rows of ``x1`` and ``x2`` (batches broadcast).
 

@@ -1,0 +1,4 @@
+"""``graphgrad.cpu.amp``: PyTorch's deprecated ``torch.cpu.amp`` names."""
+from .autocast_mode import autocast  # noqa: F401
+
+__all__ = ["autocast"]

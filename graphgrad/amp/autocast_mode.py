@@ -32,6 +32,8 @@ import warnings
 from .._core import dtypes as _dtype
 from .._core.state import tls as _tls
 from .._tensor.tensor import Tensor
+from ..ops.api.linalg import _einsum_parse, _sublist_equation
+from ..ops.interpose import Composite
 
 __all__ = ["autocast", "autocast_decorator", "is_autocast_available", "custom_fwd",
            "custom_bwd"]
@@ -83,7 +85,8 @@ POLICY = {**{n: _LOWER for n in LOWER_PRECISION_FP}, **{n: _FP32 for n in FP32},
           # PyTorch's einsum contracts each pair of operands with bmm (on the list) when the
           # pair sums a label they share, else with mul (on no list); graphgrad's einsum
           # contracts the same pairs, left to right, with its einsum2 op
-          "einsum2": _EINSUM2}
+          "einsum2": _EINSUM2, "einsum": 6}
+_EINSUM = 6
 
 # ---------------------------------------------------------------------------------------
 # Per-thread state, as PyTorch's (thread-local dispatch-key exclusion and dtypes)
@@ -289,6 +292,34 @@ def _promoted(args, kwargs, lower):
     return to
 
 
+def _einsum_operands(args, lower):
+    """einsum's operands of different floating dtypes, as PyTorch's einsum takes them under
+    autocast: all cast to the lower dtype when a pair of them is contracted (bmm, on the
+    list), else to the widest one (mul promotes).  The pairs' own casts are einsum2's."""
+    if isinstance(args[0], str):
+        eq, ops = args[0], args[1:]
+        if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+            ops = tuple(ops[0])
+    else:
+        eq, ops = _sublist_equation(args)
+    floats = {o.dtype for o in ops if isinstance(o, Tensor) and o.dtype in _HALF_OR_FLOAT}
+    if len(floats) < 2 or not all(isinstance(o, Tensor) for o in ops):
+        return args
+    labels, out, _ = _einsum_parse(eq, [tuple(o.shape) for o in ops])
+    contracts, cl = False, labels[0]
+    for k in range(1, len(ops)):
+        nl = labels[k]
+        later = set("".join(labels[k + 1:])) | set(out)
+        keep = "".join(c for c in dict.fromkeys(cl + nl) if c in later)
+        contracts = contracts or any(c not in keep for c in set(cl) & set(nl))
+        cl = keep
+    to = lower if contracts else (_dtype.float32 if _dtype.float32 in floats else lower)
+    return (eq,) + tuple(_cast(o, to, lower) for o in ops)
+
+
+_HALF_OR_FLOAT = (_dtype.float32, _dtype.bfloat16, _dtype.float16)
+
+
 def _autocast_interposer(op, call, args, kwargs):
     st = _state
     if st.inside or not st.enabled["cpu"]:
@@ -297,6 +328,10 @@ def _autocast_interposer(op, call, args, kwargs):
     if policy is None:
         return call(args, kwargs)
     lower = st.dtype["cpu"]
+    if policy == _EINSUM:
+        if op.__class__ is Composite:   # (not the table's one-operand einsum op)
+            args = _einsum_operands(args, lower)
+        return call(args, kwargs)
     if policy == _EINSUM2:
         i = 1 if args[0] is op else 0   # (the dispatcher's calls pass the op first)
         a, b = args[i], args[i + 1]

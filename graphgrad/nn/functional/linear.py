@@ -79,6 +79,7 @@ def _check_addmm_dtypes(input, mat1, mat2):
 
 if "addmm" not in _registry.PUBLIC:
     @export("addmm")
+    @interposable("addmm")
     def _addmm_public(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         """``graphgrad.addmm(input, mat1, mat2, *, beta=1, alpha=1)``: beta input + alpha
         mat1 @ mat2 (AddmmBackward0)."""

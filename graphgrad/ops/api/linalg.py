@@ -191,6 +191,7 @@ def _req_tensor(name, x):
 
 
 @export()
+@interposable("mm")
 def mm(input, mat2):
     _req_tensor("mm", input)
     _check_same_dtype("mm", input, mat2)
@@ -198,6 +199,7 @@ def mm(input, mat2):
 
 
 @export()
+@interposable("bmm")
 def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (got {input.ndim}-D and {mat2.ndim}-D)")
@@ -484,6 +486,9 @@ def tensordot(a, b, dims=2, out=None):
     from .shape import permute, reshape
     _req_tensor("tensordot", a)
     _req_tensor("tensordot", b)
+    if a.dtype is not b.dtype:  # (checked first, as PyTorch's: under autocast mm would cast)
+        raise RuntimeError(f"both inputs should have same dtype [tensordot: got {a.dtype} and "
+                           f"{b.dtype}; cast one with .to()]")
     if out is not None:
         raise NotImplementedError("tensordot(): out= is not supported by graphgrad; use the "
                                   "returned tensor")
@@ -698,6 +703,7 @@ def _einsum_parse(equation, shapes):
 
 
 @export(method=False)
+@interposable("einsum")
 def einsum(*args):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)``; ellipsis, diagonals, implicit output
     and the sublist format are supported.  Operands are contracted pairwise, left to right."""

@@ -404,3 +404,75 @@ def test_seed_003_mixed_precision_loop_on_cpu():
     np.testing.assert_allclose(gl, tl, rtol=3e-2, atol=3e-2)
     for g, t in zip(gp, tp):
         np.testing.assert_allclose(g, t, rtol=3e-2, atol=3e-2)
+
+
+# ------------------------------------------------------------------ nn modules
+
+MODULES = {
+    "LSTM": lambda nn: nn.LSTM(4, 3, batch_first=True),
+    "LSTM-2-layers-bidirectional": lambda nn: nn.LSTM(4, 3, num_layers=2, bidirectional=True),
+    "LSTM-proj": lambda nn: nn.LSTM(4, 3, proj_size=2),
+    "GRU": lambda nn: nn.GRU(4, 3),
+    "RNN": lambda nn: nn.RNN(4, 3),
+    "LSTMCell": lambda nn: nn.LSTMCell(4, 3),
+    "MultiheadAttention": lambda nn: nn.MultiheadAttention(4, 2, batch_first=True),
+    "TransformerEncoderLayer": lambda nn: nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0,
+                                                                     batch_first=True),
+    "Linear-LayerNorm": lambda nn: nn.Sequential(nn.Linear(4, 3), nn.LayerNorm(3)),
+    "Linear-BatchNorm": lambda nn: nn.Sequential(nn.Flatten(0, 1), nn.Linear(4, 3),
+                                                 nn.BatchNorm1d(3)),
+    "Linear-GroupNorm": lambda nn: nn.Sequential(nn.Linear(4, 6), nn.GroupNorm(1, 5)),
+    "Conv1d-GELU": lambda nn: nn.Sequential(nn.Conv1d(2, 3, 3), nn.GELU()),
+}
+
+
+def _module_dtypes(lib, name, dt):
+    lib.manual_seed(0)
+    m = MODULES[name](lib.nn)
+    x = lib.tensor(np.random.default_rng(0).standard_normal((2, 5, 4)).astype(np.float32))
+    if name.startswith("Conv1d"):
+        x = x[:, :2]
+    with lib.autocast("cpu", dtype=getattr(lib, dt)):
+        if name == "MultiheadAttention":
+            out = m(x, x, x)
+        elif name == "LSTMCell":
+            out = m(x[0])
+        else:
+            out = m(x)
+    outs = [o for o in (out if isinstance(out, tuple) else (out,)) for o in
+            (o if isinstance(o, tuple) else (o,)) if o is not None]
+    sum(o.float().sum() for o in outs).backward()
+    return ([str(o.dtype).split(".")[-1] for o in outs],
+            [str(p.grad.dtype).split(".")[-1] for p in m.parameters() if p.grad is not None])
+
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections")
+@pytest.mark.parametrize("name", list(MODULES))
+@pytest.mark.parametrize("dt", HALF)
+def test_module_output_and_gradient_dtypes(name, dt):
+    if name.startswith("LSTM") and name != "LSTM-proj" and dt == "float16":
+        pytest.skip("PyTorch's oneDNN LSTM has no float16 primitive on every CPU")
+    assert _module_dtypes(gg, name, dt) == _module_dtypes(torch, name, dt)
+
+
+@pytest.mark.parametrize("dt", HALF)
+def test_layer_norm_of_a_half_input_with_float32_parameters(dt):
+    """PyTorch's "mixed type" layer_norm (an autocast Linear's output into a float32
+    LayerNorm): the result in the input's dtype, float32 parameter gradients."""
+    rng = np.random.default_rng(3)
+    xa, wa, ga = (rng.standard_normal(s).astype(np.float32) for s in ((4, 6), 6, (4, 6)))
+    res = []
+    for lib in (gg, torch):
+        half = getattr(lib, dt)
+        x = lib.tensor(xa).to(half).requires_grad_()
+        w, b = lib.tensor(wa, requires_grad=True), lib.zeros(6, requires_grad=True)
+        y = lib.nn.functional.layer_norm(x, (6,), w, b)
+        y.backward(lib.tensor(ga).to(half))
+        res.append([y, x.grad, w.grad, b.grad])
+    tol = {"bfloat16": 3e-2, "float16": 4e-3}[dt]
+    for g, t in zip(*res):
+        assert str(g.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_allclose(_np(g), _np(t), rtol=tol, atol=tol)
+    run_both(lambda lib: lib.nn.functional.layer_norm(      # bias in the half type: error
+        lib.ones(2, 3, dtype=getattr(lib, dt)), (3,), lib.ones(3), lib.zeros(3).to(
+            getattr(lib, dt))))

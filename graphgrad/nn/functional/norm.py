@@ -74,13 +74,22 @@ def _ln_jvp(input_t, weight_t, bias_t, input, weight, bias, result1, result2, no
     return out_t
 
 
+def _in_param_dtype(g, p):
+    """A half-precision gradient of a float32 parameter (mixed type) in float32 before it is
+    multiplied and summed, as PyTorch accumulates it."""
+    if g.__class__ is np.ndarray and g.dtype != p.dtype and g.dtype.itemsize == 2:
+        return g.astype(p.dtype)
+    return g
+
+
 LAYER_NORM = defop(
     "native_layer_norm(input, weight, bias, *, normalized_shape, eps)", _layer_norm_kernel,
     "NativeLayerNormBackward0", n_outputs=3, nondiff_outputs=(1, 2),
     input=_ln_input_vjp,
-    weight=lambda grad, input, result1, result2, normalized_shape, eps:
-        grad * _ln_stats(input, result1, result2, normalized_shape, eps)[0],
-    bias=lambda grad: grad,
+    weight=lambda grad, input, weight, result1, result2, normalized_shape, eps:
+        _in_param_dtype(grad, weight)
+        * _in_param_dtype(_ln_stats(input, result1, result2, normalized_shape, eps)[0], weight),
+    bias=lambda grad, bias: _in_param_dtype(grad, bias),
     jvp=_ln_jvp,
     # weight and bias have the trailing (normalized) shape: their batched tangents are padded
     # to the input's rank
@@ -110,13 +119,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                f"= {list(ns)}")
     _real_floating("LayerNormKernelImpl", input)
     dt = input._data.dtype
-    if weight is not None and weight._data.dtype != dt:
-        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
-                           f"{scalar_type_name(dt)} [layer_norm: weight is "
-                           f"{scalar_type_name(weight._data.dtype)}]")
-    if bias is not None and bias._data.dtype != dt:
-        raise RuntimeError(f"expected scalar type {scalar_type_name(dt)} but found "
-                           f"{scalar_type_name(bias._data.dtype)} [layer_norm: bias]")
+    # PyTorch's "mixed type": a half-precision input with float32 parameters (LayerNorm
+    # after an autocast Linear) runs, the result in the input's dtype
+    mixed = dt.itemsize == 2 and dt.kind in "fV" and all(
+        t is None or t._data.dtype == np.float32 for t in (weight, bias))
+    if not mixed:
+        if weight is not None and weight._data.dtype != dt:
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{scalar_type_name(dt)} [layer_norm: weight is "
+                               f"{scalar_type_name(weight._data.dtype)}]")
+        if bias is not None and bias._data.dtype != dt:
+            raise RuntimeError(f"expected scalar type {scalar_type_name(dt)} but found "
+                               f"{scalar_type_name(bias._data.dtype)} [layer_norm: bias]")
     out = dispatch(LAYER_NORM, input, weight, bias, ns, float(eps))
     return out[0]
 

@@ -155,7 +155,11 @@ def set_autocast_enabled(device_type, enabled=None):
     for CUDA (PyTorch's legacy form)."""
     if enabled is None:
         device_type, enabled = "cuda", device_type
-    _state.enabled[_device(device_type, "set_autocast_enabled")] = bool(enabled)
+    device_type = _device(device_type, "set_autocast_enabled")
+    if not isinstance(enabled, bool):
+        raise TypeError(f"set_autocast_enabled(): argument 'enabled' must be bool, not "
+                        f"{type(enabled).__name__}")
+    _state.enabled[device_type] = enabled
     _sync_interposer()
 
 
@@ -175,7 +179,9 @@ def is_autocast_cache_enabled():
 
 
 def set_autocast_cache_enabled(enabled):
-    _state.cache_enabled = bool(enabled)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _state.cache_enabled = enabled
 
 
 def clear_autocast_cache():
@@ -400,6 +406,10 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self):
+        if not isinstance(self.fast_dtype, _dtype.dtype):   # (checked before any change)
+            raise TypeError(f"set_autocast_dtype(): argument 'dtype' must be torch.dtype, not "
+                            f"{type(self.fast_dtype).__name__} [autocast: pass e.g. "
+                            f"dtype=torch.bfloat16]")
         st = _state
         self.prev_cache_enabled = st.cache_enabled
         self.prev = st.enabled[self.device]

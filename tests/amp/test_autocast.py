@@ -476,3 +476,17 @@ def test_layer_norm_of_a_half_input_with_float32_parameters(dt):
     run_both(lambda lib: lib.nn.functional.layer_norm(      # bias in the half type: error
         lib.ones(2, 3, dtype=getattr(lib, dt)), (3,), lib.ones(3), lib.zeros(3).to(
             getattr(lib, dt))))
+
+
+def test_bad_argument_types():
+    def enter_with_str_dtype(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ac = lib.autocast("cpu", dtype="bfloat16")
+        with ac:
+            pass
+    run_both(enter_with_str_dtype)
+    run_both(lambda lib: [lib.is_autocast_enabled("cpu"), lib.get_autocast_dtype("cpu")])
+    run_both(lambda lib: lib.set_autocast_enabled("cpu", "yes"))
+    run_both(lambda lib: lib.set_autocast_cache_enabled(1))
+    run_both(lambda lib: lib.set_autocast_dtype("cpu", "half"))

@@ -47,6 +47,15 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled
 from ._core.state import is_warn_always_enabled, set_warn_always  # noqa: F401
 from ._tensor.printing import set_printoptions as _set
+from . import amp, cpu  # noqa: F401
+from .amp.autocast_mode import (autocast, autocast_decrement_nesting,  # noqa: F401
+                                autocast_increment_nesting, clear_autocast_cache,
+                                get_autocast_cpu_dtype, get_autocast_dtype,
+                                get_autocast_gpu_dtype, is_autocast_cache_enabled,
+                                is_autocast_cpu_enabled, is_autocast_enabled,
+                                set_autocast_cache_enabled, set_autocast_cpu_dtype,
+                                set_autocast_cpu_enabled, set_autocast_dtype,
+                                set_autocast_enabled, set_autocast_gpu_dtype)
 
 __version__ = "0.1.0"
 

@@ -62,6 +62,15 @@ RETURNS = {
     "numpy": "_np.ndarray[Any, Any]",
     "__array__": "_np.ndarray[Any, Any]",
     "get_default_dtype": "dtype", "promote_types": "dtype", "result_type": "dtype",
+    # autocast (graphgrad/amp/autocast_mode.py)
+    **dict.fromkeys(["is_autocast_enabled", "is_autocast_cpu_enabled",
+                     "is_autocast_cache_enabled"], f"{_B}bool"),
+    **dict.fromkeys(["autocast_increment_nesting", "autocast_decrement_nesting"], f"{_B}int"),
+    **dict.fromkeys(["get_autocast_dtype", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype"],
+                    "dtype"),
+    **dict.fromkeys(["set_autocast_enabled", "set_autocast_cpu_enabled", "set_autocast_dtype",
+                     "set_autocast_cpu_dtype", "set_autocast_gpu_dtype",
+                     "set_autocast_cache_enabled", "clear_autocast_cache"], "None"),
 }
 PROPERTIES = {
     "shape": "Size", "grad": "Tensor | None", "dtype": "dtype", "device": "device",

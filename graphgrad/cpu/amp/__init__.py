@@ -1,4 +1,5 @@
-"""``graphgrad.cpu.amp``: PyTorch's deprecated CPU mixed-precision aliases."""
+"""``graphgrad.cpu.amp``: PyTorch's deprecated ``torch.cpu.amp`` names."""
+from .autocast_mode import autocast  # noqa: F401
 from .grad_scaler import GradScaler  # noqa: F401
 
-__all__ = ["GradScaler"]
+__all__ = ["GradScaler", "autocast"]

@@ -22,6 +22,7 @@ from ._utils import _real_floating, _tensor_arg, _type_name
 from ...ops.derivatives.nn_activation_extra import (
     GLU, HARDSIGMOID, HARDSWISH, HARDTANH, HARDTANH_, LOGSIGMOID, MISH, PRELU)
 
+from ...ops.interpose import interposable
 
 __all__ = ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish", "logsigmoid",
            "softsign", "tanhshrink", "prelu", "glu", "dropout1d", "dropout2d",
@@ -99,6 +100,7 @@ def tanhshrink(input):
 
 
 # ====================================================================== prelu
+@interposable("prelu")
 def prelu(input, weight):
     """``prelu(input, weight)``: max(0, x) + weight * min(0, x), one weight or one per channel
     (dim 1); the weight is viewed to broadcast (ViewBackward0 -> PreluKernelBackward0)."""

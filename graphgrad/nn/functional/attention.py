@@ -20,6 +20,7 @@ from ...ops.api.comparison import where as _where
 from ._utils import _tensor_arg, _type_name
 from .dropout import dropout
 from .softmax import softmax
+from ...ops.interpose import interposable
 
 __all__ = ["scaled_dot_product_attention", "bilinear"]
 
@@ -43,6 +44,7 @@ def _repeat_heads(t, r):
     return e.reshape(s[:-3] + (s[-3] * r,) + s[-2:])
 
 
+@interposable("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -107,6 +109,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _matmul(attn, value)
 
 
+@interposable("bilinear")
 def bilinear(input1, input2, weight, bias=None):
     """``bilinear(input1, input2, weight, bias=None)``: y[..., o] = x1[..., i] W[o, i, j]
     x2[..., j] + b[o], one einsum over the flattened batch dims, viewed back (ViewBackward0;

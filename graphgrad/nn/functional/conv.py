@@ -9,6 +9,7 @@ from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
 from ...ops.derivatives.nn_conv import CONVOLUTION
 
+from ...ops.interpose import interposable
 
 # ====================================================================== convolution
 def _ntuple(v, k, name):
@@ -92,12 +93,14 @@ def _conv_nd(fname, k, input, weight, bias, stride, padding, dilation, groups):
     return out if nd == k + 2 else _squeeze(out, 0)
 
 
+@interposable("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """``conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` on
     (N, C, L) or (C, L) inputs; ``padding`` may be 'valid' or 'same' (ConvolutionBackward0)."""
     return _conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@interposable("conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """``conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` on
     (N, C, H, W) or (C, H, W) inputs; ``padding`` may be 'valid' or 'same'

@@ -18,6 +18,7 @@ from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
 from ...ops.derivatives.nn_conv_transpose import COL2IM, CONV_TRANSPOSE, IM2COL
 
+from ...ops.interpose import interposable
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
@@ -98,6 +99,7 @@ def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_pa
     return out if nd == k + 2 else _squeeze(out, 0)
 
 
+@interposable("conv_transpose1d")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """``conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
@@ -107,6 +109,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                               output_padding, groups, dilation)
 
 
+@interposable("conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """``conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,

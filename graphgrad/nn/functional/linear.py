@@ -12,6 +12,7 @@ from ...ops.api.shape import t as _t
 from ._utils import _tensor_arg
 from ...ops.derivatives.nn_linear import ADDMM
 
+from ...ops.interpose import interposable
 
 # ====================================================================== linear
 def _check_addmm_dtypes(input, mat1, mat2):
@@ -28,6 +29,7 @@ def _check_addmm_dtypes(input, mat1, mat2):
 
 if "addmm" not in _registry.PUBLIC:
     @export("addmm")
+    @interposable("addmm")
     def _addmm_public(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         """``graphgrad.addmm(input, mat1, mat2, *, beta=1, alpha=1)``: beta input + alpha
         mat1 @ mat2 (AddmmBackward0)."""
@@ -38,6 +40,7 @@ if "addmm" not in _registry.PUBLIC:
     _addmm_public.__name__ = _addmm_public.__qualname__ = "addmm"
 
 
+@interposable("linear")
 def linear(input, weight, bias=None):
     """``linear(input, weight, bias=None)``: input @ weight.T + bias, with weight (out, in).
     A 2-D input with a bias is one ``addmm`` (AddmmBackward0 <- TBackward0), as in PyTorch;

@@ -21,6 +21,7 @@ from ...ops.derivatives.nn_loss_bce import BCE_WITH_LOGITS, BINARY_CROSS_ENTROPY
 from .loss_bce import binary_cross_entropy, binary_cross_entropy_with_logits  # noqa: F401 (re-exported)
 from ...ops.derivatives.nn_loss import MSE_LOSS, NLL_LOSS, NLL_LOSS2D, SMOOTH_L1_LOSS
 
+from ...ops.interpose import interposable
 
 # ====================================================================== regression losses
 def _size_warning(input, target):
@@ -62,6 +63,7 @@ def _check_loss_weight(input, weight):
         raise ValueError("Weights and input must have the same size.")
 
 
+@interposable("mse_loss")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``mse_loss(input, target, ..., reduction='mean', weight=None)``: mean((input -
     target)^2) (MseLossBackward0); with ``weight``, sum(w (x - y)^2) / sum(w) for 'mean'."""
@@ -78,6 +80,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return dispatch(MSE_LOSS, input, target, reduction)
 
 
+@interposable("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``l1_loss(input, target, ..., reduction='mean', weight=None)``: mean(|input - target|)
     (composite: SubBackward0, AbsBackward0, then the reduction, as in PyTorch)."""
@@ -93,6 +96,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return a if reduction == "none" else (a.sum() if reduction == "sum" else a.mean())
 
 
+@interposable("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``smooth_l1_loss(input, target, ..., reduction='mean', beta=1.0)``: 0.5 d^2 / beta for
     |d| < beta, else |d| - beta / 2 (SmoothL1LossBackward0); l1_loss when beta == 0."""
@@ -153,6 +157,7 @@ def _check_nll_args(fname, input, target, weight):
                            "weight with weight.to(input.dtype)]")
 
 
+@interposable("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """``nll_loss(input, target, weight=None, ..., ignore_index=-100, reduction='mean')``:
@@ -171,6 +176,7 @@ def _class_view(t, nd, cax):
     return t.view(tuple(shape)) if nd != 1 else t
 
 
+@interposable("cross_entropy_loss")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """``cross_entropy(input, target, weight=None, ..., ignore_index=-100, reduction='mean',

@@ -10,6 +10,7 @@ from ..._core.dtypes import scalar_type_name
 from ...ops.dispatch import dispatch
 from ._utils import _no_grad_arg, _real_floating, _reduction, _tensor_arg
 from ...ops.derivatives.nn_loss_bce import BCE_WITH_LOGITS, BINARY_CROSS_ENTROPY
+from ...ops.interpose import interposable
 
 
 def _same_float(t, like):
@@ -30,6 +31,7 @@ def _expandable(fname, w, shape):
                            f"broadcastable to the target size {list(shape)}")
 
 
+@interposable("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``binary_cross_entropy(input, target, weight=None, ..., reduction='mean')``:
@@ -51,6 +53,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return dispatch(BINARY_CROSS_ENTROPY, input, target, _same_float(weight, input), reduction)
 
 
+@interposable("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """``binary_cross_entropy_with_logits(input, target, weight=None, ..., reduction='mean',

@@ -22,12 +22,14 @@ from ._utils import _real_floating_pair, _reduction, _tensor_arg
 from ...ops.kernels.nn_utils import _reduce
 from ...ops.derivatives.nn_loss_extra import HUBER_LOSS
 
+from ...ops.interpose import interposable
 
 __all__ = ["huber_loss", "kl_div", "cosine_similarity", "pairwise_distance",
            "cosine_embedding_loss", "margin_ranking_loss"]
 
 
 # ====================================================================== huber
+@interposable("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``huber_loss(input, target, reduction='mean', delta=1.0, weight=None)``: 0.5 d^2 for
     |d| < delta, else delta (|d| - delta / 2) (HuberLossBackward0); with ``weight``, the
@@ -52,6 +54,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 # ====================================================================== kl_div
+@interposable("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``kl_div(input, target, ..., reduction='mean', log_target=False)`` with ``input`` log
     probabilities: target (log target - input) pointwise, as PyTorch's composite
@@ -139,6 +142,7 @@ def _rank(t):
     return t._data.ndim
 
 
+@interposable("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
     """``cosine_embedding_loss(input1, input2, target, margin=0, ..., reduction='mean')``:
@@ -169,6 +173,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce(out, reduction)
 
 
+@interposable("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
     """``margin_ranking_loss(input1, input2, target, margin=0, ..., reduction='mean')``:

@@ -30,13 +30,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                f"= {list(ns)}")
     _real_floating("LayerNormKernelImpl", input)
     dt = input._data.dtype
-    if weight is not None and weight._data.dtype != dt:
-        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
-                           f"{scalar_type_name(dt)} [layer_norm: weight is "
-                           f"{scalar_type_name(weight._data.dtype)}]")
-    if bias is not None and bias._data.dtype != dt:
-        raise RuntimeError(f"expected scalar type {scalar_type_name(dt)} but found "
-                           f"{scalar_type_name(bias._data.dtype)} [layer_norm: bias]")
+    # PyTorch's "mixed type": a half-precision input with float32 parameters (LayerNorm
+    # after an autocast Linear) runs, the result in the input's dtype
+    mixed = dt.itemsize == 2 and dt.kind in "fV" and all(
+        t is None or t._data.dtype == np.float32 for t in (weight, bias))
+    if not mixed:
+        if weight is not None and weight._data.dtype != dt:
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{scalar_type_name(dt)} [layer_norm: weight is "
+                               f"{scalar_type_name(weight._data.dtype)}]")
+        if bias is not None and bias._data.dtype != dt:
+            raise RuntimeError(f"expected scalar type {scalar_type_name(dt)} but found "
+                               f"{scalar_type_name(bias._data.dtype)} [layer_norm: bias]")
     out = dispatch(LAYER_NORM, input, weight, bias, ns, float(eps))
     return out[0]
 

@@ -15,6 +15,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.interpose import interposable
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -50,6 +51,14 @@ def _gru_step(gi, h, w_hh, b_hh):
     z = _gg.sigmoid(i_z + h_z)
     n = _gg.tanh(i_n + r * h_n)
     return (1 - z) * n + z * h
+
+
+@interposable("mkldnn_rnn_layer")
+def _lstm_inputs(x, h0, c0):
+    """An LSTM's input and states, passed through as PyTorch's oneDNN LSTM takes them: that
+    op is on autocast's lower-precision list, so under CPU autocast they arrive cast (and
+    the weights are cast by the linears), and the whole recurrence runs in bfloat16."""
+    return x, h0, c0
 
 
 class RNNBase(Module):
@@ -338,7 +347,10 @@ class LSTM(RNNBase):
             if not batched:
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx)
-        out, h_n, c_n = self._run(self._seq_first(input), hx[0], hx[1])
+        x, h0, c0 = self._seq_first(input), hx[0], hx[1]
+        if not self.proj_size:  # (with projections PyTorch's LSTM is not oneDNN's)
+            x, h0, c0 = _lstm_inputs(x, h0, c0)
+        out, h_n, c_n = self._run(x, h0, c0)
         if self.batch_first:
             out = out.transpose(0, 1)
         if not batched:

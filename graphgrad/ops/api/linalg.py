@@ -47,6 +47,7 @@ from ..derivatives.linalg import (
     BMM, DIAGONAL, DIAGONAL_COPY, DIAG_EMBED, DOT, EINSUM, EINSUM2, MM, MV, TRACE, TRIL, TRIU,
     VDOT, _MM_SQUEEZE)
 from ..kernels.linalg import LinAlgError
+from ..interpose import interposable
 
 
 _C_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half",
@@ -82,6 +83,7 @@ def _req_tensor(name, x):
 
 
 @export()
+@interposable("mm")
 def mm(input, mat2):
     _req_tensor("mm", input)
     _check_same_dtype("mm", input, mat2)
@@ -89,6 +91,7 @@ def mm(input, mat2):
 
 
 @export()
+@interposable("bmm")
 def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (got {input.ndim}-D and {mat2.ndim}-D)")
@@ -258,6 +261,9 @@ def tensordot(a, b, dims=2, out=None):
     from .views import permute
     _req_tensor("tensordot", a)
     _req_tensor("tensordot", b)
+    if a.dtype is not b.dtype:  # (checked first, as PyTorch's: under autocast mm would cast)
+        raise RuntimeError(f"both inputs should have same dtype [tensordot: got {a.dtype} and "
+                           f"{b.dtype}; cast one with .to()]")
     if out is not None:
         raise NotImplementedError("tensordot(): out= is not supported by graphgrad; use the "
                                   "returned tensor")
@@ -407,6 +413,7 @@ def _einsum_parse(equation, shapes):
 
 
 @export(method=False)
+@interposable("einsum")
 def einsum(*args):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)``; ellipsis, diagonals, implicit output
     and the sublist format are supported.  Operands are contracted pairwise, left to right."""

@@ -16,6 +16,7 @@ from ..registry import LINALG, export, export_linalg
 from ... import return_types as _rt
 from ..derivatives.linalg import CDIST, CHOLESKY, DET, EIGH, INV, QR, SLOGDET, SOLVE, SVD
 from .linalg import _req_tensor
+from ..interpose import interposable
 
 
 # ====================================================================== helpers
@@ -123,6 +124,7 @@ def _solve_vector_case(A, B):
 
 
 @export_linalg("solve")
+@interposable("linalg_solve")
 def solve(A, B, *, left=True, out=None):
     """The solution X of ``A X = B`` (``X A = B`` when ``left=False``); B may be a vector."""
     _no_out("linalg.solve", out)
@@ -317,6 +319,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 # ============================================================ cdist
 @export(method=False)
+@interposable("cdist")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise p-norm distances between the rows of ``x1`` and ``x2`` (batches broadcast).
 

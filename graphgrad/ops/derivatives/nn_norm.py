@@ -16,6 +16,14 @@ from ..kernels.nn_norm import _layer_norm_kernel, _ln_axes
 
 
 # ====================================================================== layer norm
+def _in_param_dtype(g, p):
+    """A half-precision gradient of a float32 parameter (mixed type) in float32 before it is
+    multiplied and summed, as PyTorch accumulates it."""
+    if g.__class__ is np.ndarray and g.dtype != p.dtype and g.dtype.itemsize == 2:
+        return g.astype(p.dtype)
+    return g
+
+
 def _ln_stats(input, result1, result2, normalized_shape, eps):
     """(xhat, rstd): from the saved mean/rstd, or recomputed with graphgrad ops when the rule
     runs on Tensors (create_graph / forward AD), so they are differentiated too."""
@@ -62,9 +70,10 @@ LAYER_NORM = defop(
     "native_layer_norm(input, weight, bias, *, normalized_shape, eps)", _layer_norm_kernel,
     "NativeLayerNormBackward0", n_outputs=3, nondiff_outputs=(1, 2),
     input=_ln_input_vjp,
-    weight=lambda grad, input, result1, result2, normalized_shape, eps:
-        grad * _ln_stats(input, result1, result2, normalized_shape, eps)[0],
-    bias=lambda grad: grad,
+    weight=lambda grad, input, weight, result1, result2, normalized_shape, eps:
+        _in_param_dtype(grad, weight)
+        * _in_param_dtype(_ln_stats(input, result1, result2, normalized_shape, eps)[0], weight),
+    bias=lambda grad, bias: _in_param_dtype(grad, bias),
     jvp=_ln_jvp,
     # weight and bias have the trailing (normalized) shape: their batched tangents are padded
     # to the input's rank

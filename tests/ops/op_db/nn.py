@@ -341,7 +341,8 @@ OPS = [
         Sample((A(_away(randn(rng, 3, 4))),), {"alpha": 2.0})]),
     _nn("gelu", lambda rng: _unary(rng, lambda x: x * 2) + [
         Sample((A(randn(rng, 3, 4) * 2),), {"approximate": "tanh"}),
-        Sample((A(randn(rng, 6) * 5),), name="tails")]),
+        Sample((A(randn(rng, 6) * 5),), name="tails"),
+        Sample((A(randn(rng, 9, 9) * 3),), name="vectorised erfc")]),  # > 64 elements
     _nn("silu", lambda rng: _unary(rng, lambda x: x * 2)),
     _nn("softplus", lambda rng: _unary(rng, lambda x: x * 2) + [
         Sample((A(randn(rng, 3, 4) * 3), 2.0)),

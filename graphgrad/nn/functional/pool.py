@@ -30,16 +30,89 @@ def _pool_geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
     return tuple(outs), tuple(pads)
 
 
+# windows of at most this many elements are reduced offset by offset (_max_pool_offsets);
+# larger ones by argmax over a copy of the windows
+_OFFSET_LOOP_MAX = 25
+
+
+def _inside(n, o, k, s, p, d):
+    """(o, k) bool: is window o's element k inside the unpadded length n?"""
+    pos = (np.arange(o) * s - p)[:, None] + np.arange(k)[None, :] * d
+    return (pos >= 0) & (pos < n)
+
+
+def _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, W, inside):
+    """The maximum of each window and its offset in the (unpadded) plane, by a running
+    comparison over the kh*kw strided views of ``xp`` (no copy of the windows, no argmax
+    along a tiny axis).  PyTorch's choice: the first maximum, or the last NaN; a padding
+    element is never chosen (``inside``: the two per-axis masks of ``_inside``, or None
+    without padding), so a window of -inf picks its first element inside the plane."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
+    oh, ow = out_sp
+
+    def view(i, j):
+        return xp[..., i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+
+    best = np.array(view(0, 0))
+    off = np.zeros(best.shape, np.int64)
+    nan = xp.dtype.kind in "fV" and bool((xp != xp).any())
+    upd = np.empty(best.shape, bool)
+    if inside is not None:
+        pad = np.broadcast_to(~(inside[0][:, 0][:, None] & inside[1][:, 0][None, :]),
+                              best.shape).copy()  # is best a padding element?
+    for i in range(kh):
+        for j in range(kw):
+            if i == 0 and j == 0:
+                continue
+            v = view(i, j)
+            np.greater(v, best, out=upd)
+            if nan:  # every NaN replaces what was chosen (PyTorch keeps the last NaN)
+                upd |= v != v
+            if inside is not None:  # anything inside the plane replaces a padding element
+                upd |= pad & (inside[0][:, i][:, None] & inside[1][:, j][None, :])
+                pad &= ~upd
+            np.copyto(best, v, where=upd)
+            np.copyto(off, i * dh * W + j * dw, where=upd)
+    return best, off
+
+
 def _max_pool_kernel(x, kernel_size, stride, padding, dilation, ceil_mode):
     H, W = x.shape[-2:]
     out_sp, pads = _pool_geometry((H, W), kernel_size, stride, padding, dilation, ceil_mode)
     fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
-    win = _windows(_pad_spatial(x, pads, fill), out_sp, kernel_size, stride, dilation)
+    xp = _pad_spatial(x, pads, fill)
+    if kernel_size[0] * kernel_size[1] <= _OFFSET_LOOP_MAX:
+        inside = None
+        if any(lo or hi for lo, hi in pads):
+            inside = tuple(_inside(n, o, k, s_, p, d) for n, o, k, s_, p, d in zip(
+                (H, W), out_sp, kernel_size, stride, padding, dilation))
+        vals, off = _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, W, inside)
+        base = (np.arange(out_sp[0]) * stride[0] - padding[0])[:, None] * W + \
+            (np.arange(out_sp[1]) * stride[1] - padding[1])[None, :]
+        off += base
+        return vals, off
+    win = _windows(xp, out_sp, kernel_size, stride, dilation)
     kh, kw = kernel_size
     flat = win.reshape(win.shape[:-2] + (kh * kw,))
-    am = flat.argmax(axis=-1)   # the first maximum; a NaN wins (propagates, as in PyTorch)
+    am = flat.argmax(axis=-1)   # the first maximum
+    if x.dtype.kind in "fV":
+        isn = flat != flat      # a NaN wins, the last one in the window (as in PyTorch)
+        has = isn.any(axis=-1)
+        if has.any():
+            am = np.where(has, kh * kw - 1 - isn[..., ::-1].argmax(axis=-1), am)
     vals = np.take_along_axis(flat, am[..., None], -1)[..., 0]
     ki, kj = np.divmod(am, kw)
+    if any(lo or hi for lo, hi in pads):  # never a padding element: the first one inside
+        ins = [_inside(n, o, k, s_, p, d) for n, o, k, s_, p, d in zip(
+            (H, W), out_sp, kernel_size, stride, padding, dilation)]
+        out_h = ~ins[0][np.arange(out_sp[0])[:, None], ki]
+        out_w = ~ins[1][np.arange(out_sp[1])[None, :], kj]
+        bad = out_h | out_w
+        if bad.any():
+            ki = np.where(bad, ins[0].argmax(axis=1)[:, None], ki)
+            kj = np.where(bad, ins[1].argmax(axis=1)[None, :], kj)
+            vals = np.where(bad, np.take_along_axis(
+                flat, (ki * kw + kj)[..., None], -1)[..., 0], vals)
     hh = (np.arange(out_sp[0]) * stride[0] - padding[0])[:, None] + ki * dilation[0]
     ww = (np.arange(out_sp[1]) * stride[1] - padding[1])[None, :] + kj * dilation[1]
     return vals, (hh * W + ww).astype(np.int64)
@@ -149,10 +222,18 @@ def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_p
                      divisor_override):
     sizes = x.shape[-2:]
     out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, (1, 1), ceil_mode)
-    win = _windows(_pad_spatial(x, pads), out_sp, kernel_size, stride, (1, 1))
     div = _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
                        divisor_override)
-    return (win.sum(axis=(-2, -1)) / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
+    (kh, kw), (oh, ow) = kernel_size, out_sp
+    if tuple(stride) == tuple(kernel_size) and not any(padding) and \
+            oh * kh <= sizes[0] and ow * kw <= sizes[1]:
+        # the windows tile the (cropped) plane: a reshape, a view when x is contiguous
+        win = x[..., :oh * kh, :ow * kw].reshape(x.shape[:-2] + (oh, kh, ow, kw))
+        total = win.sum(axis=(-3, -1))
+    else:
+        win = _windows(_pad_spatial(x, pads), out_sp, kernel_size, stride, (1, 1))
+        total = win.sum(axis=(-2, -1))
+    return (total / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
 
 
 @half_in_float32

@@ -32,6 +32,7 @@ CASES = [
 def test_values_and_indices_match_torch(kw, kind):
     rng = np.random.default_rng(3)
     x = rng.integers(-2, 3, (2, 3, 13, 14)).astype(np.float64)  # many ties
+    x[rng.random(x.shape) < 0.2] = -0.0  # -0.0 vs 0.0: the first is kept
     if kind == "nan":
         x[rng.random(x.shape) < 0.1] = np.nan
     elif kind == "neg_inf":
@@ -40,7 +41,22 @@ def test_values_and_indices_match_torch(kw, kind):
         x = x.astype(np.int64)
     (gv, gi), (tv, ti) = _both(_max, x, **kw)
     np.testing.assert_array_equal(gv.numpy(), tv.numpy())
+    np.testing.assert_array_equal(np.signbit(gv.numpy()), np.signbit(tv.numpy()))
     np.testing.assert_array_equal(gi.numpy(), ti.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_half_and_single_precision_signed_zeros(dtype):
+    rng = np.random.default_rng(5)
+    x = rng.integers(-1, 2, (2, 2, 8, 8)).astype(np.float32)
+    x[rng.random(x.shape) < 0.5] = -0.0
+    g = gg.nn.functional.max_pool2d(gg.tensor(x).to(getattr(gg, dtype)), 2, return_indices=True)
+    t = torch.nn.functional.max_pool2d(torch.tensor(x).to(getattr(torch, dtype)), 2,
+                                       return_indices=True)
+    gv, tv = g[0].float().numpy(), t[0].float().numpy()
+    np.testing.assert_array_equal(gv, tv)
+    np.testing.assert_array_equal(np.signbit(gv), np.signbit(tv))
+    np.testing.assert_array_equal(g[1].numpy(), t[1].numpy())
 
 
 def test_switch_between_paths_is_where_documented():
@@ -66,3 +82,20 @@ def test_avg_pool_tiling_and_not(kw):
     yg.sum().backward()
     yt.sum().backward()
     np.testing.assert_allclose(xg.grad.numpy(), xt.grad.numpy(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("special", [None, np.inf, np.nan])
+def test_relu_backward_select(dtype, special):
+    # threshold_backward's product-with-mask path (finite gradients) and np.where path
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(5000).astype(dtype)
+    x[::50] = np.nan  # (over 1024 elements: the product path)
+    g = rng.standard_normal(5000).astype(dtype)
+    if special is not None:
+        g[::7] = special
+    xg, xt = gg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    gg.nn.functional.relu(xg).backward(gg.tensor(g))
+    torch.nn.functional.relu(xt).backward(torch.tensor(g))
+    np.testing.assert_array_equal(xg.grad.numpy(), xt.grad.numpy())
+    np.testing.assert_array_equal(np.signbit(xg.grad.numpy()), np.signbit(xt.grad.numpy()))

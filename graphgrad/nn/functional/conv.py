@@ -135,29 +135,26 @@ def col2im(g, w, input_sizes, stride, padding, dilation, groups, acc_dtype=None)
     og = o // groups
     out_sp = g.shape[g.ndim - k:]
     nl = g.ndim - k - 2
-    gm = g.reshape(g.shape[:nl] + (n, groups, og) + out_sp)
-    perm = list(range(nl)) + [nl + 1, nl + 2, nl] + list(range(nl + 3, nl + 3 + k))
-    gm = np.ascontiguousarray(
-        gm.transpose(perm).reshape(g.shape[:nl] + (groups, og, n * _prod(out_sp))))
+    gm = g.reshape(g.shape[:nl] + (n, groups, og, _prod(out_sp)))
     wm = np.ascontiguousarray(w).reshape(w.shape[:w.ndim - k - 2]
-                                         + (groups, og, cg * _prod(w_sp)))
-    # columns laid out (G, Cg, *ksz, N, *out), so each kernel offset's slab is contiguous
-    cols = np.matmul(np.swapaxes(wm, -1, -2), gm)                        # (*L, G, K, M)
+                                         + (1, groups, og, cg * _prod(w_sp)))
+    # columns (*L, N, G, K, out) = (*L, N, C, *ksz, *out): per sample, W^T @ g
+    cols = np.matmul(np.swapaxes(wm, -1, -2), gm)
     if acc_dtype is not None:
         cols = cols.astype(acc_dtype)
-    lead = cols.shape[:-3]
-    cols = cols.reshape(lead + (groups, cg) + w_sp + (n,) + out_sp)
+    lead = cols.shape[:-4]
+    cols = cols.reshape(lead + (n, c) + w_sp + out_sp)
     sp = tuple(s + lo + hi for s, (lo, hi) in zip(in_sp, padding))
-    xp = np.zeros(lead + (groups, cg, n) + sp, dtype=cols.dtype)
-    tail = (slice(None),) * (k + 1)
+    xp = np.zeros(lead + (n, c) + sp, dtype=cols.dtype)
+    tail = (slice(None),) * k
     for off in itertools.product(*[range(kk) for kk in w_sp]):
         sl = tuple(slice(i * d, i * d + s * (m - 1) + 1, s)
                    for i, d, s, m in zip(off, dilation, stride, out_sp))
         xp[(Ellipsis,) + sl] += cols[(Ellipsis,) + off + tail]
-    nl = len(lead)
-    xp = xp.transpose(list(range(nl)) + [nl + 2, nl, nl + 1] + list(range(nl + 3, nl + 3 + k)))
+    if not any(lo or hi for lo, hi in padding):
+        return xp
     crop = tuple(slice(lo, lo + s) for (lo, _), s in zip(padding, in_sp))
-    return np.asarray(xp[(Ellipsis,) + crop], order="C").reshape(lead + (n, c) + in_sp)
+    return np.ascontiguousarray(xp[(Ellipsis,) + crop])
 
 
 def _conv_bias_grad(grad, k):

@@ -155,10 +155,14 @@ def check_graph_workloads(names):
 def child(libname, workload, samples):
     import gc
     import importlib
-    lib = importlib.import_module(libname)
-    if libname == "torch":
-        lib.set_num_threads(1)
-    step = WORKLOADS[workload](lib)
+    if libname.startswith("peer:"):  # a NumPy-based W7 peer (autograd, mygrad, numpy)
+        wl = importlib.import_module("benchmarks.w7_rosenbrock")
+        step = wl.peer_step(libname[5:], wl.make_data(0))
+    else:
+        lib = importlib.import_module(libname)
+        if libname == "torch":
+            lib.set_num_threads(1)
+        step = WORKLOADS[workload](lib)
     for _ in range(3):  # warm-up
         step()
     gc.collect()
@@ -176,7 +180,7 @@ def child(libname, workload, samples):
     import tracemalloc
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     traced = None
-    if libname != "torch":
+    if libname == "graphgrad":
         gc.collect()
         tracemalloc.start()
         step()
@@ -186,9 +190,9 @@ def child(libname, workload, samples):
                       "maxrss": rss, "traced": traced}))
 
 
-def run_child(libname, workload, samples):
+def run_child(libname, workload, samples, python=None):
     env = dict(os.environ, **{v: "1" for v in THREAD_VARS})
-    out = subprocess.run([sys.executable, "-m", "benchmarks.steady", "--child", libname,
+    out = subprocess.run([python or sys.executable, "-m", "benchmarks.steady", "--child", libname,
                           workload, str(samples)], env=env, capture_output=True, text=True,
                          check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -200,6 +204,11 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--samples", type=int, default=15)
     p.add_argument("--child", nargs=3, metavar=("LIB", "WORKLOAD", "SAMPLES"))
+    p.add_argument("--peers", default="",
+                   help="W7 only: NumPy-based peers timed in the same rounds, e.g. "
+                   "numpy,autograd,mygrad (numpy: the hand-written value and gradient)")
+    p.add_argument("--peer-python", default=None,
+                   help="the interpreter that has the peers installed (default: this one)")
     p.add_argument("--check", action="store_true",
                    help="only compare graphgrad's and PyTorch's results on W7-W9")
     args = p.parse_args(argv)
@@ -211,12 +220,23 @@ def main(argv=None):
           "   max RSS g / t, tracemalloc peak g")
     for w in args.only.split(","):
         ratios, gs, ts, mem = [], [], [], {}
+        peers = [f"peer:{p}" for p in args.peers.split(",") if p] if w == "w7_rosenbrock" \
+            else []
+        peer_ratios = {p: [] for p in peers}
+        peer_times = {p: [] for p in peers}
         for r in range(args.rounds):
-            order = ("graphgrad", "torch") if r % 2 == 0 else ("torch", "graphgrad")
-            res = {lib: run_child(lib, w, args.samples) for lib in order}
+            order = ["graphgrad", "torch", *peers]
+            if r % 2:
+                order.reverse()
+            res = {lib: run_child(lib, w, args.samples,
+                                  args.peer_python if lib.startswith("peer:") else None)
+                   for lib in order}
             gs.append(res["graphgrad"]["median"])
             ts.append(res["torch"]["median"])
             ratios.append(gs[-1] / ts[-1])
+            for p in peers:
+                peer_times[p].append(res[p]["median"])
+                peer_ratios[p].append(res[p]["median"] / ts[-1])
             mem = res
         unit, scale = UNITS.get(w, ("ms", 1e3))
         mib = 2.0 ** 20
@@ -226,6 +246,11 @@ def main(argv=None):
               f" [{min(ratios):.2f}-{max(ratios):.2f}]  ({args.rounds} rounds)"
               f"   {mem['graphgrad']['maxrss'] / mib:.0f} / {mem['torch']['maxrss'] / mib:.0f} MiB"
               + (f", {traced / mib:.1f} MiB" if traced is not None else ""))
+        for p in peers:
+            pr = peer_ratios[p]
+            print(f"  {p[5:]:<18} {statistics.median(peer_times[p]) * scale:>9.2f} {unit:<3}"
+                  f"{'':>12}    {statistics.median(pr):5.2f} [{min(pr):.2f}-{max(pr):.2f}]"
+                  f"  (vs torch, same rounds)")
 
 
 if __name__ == "__main__":

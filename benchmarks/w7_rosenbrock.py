@@ -65,3 +65,32 @@ def run_numpy(data):
         _numpy_once(x)
     f, g = _numpy_once(x)
     return (np.asarray(f), g)
+
+
+# ---------------------------------------------------------------- peers (benchmarks.steady)
+def peer_step(name, data):
+    """One value-and-gradient evaluation with a NumPy-based peer: ``"numpy"`` (the
+    hand-written limit), ``"autograd"`` (HIPS autograd) or ``"mygrad"``."""
+    x0 = data["x"]
+    if name == "numpy":
+        return lambda: _numpy_once(x0)
+    if name == "autograd":
+        import autograd
+        import autograd.numpy as anp
+
+        def f(x):
+            a, b = x[:-1], x[1:]
+            return anp.sum(100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2)
+        vg = autograd.value_and_grad(f)
+        return lambda: vg(x0)
+    if name == "mygrad":
+        import mygrad as mg
+        x = mg.tensor(x0)
+
+        def step():
+            a, b = x[:-1], x[1:]
+            f = (100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2).sum()
+            f.backward()
+            return f.item(), x.grad
+        return step
+    raise ValueError(f"unknown W7 peer {name!r}")

@@ -154,6 +154,11 @@ RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", pro
 
 
 def _pow_scalar_vjp(grad, self, exponent):
+    if (exponent.__class__ is int or exponent.__class__ is float) and exponent == 2 and \
+            self.__class__ is np.ndarray and grad.__class__ is np.ndarray and \
+            (self.dtype == np.float64 or self.dtype == np.float32):
+        # x ** 2: self ** 1 is self, so the general formula's value without its NumPy calls
+        return grad * (self * 2.0)
     if exponent == 0:
         return F.zeros_like(grad * self)
     if exponent == 0.5 and not F.is_complex(self):  # x ** -0.5 is rsqrt (see _pow_in_opmath)
@@ -219,6 +224,9 @@ def _pow_in_opmath(a, b):
 
 
 def _pow_kernel(a, b):
+    if (b.__class__ is int or b.__class__ is float) and b == 2 and \
+            a.__class__ is np.ndarray and (a.dtype == np.float64 or a.dtype == np.float32):
+        return np.square(a)  # (what np.power does for 2, without the opmath wrapper)
     # PyTorch's bfloat16 x**3 and x**-2 are products rounded step by step: (x*x)*x, 1/(x*x)
     if (b.__class__ is int or b.__class__ is float) and (b == 3 or b == -2) and \
             a.__class__ is np.ndarray and a.dtype is BFLOAT16:
@@ -737,6 +745,15 @@ def _itruediv(self, other):
 
 _NP_SCALARS = (np.number, np.bool_)
 
+
+def _pow_operator(self, other):
+    """``t ** 2.0``: a Python int or float exponent of a float tensor goes to the op
+    directly (what ``pow`` does for it, without its argument checks)."""
+    if (other.__class__ is int or other.__class__ is float) and \
+            self._data.dtype.kind == "f":
+        return dispatch(POW, self, other)
+    return pow(self, other)
+
 # ufunc -> (Tensor's operator, its reflected operator)
 _UFUNC_OPERATORS = {
     np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
@@ -785,7 +802,7 @@ OPERATORS = {
     "__rmul__": make_binary_operator(MUL, "__rmul__"),
     "__truediv__": make_binary_operator(DIV, "__truediv__"),
     "__rtruediv__": _rdiv,
-    "__pow__": lambda self, other: pow(self, other),
+    "__pow__": _pow_operator,
     "__rpow__": _rpow,
     "__ipow__": lambda self, other: pow_(self, other),  # (in place: views see it)
     "__neg__": lambda self: unary(NEG, self),

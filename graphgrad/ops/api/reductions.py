@@ -227,7 +227,16 @@ def _mean_kernel(a, dim, keepdim, dtype):
     return _mean(a, dim, keepdim)
 
 
-SUM = defop("sum(self)", half_in_float32(lambda a: np.asarray(_int_promote(a).sum())),
+_sum_all_general = half_in_float32(lambda a: np.asarray(_int_promote(a).sum()))
+
+
+def _sum_all(a):
+    if a.__class__ is np.ndarray and (a.dtype == np.float64 or a.dtype == np.float32):
+        return np.asarray(a.sum())  # (the general kernel's result, without its wrapper)
+    return _sum_all_general(a)
+
+
+SUM = defop("sum(self)", _sum_all,
             "SumBackward0",
             self=lambda grad, self_sym_sizes: F.expand_reduced(grad, self_sym_sizes, None, False),
             jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:
@@ -994,6 +1003,9 @@ def _no_complex(name, x, exc=RuntimeError):
 @export()
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     """Sum of all elements, or over ``dim`` (int or tuple; ``()`` means all dims)."""
+    if dim is None and dtype is None and out is None and not keepdim and \
+            input.__class__ is Tensor:
+        return unary(SUM, input)  # t.sum(): what the general path below does for it
     _check_tensor("sum", input)
     dtype = _opt_dtype(dtype)
     if dim is None:

@@ -32,3 +32,20 @@ def test_gradient_and_other_forms():
     assert gg.sum(xg, dtype=gg.float32).dtype == gg.float32
     with pytest.raises(TypeError):
         gg.sum(x)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (20, 20), ()])  # filled (<= 256) / broadcast
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+def test_sum_backward_small_and_large(shape, dtype):
+    x = np.random.default_rng(2).standard_normal(shape)
+    xg = gg.tensor(x).to(getattr(gg, dtype)).requires_grad_()
+    xt = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
+    xg.sum().backward()
+    xt.sum().backward()
+    assert xg.grad.dtype == getattr(gg, dtype) and xg.grad.shape == xt.grad.shape
+    np.testing.assert_array_equal(xg.grad.float().numpy(), xt.grad.float().numpy())
+    xg.sum().backward()  # accumulates into the first gradient
+    xt.sum().backward()
+    np.testing.assert_array_equal(xg.grad.float().numpy(), xt.grad.float().numpy())
+    (g,) = gg.autograd.grad(xg.sum() * 3.0, xg, create_graph=True)
+    np.testing.assert_array_equal(g.float().detach().numpy(), np.full(shape, 3.0))

@@ -12,4 +12,5 @@ WORKLOADS = (
     "w4_hessian",
     "w5_jacobian",
     "w6_jacfwd",
+    "w7_rosenbrock",
 )

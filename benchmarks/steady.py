@@ -10,6 +10,7 @@ the median of the per-round ratios graphgrad/PyTorch and their spread (min-max).
 
     python -m benchmarks.steady                    # every workload, 5 rounds
     python -m benchmarks.steady --only module_call --rounds 7
+    python -m benchmarks.steady --check --only w7_rosenbrock,w8_transformer,w9_cnn
 
 Workloads (``WORKLOADS``): each is ``setup(lib) -> step`` where ``step()`` is one timed
 unit of work; ``REPEAT`` units are timed back to back per sample.
@@ -96,19 +97,72 @@ def digits_adam_epoch(lib):
     return step
 
 
+def _graph_workload(modname):
+    """A ``wN_*`` module with ``make_data``/``build``/``run_graph``: parameters made once,
+    their grads cleared at the start of every run (as a training loop does)."""
+    def setup(lib):
+        import importlib
+        wl = importlib.import_module(f"benchmarks.{modname}")
+        state = wl.build(lib, wl.make_data(0))
+        if modname == "w7_rosenbrock":
+            x = state["x"]
+            return lambda: wl.value_and_grad(x)
+        return lambda: wl.run_graph(lib, state)
+    return setup
+
+
+GRAPH_WORKLOADS = {"w7_rosenbrock": "w7_rosenbrock", "w8_transformer": "w8_transformer",
+                   "w9_cnn": "w9_cnn"}
 WORKLOADS = {"module_call": module_call, "digits_mlp_epoch": digits_mlp_epoch,
-             "digits_adam_epoch": digits_adam_epoch}
-REPEAT = {"module_call": 20, "digits_mlp_epoch": 1, "digits_adam_epoch": 1}
+             "digits_adam_epoch": digits_adam_epoch,
+             **{name: _graph_workload(mod) for name, mod in GRAPH_WORKLOADS.items()}}
+REPEAT = {"module_call": 20, "digits_mlp_epoch": 1, "digits_adam_epoch": 1,
+          "w7_rosenbrock": 200, "w8_transformer": 1, "w9_cnn": 1}
+UNITS = {"module_call": ("us/call", 1e6 / 1000), "w7_rosenbrock": ("us", 1e6)}
+
+
+def check_graph_workloads(names):
+    """Run each graph workload once on graphgrad and on PyTorch in this process and
+    compare the loss and every gradient (tolerances ``TOL`` of the workload module)."""
+    import importlib
+    import numpy as np
+    import torch
+    import graphgrad
+    ok = True
+    for name in names:
+        if name not in GRAPH_WORKLOADS:
+            continue
+        wl = importlib.import_module(f"benchmarks.{GRAPH_WORKLOADS[name]}")
+        data = wl.make_data(0)
+        if hasattr(wl, "run_graph") and name != "w7_rosenbrock":
+            got = wl.run_graph(graphgrad, wl.build(graphgrad, data))
+            ref = wl.run_graph(torch, wl.build(torch, data))
+        else:
+            got = wl.value_and_grad(wl.build(graphgrad, data)["x"])
+            ref = wl.value_and_grad(wl.build(torch, data)["x"])
+        worst, this_ok = 0.0, True
+        for g, r in zip(got, ref):
+            g, r = np.asarray(g.detach().numpy(), np.float64), r.detach().double().numpy()
+            scale = float(np.max(np.abs(r))) or 1.0
+            worst = max(worst, float(np.max(np.abs(g - r))) / scale)
+            if not np.allclose(g, r, rtol=wl.TOL["rtol"], atol=wl.TOL["atol"] * scale):
+                this_ok = ok = False
+        print(f"{name}: {'ok' if this_ok else 'MISMATCH'} (max err / max|ref| {worst:.1e})")
+    return ok
 
 
 # ----------------------------------------------------------------- child
 def child(libname, workload, samples):
     import gc
     import importlib
-    lib = importlib.import_module(libname)
-    if libname == "torch":
-        lib.set_num_threads(1)
-    step = WORKLOADS[workload](lib)
+    if libname.startswith("peer:"):  # a NumPy-based W7 peer (autograd, mygrad, numpy)
+        wl = importlib.import_module("benchmarks.w7_rosenbrock")
+        step = wl.peer_step(libname[5:], wl.make_data(0))
+    else:
+        lib = importlib.import_module(libname)
+        if libname == "torch":
+            lib.set_num_threads(1)
+        step = WORKLOADS[workload](lib)
     for _ in range(3):  # warm-up
         step()
     gc.collect()
@@ -119,15 +173,29 @@ def child(libname, workload, samples):
         for _ in range(REPEAT[workload]):
             step()
         times.append((time.perf_counter() - t0) / REPEAT[workload])
-    print(json.dumps({"median": statistics.median(times), "min": min(times)}))
+    # peak memory, after the timing: max RSS of this process (the library's import
+    # included), and the tracemalloc peak of one more step (NumPy reports its arrays to
+    # tracemalloc, PyTorch's allocator does not: no figure for torch)
+    import resource
+    import tracemalloc
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    traced = None
+    if libname == "graphgrad":
+        gc.collect()
+        tracemalloc.start()
+        step()
+        traced = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    print(json.dumps({"median": statistics.median(times), "min": min(times),
+                      "maxrss": rss, "traced": traced}))
 
 
-def run_child(libname, workload, samples):
+def run_child(libname, workload, samples, python=None):
     env = dict(os.environ, **{v: "1" for v in THREAD_VARS})
-    out = subprocess.run([sys.executable, "-m", "benchmarks.steady", "--child", libname,
+    out = subprocess.run([python or sys.executable, "-m", "benchmarks.steady", "--child", libname,
                           workload, str(samples)], env=env, capture_output=True, text=True,
                          check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])["median"]
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
@@ -136,22 +204,53 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--samples", type=int, default=15)
     p.add_argument("--child", nargs=3, metavar=("LIB", "WORKLOAD", "SAMPLES"))
+    p.add_argument("--peers", default="",
+                   help="W7 only: NumPy-based peers timed in the same rounds, e.g. "
+                   "numpy,autograd,mygrad (numpy: the hand-written value and gradient)")
+    p.add_argument("--peer-python", default=None,
+                   help="the interpreter that has the peers installed (default: this one)")
+    p.add_argument("--check", action="store_true",
+                   help="only compare graphgrad's and PyTorch's results on W7-W9")
     args = p.parse_args(argv)
     if args.child:
         return child(args.child[0], args.child[1], int(args.child[2]))
-    print(f"{'workload':<20} {'graphgrad':>12} {'torch':>12}   ratio g/t median [min-max]")
+    if args.check:
+        return 0 if check_graph_workloads(args.only.split(",")) else 1
+    print(f"{'workload':<20} {'graphgrad':>12} {'torch':>12}   ratio g/t median [min-max]"
+          "   max RSS g / t, tracemalloc peak g")
     for w in args.only.split(","):
-        ratios, gs, ts = [], [], []
+        ratios, gs, ts, mem = [], [], [], {}
+        peers = [f"peer:{p}" for p in args.peers.split(",") if p] if w == "w7_rosenbrock" \
+            else []
+        peer_ratios = {p: [] for p in peers}
+        peer_times = {p: [] for p in peers}
         for r in range(args.rounds):
-            order = ("graphgrad", "torch") if r % 2 == 0 else ("torch", "graphgrad")
-            res = {lib: run_child(lib, w, args.samples) for lib in order}
-            gs.append(res["graphgrad"])
-            ts.append(res["torch"])
-            ratios.append(res["graphgrad"] / res["torch"])
-        unit, scale = ("us/call", 1e6 / 1000) if w == "module_call" else ("ms", 1e3)
+            order = ["graphgrad", "torch", *peers]
+            if r % 2:
+                order.reverse()
+            res = {lib: run_child(lib, w, args.samples,
+                                  args.peer_python if lib.startswith("peer:") else None)
+                   for lib in order}
+            gs.append(res["graphgrad"]["median"])
+            ts.append(res["torch"]["median"])
+            ratios.append(gs[-1] / ts[-1])
+            for p in peers:
+                peer_times[p].append(res[p]["median"])
+                peer_ratios[p].append(res[p]["median"] / ts[-1])
+            mem = res
+        unit, scale = UNITS.get(w, ("ms", 1e3))
+        mib = 2.0 ** 20
+        traced = mem["graphgrad"]["traced"]
         print(f"{w:<20} {statistics.median(gs) * scale:>9.2f} {unit:<3}"
               f"{statistics.median(ts) * scale:>9.2f} {unit:<3} {statistics.median(ratios):5.2f}"
-              f" [{min(ratios):.2f}-{max(ratios):.2f}]  ({args.rounds} rounds)")
+              f" [{min(ratios):.2f}-{max(ratios):.2f}]  ({args.rounds} rounds)"
+              f"   {mem['graphgrad']['maxrss'] / mib:.0f} / {mem['torch']['maxrss'] / mib:.0f} MiB"
+              + (f", {traced / mib:.1f} MiB" if traced is not None else ""))
+        for p in peers:
+            pr = peer_ratios[p]
+            print(f"  {p[5:]:<18} {statistics.median(peer_times[p]) * scale:>9.2f} {unit:<3}"
+                  f"{'':>12}    {statistics.median(pr):5.2f} [{min(pr):.2f}-{max(pr):.2f}]"
+                  f"  (vs torch, same rounds)")
 
 
 if __name__ == "__main__":

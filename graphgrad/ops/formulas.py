@@ -198,6 +198,13 @@ def sum_to(grad, sizes, out_ndim=None):
     return reshape(r, gs[:nb] + tuple(sizes))
 
 
+def _small(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n <= 256
+
+
 def expand_reduced(grad, sizes, dims, keepdim):
     """Broadcast the gradient of a reduction over ``dims`` back to ``sizes``."""
     n = len(sizes)
@@ -206,7 +213,11 @@ def expand_reduced(grad, sizes, dims, keepdim):
     if not keepdim:
         gs = shape(grad)
         if not gs:  # a full reduction's 0-d gradient expands as it is (as PyTorch's: no
-            return expand(grad, tuple(sizes))  # ViewBackward0 in a create_graph graph)
+            # ViewBackward0 in a create_graph graph); a small array is filled instead (a
+            # third of broadcast_to's cost, and the engine may add into it or keep it)
+            if grad.__class__ is _ndarray and _small(sizes):
+                return np.full(sizes, grad)
+            return expand(grad, tuple(sizes))
         nb = len(gs) - (n - len(set(dims)))
         kept = list(gs[:nb])
         j = nb

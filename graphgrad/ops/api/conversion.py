@@ -12,7 +12,7 @@ from ..forward_mode import _overlaps
 from ...autograd.views import select_view
 from ..derivatives.pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from ..registry import PUBLIC, export
-from ..derivatives.shape import SELECT
+from ..derivatives.shape import SELECT, SLICE
 from .shape import getitem
 from ..._tensor.memory_format import apply, check_memory_format
 from ..._tensor.creation import tensor
@@ -166,6 +166,12 @@ def __getitem__(self, key):
                     return dispatch(SELECT, self, -d.ndim, key)
                 # nothing to record (e.g. x[t] of a constant input): the view alone
                 return select_view(self, d, key, SELECT)
+    elif key.__class__ is slice:  # t[a:b] (not a full slice): the slice view, as getitem
+        d = self._data
+        if d.ndim:
+            start, stop, step = key.indices(d.shape[0])
+            if step > 0 and not (start == 0 and stop == d.shape[0] and step == 1):
+                return dispatch(SLICE, self, -d.ndim, start, max(stop, start), step)
     return getitem(self, key)
 
 

@@ -323,6 +323,15 @@ def _itruediv(self, other):
 
 _NP_SCALARS = (np.number, np.bool_)
 
+def _pow_operator(self, other):
+    """``t ** 2.0``: a Python int or float exponent of a float tensor goes to the op
+    directly (what ``pow`` does for it, without its argument checks)."""
+    if (other.__class__ is int or other.__class__ is float) and \
+            self._data.dtype.kind == "f":
+        return dispatch(POW, self, other)
+    return pow(self, other)
+
+
 # ufunc -> (Tensor's operator, its reflected operator)
 _UFUNC_OPERATORS = {
     np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
@@ -371,7 +380,7 @@ OPERATORS = {
     "__rmul__": make_binary_operator(MUL, "__rmul__"),
     "__truediv__": make_binary_operator(DIV, "__truediv__"),
     "__rtruediv__": _rdiv,
-    "__pow__": lambda self, other: pow(self, other),
+    "__pow__": _pow_operator,
     "__rpow__": _rpow,
     "__ipow__": lambda self, other: pow_(self, other),  # (in place: views see it)
     "__neg__": lambda self: unary(NEG, self),

@@ -122,6 +122,9 @@ def _no_complex(name, x, exc=RuntimeError):
 @export()
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     """Sum of all elements, or over ``dim`` (int or tuple; ``()`` means all dims)."""
+    if dim is None and dtype is None and out is None and not keepdim and \
+            input.__class__ is Tensor:
+        return unary(SUM, input)  # t.sum(): what the general path below does for it
     _check_tensor("sum", input)
     dtype = _opt_dtype(dtype)
     if dim is None:

@@ -14,7 +14,7 @@ from ..._core.opmath import half_in_float32
 from ..registry import LINEAR, defop
 from ..kernels.reductions import (
     _INF, _amax_kernel, _argext_kernel, _argsort_np, _cumext_kernel, _extreme_dim_kernel,
-    _extreme_kernel, _gather_kernel, _int_promote, _logical_kernel, _logsumexp_kernel, _mean,
+    _extreme_kernel, _gather_kernel, _sum_all, _logical_kernel, _logsumexp_kernel, _mean,
     _mean_kernel, _prod_dim_kernel, _prod_kernel, _scan_kernel, _scatter_add_kernel,
     _sort_kernel, _sum_as_is, _sum_kernel, _topk_kernel, _var_kernel, _vector_norm_kernel,
     _vsrb_kernel)
@@ -169,7 +169,7 @@ def _others_matrix(xt, cumulative):
 
 
 # ============================================================ sum / mean
-SUM = defop("sum(self)", half_in_float32(lambda a: np.asarray(_int_promote(a).sum())),
+SUM = defop("sum(self)", _sum_all,
             "SumBackward0",
             self=lambda grad, self_sym_sizes: F.expand_reduced(grad, self_sym_sizes, None, False),
             jvp=LINEAR, batched_jvp=lambda self_t, self_sym_sizes:

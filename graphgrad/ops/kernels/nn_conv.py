@@ -43,42 +43,40 @@ def _conv_out_sizes(in_sp, w_sp, stride, padding, dilation):
 
 
 def _im2col(x, w_sp, stride, padding, dilation, groups, out_sp):
-    """(*lead, N, C, *S) -> columns (*lead, G, N * prod(out), C/G * prod(kernel))."""
+    """(*lead, N, C, *S) -> columns (*lead, N, G, C/G * prod(kernel), prod(out)).
+
+    One copy of the sliding-window view, laid out so that the innermost axis runs along
+    the output's last spatial axis (rows of the input, read with unit stride when the
+    stride is 1), and so that the per-sample products ``weight @ columns`` come out in
+    the convolution's own (N, C_out, *out) layout, with no transpose afterwards."""
     k = len(w_sp)
     nl = x.ndim - k - 2
     lead = x.shape[:nl]
     n, c = x.shape[nl], x.shape[nl + 1]
-    cg = c // groups
     win = _windows(_pad_spatial(x, padding), out_sp, w_sp, stride, dilation)
-    win = win.reshape(lead + (n, groups, cg) + tuple(out_sp) + tuple(w_sp))
-    perm = list(range(nl)) + [nl + 1, nl] + list(range(nl + 3, nl + 3 + k)) + [nl + 2] + \
-        list(range(nl + 3 + k, nl + 3 + 2 * k))
-    # (a copy: the im2col matrix; contiguous so the matmul runs in BLAS even when x was a
-    # broadcast view)
-    return np.ascontiguousarray(
-        win.transpose(perm).reshape(lead + (groups, n * _prod(out_sp), cg * _prod(w_sp))))
+    # (*lead, n, c, *out, *ksz) -> (*lead, n, c, *ksz, *out)
+    perm = list(range(nl + 2)) + list(range(nl + 2 + k, nl + 2 + 2 * k)) + \
+        list(range(nl + 2, nl + 2 + k))
+    return win.transpose(perm).reshape(
+        lead + (n, groups, (c // groups) * _prod(w_sp), _prod(out_sp)))
 
 
 @half_in_float32   # (half-precision products in float32, one rounding)
 def _conv_kernel(x, w, b, stride, padding, dilation, groups):
-    """Convolution (cross-correlation) via im2col + one (grouped) matmul.  Either operand may
-    carry extra leading dims (batched rules); they broadcast."""
+    """Convolution (cross-correlation) via im2col + one (grouped) matmul per sample.
+    Either operand may carry extra leading dims (batched rules); they broadcast."""
     k = len(stride)
     w_sp = w.shape[w.ndim - k:]
     o, cg = w.shape[w.ndim - k - 2], w.shape[w.ndim - k - 1]
     out_sp = _conv_out_sizes(x.shape[x.ndim - k:], w_sp, stride, padding, dilation)
     n = x.shape[x.ndim - k - 2]
     og = o // groups
-    cols = _im2col(x, w_sp, stride, padding, dilation, groups, out_sp)
+    cols = _im2col(x, w_sp, stride, padding, dilation, groups, out_sp)   # (*Lx, N, G, K, P)
     wm = np.ascontiguousarray(w).reshape(w.shape[:w.ndim - k - 2]
-                                         + (groups, og, cg * _prod(w_sp)))
-    res = np.matmul(cols, np.swapaxes(wm, -1, -2))          # (*L, G, M, Og)
-    lead = res.shape[:-3]
-    nl = len(lead)
-    res = res.reshape(lead + (groups, n) + out_sp + (og,))
-    perm = list(range(nl)) + [nl + 1, nl, nl + 2 + k] + list(range(nl + 2, nl + 2 + k))
-    # row-major, as PyTorch's (so that e.g. out.view(n, -1) works)
-    out = np.asarray(res.transpose(perm), order="C").reshape(lead + (n, o) + out_sp)
+                                         + (1, groups, og, cg * _prod(w_sp)))
+    res = np.matmul(wm, cols)                                          # (*L, N, G, Og, P)
+    # row-major (N, C_out, *out), as PyTorch's (so that e.g. out.view(n, -1) works)
+    out = res.reshape(res.shape[:-4] + (n, o) + out_sp)
     if b is not None:
         out += b.reshape((o,) + (1,) * k)
     return out
@@ -86,21 +84,19 @@ def _conv_kernel(x, w, b, stride, padding, dilation, groups):
 
 @half_in_float32   # (half-precision products in float32, one rounding)
 def _conv_backward_weight_kernel(g, x, weight_sizes, stride, padding, dilation, groups):
-    """The weight gradient of a convolution: columns of ``x`` contracted with ``g``."""
+    """The weight gradient of a convolution: ``g`` contracted with the columns of ``x``,
+    one product per sample, then summed over the samples."""
     k = len(stride)
     weight_sizes = tuple(weight_sizes[len(weight_sizes) - k - 2:])
     w_sp = weight_sizes[2:]
     og = weight_sizes[0] // groups
     out_sp = g.shape[g.ndim - k:]
-    cols = _im2col(x, w_sp, stride, padding, dilation, groups, out_sp)   # (*Lx, G, M, K)
+    cols = _im2col(x, w_sp, stride, padding, dilation, groups, out_sp)   # (*Lx, N, G, K, P)
     nl = g.ndim - k - 2
     lead, n = g.shape[:nl], g.shape[nl]
-    gm = g.reshape(lead + (n, groups, og) + out_sp)
-    perm = list(range(nl)) + [nl + 1, nl] + list(range(nl + 3, nl + 3 + k)) + [nl + 2]
-    gm = np.ascontiguousarray(gm.transpose(perm).reshape(lead + (groups, n * _prod(out_sp), og)))
-    # cols^T @ g, then a (small) transpose: OpenBLAS is much slower on g^T @ cols here
-    res = np.swapaxes(np.matmul(np.swapaxes(cols, -1, -2), gm), -1, -2)   # (*L, G, Og, K)
-    return np.asarray(res, order="C").reshape(res.shape[:-3] + weight_sizes)
+    gm = g.reshape(lead + (n, groups, og, _prod(out_sp)))
+    res = np.matmul(gm, np.swapaxes(cols, -1, -2)).sum(axis=-4)        # (*L, G, Og, K)
+    return res.reshape(res.shape[:-3] + weight_sizes)
 
 
 @half_in_float32   # (half-precision products in float32, one rounding)
@@ -125,26 +121,23 @@ def col2im(g, w, input_sizes, stride, padding, dilation, groups, acc_dtype=None)
     og = o // groups
     out_sp = g.shape[g.ndim - k:]
     nl = g.ndim - k - 2
-    gm = g.reshape(g.shape[:nl] + (n, groups, og) + out_sp)
-    perm = list(range(nl)) + [nl + 1, nl + 2, nl] + list(range(nl + 3, nl + 3 + k))
-    gm = np.ascontiguousarray(
-        gm.transpose(perm).reshape(g.shape[:nl] + (groups, og, n * _prod(out_sp))))
+    gm = g.reshape(g.shape[:nl] + (n, groups, og, _prod(out_sp)))
     wm = np.ascontiguousarray(w).reshape(w.shape[:w.ndim - k - 2]
-                                         + (groups, og, cg * _prod(w_sp)))
-    # columns laid out (G, Cg, *ksz, N, *out), so each kernel offset's slab is contiguous
-    cols = np.matmul(np.swapaxes(wm, -1, -2), gm)                        # (*L, G, K, M)
+                                         + (1, groups, og, cg * _prod(w_sp)))
+    # columns (*L, N, G, K, out) = (*L, N, C, *ksz, *out): per sample, W^T @ g
+    cols = np.matmul(np.swapaxes(wm, -1, -2), gm)
     if acc_dtype is not None:
         cols = cols.astype(acc_dtype)
-    lead = cols.shape[:-3]
-    cols = cols.reshape(lead + (groups, cg) + w_sp + (n,) + out_sp)
+    lead = cols.shape[:-4]
+    cols = cols.reshape(lead + (n, c) + w_sp + out_sp)
     sp = tuple(s + lo + hi for s, (lo, hi) in zip(in_sp, padding))
-    xp = np.zeros(lead + (groups, cg, n) + sp, dtype=cols.dtype)
-    tail = (slice(None),) * (k + 1)
+    xp = np.zeros(lead + (n, c) + sp, dtype=cols.dtype)
+    tail = (slice(None),) * k
     for off in itertools.product(*[range(kk) for kk in w_sp]):
         sl = tuple(slice(i * d, i * d + s * (m - 1) + 1, s)
                    for i, d, s, m in zip(off, dilation, stride, out_sp))
         xp[(Ellipsis,) + sl] += cols[(Ellipsis,) + off + tail]
-    nl = len(lead)
-    xp = xp.transpose(list(range(nl)) + [nl + 2, nl, nl + 1] + list(range(nl + 3, nl + 3 + k)))
+    if not any(lo or hi for lo, hi in padding):
+        return xp
     crop = tuple(slice(lo, lo + s) for (lo, _), s in zip(padding, in_sp))
-    return np.asarray(xp[(Ellipsis,) + crop], order="C").reshape(lead + (n, c) + in_sp)
+    return np.ascontiguousarray(xp[(Ellipsis,) + crop])

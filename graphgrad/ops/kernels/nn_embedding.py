@@ -33,7 +33,14 @@ def _embedding_backward_kernel(grad, indices, num_weights, padding_idx, scale_gr
     out = np.zeros((nb * num_weights, d), grad.dtype)
     flat = idx if nb == 1 else \
         (np.arange(nb, dtype=np.int64)[:, None] * num_weights + idx[None, :]).ravel()
-    np.add.at(out, flat, g.reshape(nb * idx.size, d))
+    if flat.size:
+        # rows sorted by index (stable: each row's lookups keep their order), then one
+        # sum per run of equal indices: the same sums in the same order as
+        # np.add.at(out, flat, rows), without add.at's per-element cost
+        order = np.argsort(flat, kind="stable")
+        sf = flat[order]
+        starts = np.flatnonzero(np.concatenate(([True], sf[1:] != sf[:-1])))
+        out[sf[starts]] = np.add.reduceat(g.reshape(nb * idx.size, d)[order], starts, axis=0)
     return out.reshape(lead + (num_weights, d))
 
 

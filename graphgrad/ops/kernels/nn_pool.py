@@ -5,6 +5,8 @@ public functions in nn/functional/pool.py.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._core.opmath import half_in_float32
@@ -31,16 +33,109 @@ def _pool_geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
     return tuple(outs), tuple(pads)
 
 
+# windows of at most this many elements are reduced offset by offset (_max_pool_offsets);
+# larger ones by argmax over a copy of the windows
+_OFFSET_LOOP_MAX = 25
+
+
+def _inside(n, o, k, s, p, d):
+    """(o, k) bool: is window o's element k inside the unpadded length n?"""
+    pos = (np.arange(o) * s - p)[:, None] + np.arange(k)[None, :] * d
+    return (pos >= 0) & (pos < n)
+
+
+@functools.lru_cache(maxsize=None)
+def _maximum_keeps_second(dtype):
+    """Does np.maximum(a, b) return b when a == b (+0.0 vs -0.0)?  Yes for NumPy's
+    float32/float64 and ml_dtypes' bfloat16, no for float16."""
+    one = np.ones(1, dtype)
+    pos, neg = one - one, -(one - one)
+    return bool(np.signbit(np.maximum(pos, neg).astype(np.float64))[0])
+
+
+def _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, W, inside):
+    """The maximum of each window and its offset in the (unpadded) plane, from the kh*kw
+    strided views of ``xp``, with no copy of the windows, no argmax along a tiny axis and
+    no masked (``where=``) NumPy calls, which are ~40x slower than plain ones: a chain of
+    np.maximum for the values (the earlier element kept at a tie, so that -0.0 / +0.0
+    come out as PyTorch's), then the offset of the first element equal to the maximum by
+    integer arithmetic, in reverse order.  PyTorch's choice: the first maximum, or the
+    last NaN; a padding element is never chosen (``inside``: the two per-axis masks of
+    ``_inside``, or None without padding), so a window of -inf (or of the integer
+    minimum) picks its first element inside the plane."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
+    oh, ow = out_sp
+
+    def view(i, j):
+        return xp[..., i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+
+    offsets = [(i, j) for i in range(kh) for j in range(kw)]
+    best = np.array(view(0, 0))
+    second = xp.dtype.kind != "f" or _maximum_keeps_second(xp.dtype)
+    for i, j in offsets[1:]:
+        if second:
+            np.maximum(view(i, j), best, out=best)
+        else:
+            np.maximum(best, view(i, j), out=best)
+    off = np.zeros(best.shape, np.int64)
+    hit = np.empty(best.shape, bool)
+    step = np.empty(best.shape, np.int64)
+    for i, j in reversed(offsets):  # the first element equal to the maximum
+        np.equal(view(i, j), best, out=hit)
+        if inside is not None:
+            hit &= inside[0][:, i][:, None] & inside[1][:, j][None, :]
+        code = i * dh * W + j * dw     # off += hit * (code - off)
+        np.subtract(code, off, out=step)
+        step *= hit
+        off += step
+    if xp.dtype.kind in "fV" and bool((best != best).any()):
+        for i, j in offsets:           # the last NaN
+            v = view(i, j)
+            np.not_equal(v, v, out=hit)
+            np.subtract(i * dh * W + j * dw, off, out=step)
+            step *= hit
+            off += step
+    return best, off
+
+
+
 def _max_pool_kernel(x, kernel_size, stride, padding, dilation, ceil_mode):
     H, W = x.shape[-2:]
     out_sp, pads = _pool_geometry((H, W), kernel_size, stride, padding, dilation, ceil_mode)
     fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
-    win = _windows(_pad_spatial(x, pads, fill), out_sp, kernel_size, stride, dilation)
+    xp = _pad_spatial(x, pads, fill)
+    if kernel_size[0] * kernel_size[1] <= _OFFSET_LOOP_MAX:
+        inside = None
+        if any(lo or hi for lo, hi in pads):
+            inside = tuple(_inside(n, o, k, s_, p, d) for n, o, k, s_, p, d in zip(
+                (H, W), out_sp, kernel_size, stride, padding, dilation))
+        vals, off = _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, W, inside)
+        base = (np.arange(out_sp[0]) * stride[0] - padding[0])[:, None] * W + \
+            (np.arange(out_sp[1]) * stride[1] - padding[1])[None, :]
+        off += base
+        return vals, off
+    win = _windows(xp, out_sp, kernel_size, stride, dilation)
     kh, kw = kernel_size
     flat = win.reshape(win.shape[:-2] + (kh * kw,))
-    am = flat.argmax(axis=-1)   # the first maximum; a NaN wins (propagates, as in PyTorch)
+    am = flat.argmax(axis=-1)   # the first maximum
+    if x.dtype.kind in "fV":
+        isn = flat != flat      # a NaN wins, the last one in the window (as in PyTorch)
+        has = isn.any(axis=-1)
+        if has.any():
+            am = np.where(has, kh * kw - 1 - isn[..., ::-1].argmax(axis=-1), am)
     vals = np.take_along_axis(flat, am[..., None], -1)[..., 0]
     ki, kj = np.divmod(am, kw)
+    if any(lo or hi for lo, hi in pads):  # never a padding element: the first one inside
+        ins = [_inside(n, o, k, s_, p, d) for n, o, k, s_, p, d in zip(
+            (H, W), out_sp, kernel_size, stride, padding, dilation)]
+        out_h = ~ins[0][np.arange(out_sp[0])[:, None], ki]
+        out_w = ~ins[1][np.arange(out_sp[1])[None, :], kj]
+        bad = out_h | out_w
+        if bad.any():
+            ki = np.where(bad, ins[0].argmax(axis=1)[:, None], ki)
+            kj = np.where(bad, ins[1].argmax(axis=1)[None, :], kj)
+            vals = np.where(bad, np.take_along_axis(
+                flat, (ki * kw + kj)[..., None], -1)[..., 0], vals)
     hh = (np.arange(out_sp[0]) * stride[0] - padding[0])[:, None] + ki * dilation[0]
     ww = (np.arange(out_sp[1]) * stride[1] - padding[1])[None, :] + kj * dilation[1]
     return vals, (hh * W + ww).astype(np.int64)
@@ -85,10 +180,18 @@ def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_p
                      divisor_override):
     sizes = x.shape[-2:]
     out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, (1, 1), ceil_mode)
-    win = _windows(_pad_spatial(x, pads), out_sp, kernel_size, stride, (1, 1))
     div = _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
                        divisor_override)
-    return (win.sum(axis=(-2, -1)) / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
+    (kh, kw), (oh, ow) = kernel_size, out_sp
+    if tuple(stride) == tuple(kernel_size) and not any(padding) and \
+            oh * kh <= sizes[0] and ow * kw <= sizes[1]:
+        # the windows tile the (cropped) plane: a reshape, a view when x is contiguous
+        win = x[..., :oh * kh, :ow * kw].reshape(x.shape[:-2] + (oh, kh, ow, kw))
+        total = win.sum(axis=(-3, -1))
+    else:
+        win = _windows(_pad_spatial(x, pads), out_sp, kernel_size, stride, (1, 1))
+        total = win.sum(axis=(-2, -1))
+    return (total / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
 
 
 @half_in_float32

@@ -262,6 +262,9 @@ def _max_pool_samples(rng):
                                                     "ceil_mode": True}, name="dilation"),
         Sample((A(_distinct(rng, 2, 5, 5)), 2), {"stride": 1, "return_indices": True},
                name="overlapping, indices, unbatched"),
+        # windows over 25 elements take the argmax path (pool.py _OFFSET_LOOP_MAX)
+        Sample((A(_distinct(rng, 1, 2, 13, 12)), 6), {"return_indices": True},
+               name="large kernel, argmax path"),
     ]
 
 
@@ -280,6 +283,7 @@ def _avg_pool_samples(rng):
                name="ceil_mode exclude"),
         Sample((A(randn(rng, 2, 5, 5)), 2), {"stride": 1, "divisor_override": 3},
                name="divisor_override, unbatched"),
+        Sample((A(randn(rng, 2, 2, 7, 9)), (2, 3)), name="tiling, cropped: reshape path"),
     ]
 
 
@@ -341,7 +345,8 @@ OPS = [
         Sample((A(_away(randn(rng, 3, 4))),), {"alpha": 2.0})]),
     _nn("gelu", lambda rng: _unary(rng, lambda x: x * 2) + [
         Sample((A(randn(rng, 3, 4) * 2),), {"approximate": "tanh"}),
-        Sample((A(randn(rng, 6) * 5),), name="tails")]),
+        Sample((A(randn(rng, 6) * 5),), name="tails"),
+        Sample((A(randn(rng, 9, 9) * 3),), name="vectorised erfc")]),  # > 64 elements
     _nn("silu", lambda rng: _unary(rng, lambda x: x * 2)),
     _nn("softplus", lambda rng: _unary(rng, lambda x: x * 2) + [
         Sample((A(randn(rng, 3, 4) * 3), 2.0)),

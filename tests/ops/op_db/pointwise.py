@@ -261,8 +261,14 @@ _UNARY = [
     _unary("acosh", _gen(1.2, 3.0), aliases=("arccosh",)),
     _unary("atanh", _gen(-0.9, 0.9), aliases=("arctanh",)),
     OpInfo("logit", _logit_samples, inplace="logit_"),
-    _unary("erf", _gen(-2.5, 2.5), complex=False),
-    _unary("erfc", _gen(-2.5, 2.5), complex=False),
+    # the kernels take the C library per element up to 64 elements and the blocked
+    # Chebyshev series above (ops/kernels/special.py): the 9x9 sample covers the latter
+    OpInfo("erf", lambda rng: _unary_samples(rng, _gen(-2.5, 2.5)) + [
+        Sample((A(_uniform(rng, -5.0, 5.0, 9, 9)),), name="vectorised")],
+        complex=False, inplace="erf_"),
+    OpInfo("erfc", lambda rng: _unary_samples(rng, _gen(-2.5, 2.5)) + [
+        Sample((A(_uniform(rng, -5.0, 8.0, 9, 9)),), name="vectorised")],
+        complex=False, inplace="erfc_"),
     _unary("erfinv", _gen(-0.95, 0.95), complex=False),
     _unary("floor", _round_gen, complex=False),
     _unary("ceil", _round_gen, complex=False),

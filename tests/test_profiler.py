@@ -12,7 +12,7 @@ import pytest
 
 import graphgrad
 from graphgrad import profiler as gp
-from graphgrad._core.state import HOT, tls
+from graphgrad._core.state import ALL_THREADS, tls
 from tests.conftest import torch
 
 SCHEDULES = [dict(wait=1, warmup=1, active=2), dict(wait=1, warmup=1, active=2, repeat=1),
@@ -119,7 +119,7 @@ def test_start_stop_and_step_without_schedule():
     graphgrad.ones(1).cos()
     p.stop()
     assert [e.name for e in p.events()] == ["aten::exp", "aten::cos"]
-    assert tls.profiler is None and tls.interposers == () and HOT.fast
+    assert tls.profiler is None and tls.interposers == () and ALL_THREADS.plain
 
 
 def test_cuda_activity_warns_and_cpu_only_is_required():
@@ -149,7 +149,7 @@ def test_nested_profilers_on_one_thread_raise():
         with pytest.raises(RuntimeError, match="already running"):
             with gp.profile():
                 pass
-    assert tls.profiler is None and HOT.fast
+    assert tls.profiler is None and ALL_THREADS.plain
 
 
 def test_names():

@@ -2,15 +2,17 @@
 
 Every switch PyTorch keeps per thread lives on one ``threading.local``: grad
 mode, inference mode, the forward-AD level, anomaly mode, saved-tensor hooks
-and the profiler.  ``tls.extra`` is True whenever any of the rarely-used
-features is on, and ``tls.fast`` when grad mode is on and ``extra`` is off, so the
+and the profiler.  ``tls.extras_on`` is True whenever any of the rarely-used
+features is on, and ``tls.plain`` when grad mode is on and no extra is, so the
 dispatcher tests one flag to stay on its fast path.
 
+NOTE [hot flags]
+
 Reading a ``threading.local`` attribute costs several times a plain attribute read
-(measured ~650 instructions on CPython 3.11), so the hot path reads ``HOT.fast``
+(measured ~650 instructions on CPython 3.11), so the hot path reads ``ALL_THREADS.plain``
 instead: a process-wide flag that is True while *every* thread is in the default
 state (grad mode on, nothing extra).  A thread that leaves the default state holds a
-``_Detour`` token in its ``tls``; while any token lives ``HOT.fast`` is False and all
+``_NotPlainToken`` in its ``tls``; while any token lives ``ALL_THREADS.plain`` is False and all
 threads take the (always correct) path that reads their own ``tls``.  The token is
 dropped when the thread returns to the default state, or with the thread's locals
 when the thread ends.
@@ -20,12 +22,14 @@ from __future__ import annotations
 import threading
 
 
-class _Hot:
-    __slots__ = ("fast",)
+class _AllThreads:
+    """``ALL_THREADS.plain``: every thread is plain (grad mode on, no extra): NOTE [hot flags]."""
+
+    __slots__ = ("plain",)
 
 
-HOT = _Hot()
-HOT.fast = True
+ALL_THREADS = _AllThreads()
+ALL_THREADS.plain = True
 
 
 class _Warnings:
@@ -47,32 +51,32 @@ def is_warn_always_enabled():
     return WARNINGS.always
 
 
-_detours = 0
-_detour_lock = threading.Lock()
+_not_plain_threads = 0
+_not_plain_lock = threading.Lock()
 
 
-class _Detour:
-    """Held in ``tls.detour`` while this thread is off the fast path."""
+class _NotPlainToken:
+    """Held in ``tls.not_plain_token`` while this thread is not plain (NOTE [hot flags])."""
 
     __slots__ = ()
 
     def __init__(self):
-        global _detours
-        with _detour_lock:
-            _detours += 1
-            HOT.fast = False
+        global _not_plain_threads
+        with _not_plain_lock:
+            _not_plain_threads += 1
+            ALL_THREADS.plain = False
 
     def __del__(self):
-        global _detours
-        with _detour_lock:
-            _detours -= 1
-            HOT.fast = _detours == 0
+        global _not_plain_threads
+        with _not_plain_lock:
+            _not_plain_threads -= 1
+            ALL_THREADS.plain = _not_plain_threads == 0
 
 
 class _State(threading.local):
     # class attributes are each thread's starting values
     _grad_enabled = True
-    fast = True             # grad_enabled and not extra: the dispatcher's one-flag test
+    plain = True            # grad_enabled and not extras_on: the dispatcher's one-flag test
     inference = False       # inside inference_mode(True)
     fw_level = None         # the active forward_ad level object, or None
     anomaly = False
@@ -84,12 +88,12 @@ class _State(threading.local):
     interposers = ()        # ops/interpose.py: active interposers (profiler, autocast...)
     interpose_skip = False  # ops/interpose.py: the next op entry is the chain's own call
     mutation_ctx = None     # the active allow_mutation_on_saved_tensors, or None
-    extra = False           # any of: inference, fw_level, saved_hooks, profiler, anomaly,
+    extras_on = False       # any of: inference, fw_level, saved_hooks, profiler, anomaly,
                             # interposers
-    extra_ops = False       # any of what ops/extras.py's _extra handles (inference,
+    extra_ops = False       # any of what ops/extras.py's _run_extras handles (inference,
                             # fw_level, saved_hooks, anomaly): False under a profiler alone
     engine_depth = 0        # nesting of backward calls on this thread
-    detour = None           # a _Detour while ``fast`` is False (see HOT)
+    not_plain_token = None  # a _NotPlainToken while ``plain`` is False (see ALL_THREADS)
 
     @property
     def grad_enabled(self):
@@ -98,22 +102,22 @@ class _State(threading.local):
     @grad_enabled.setter
     def grad_enabled(self, mode):
         self._grad_enabled = mode
-        self._set_fast(bool(mode) and not self.extra)
+        self._set_plain(bool(mode) and not self.extras_on)
 
     def refresh(self):
         self.extra_ops = bool(self.inference or self.fw_level is not None or self.saved_hooks
                               or self.anomaly)
-        self.extra = bool(self.extra_ops or self.profiler is not None
-                          or self.saved_hooks_disabled or self.mutation_ctx is not None
-                          or self.interposers)
-        self._set_fast(bool(self._grad_enabled) and not self.extra)
+        self.extras_on = bool(self.extra_ops or self.profiler is not None
+                              or self.saved_hooks_disabled or self.mutation_ctx is not None
+                              or self.interposers)
+        self._set_plain(bool(self._grad_enabled) and not self.extras_on)
 
-    def _set_fast(self, fast):
-        self.fast = fast
-        if fast:
-            self.detour = None
-        elif self.detour is None:
-            self.detour = _Detour()
+    def _set_plain(self, plain):
+        self.plain = plain
+        if plain:
+            self.not_plain_token = None
+        elif self.not_plain_token is None:
+            self.not_plain_token = _NotPlainToken()
 
 
 tls = _State()

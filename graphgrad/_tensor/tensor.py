@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtypes as _dtype
-from .._core.state import HOT, tls
+from .._core.state import ALL_THREADS, tls
 from .._core.version import INFERENCE, VersionCounter, bump_for_detach, user_version
 from .._core.hooks import add_hook
 
@@ -73,7 +73,7 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._output_nr = 0
-        t._vc = None if HOT.fast or not (tls.extra and tls.inference) else INFERENCE
+        t._vc = None if ALL_THREADS.plain or not (tls.extras_on and tls.inference) else INFERENCE
         return t
 
     # ------------------------------------------------------------ properties

@@ -130,7 +130,7 @@ def free_tensor_attributes(op, attrs, freed):
     """Wrap the generated ``_step``/``_apply``/``release_variables`` in ``attrs`` of
     ``op``'s node class so that its tensor-like attributes are freed with the graph."""
     names = _TENSOR_ATTRS.get(op.node_name, ())
-    slots = tuple(f"_s{op.save_names.index(n)}" for n in names if n in op.save_names)
+    slots = tuple(f"_saved{op.save_names.index(n)}" for n in names if n in op.save_names)
     if not slots:
         return
 

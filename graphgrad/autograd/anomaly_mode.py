@@ -1,7 +1,7 @@
 """Anomaly detection (seed 004): forward tracebacks on nodes, NaN checks in backward.
 
 Off by default, and free when off: the dispatcher tests one thread-local
-flag (``tls.extra``) per op and the engine one local boolean per node.
+flag (``tls.extras_on``) per op and the engine one local boolean per node.
 
 When on (``detect_anomaly()`` / ``set_detect_anomaly(True)``):
 

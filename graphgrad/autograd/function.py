@@ -503,7 +503,7 @@ def _save_variables(ctx, outs):
                             f"type {type(t).__name__}")
         is_output = id(t) in out_ids and t._grad_fn is ctx
         sv = SavedVariable(t, is_output)
-        if tls.extra:
+        if tls.extras_on:
             if tls.saved_hooks:
                 sv.pack_with_hooks()
         saved.append(sv)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import weakref
 
-from .._core.state import HOT, tls
+from .._core.state import ALL_THREADS, tls
 from .._tensor.tensor import Tensor
 from . import graph as _graph
 from .graph import gradient_edge
@@ -55,7 +55,7 @@ def _set_view(op, args, out):
             vs.append(_weakref(out))
             if not len(vs) & 63:  # (every 64 views: drop the dead ones)
                 vs[:] = [r for r in vs if r() is not None]
-    if not HOT.fast and not tls.grad_enabled:
+    if not ALL_THREADS.plain and not tls.grad_enabled:
         # a view made under no_grad / inference_mode: an in-place change of it in grad mode
         # is refused (check_inplace), as in PyTorch; of a tensor that requires grad, it
         # still requires grad (as a leaf), unless it is an inference tensor's (PyTorch's
@@ -67,7 +67,7 @@ def _set_view(op, args, out):
 
 def select_view(x, d, key, select):
     """``x[key]`` (an int, in range) of a tensor that does not require grad, with nothing
-    to record (``HOT.fast``): ``_wrap`` and ``_set_view`` in one frame (t[i] of a constant
+    to record (``ALL_THREADS.plain``): ``_wrap`` and ``_set_view`` in one frame (t[i] of a constant
     input in a loop is common: an RNN's x[t])."""
     o = _new(Tensor)
     o._data = d[key, ...]  # (with ..., a 0-d view even of a 1-d tensor)

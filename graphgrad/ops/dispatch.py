@@ -24,15 +24,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtypes as _dtype
-from .._core.state import HOT, tls
+from .._core.state import ALL_THREADS, tls
 from .._tensor.tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.saved import SavedVariable
 from .._core.opmath import BFLOAT16, FLOAT16
-from .node import _META
+from .node import _OUT_META_CACHE
 from .registry import POINTWISE
+from .save_plan import SAVE_ATTR, SAVE_INPUT, SAVE_RESULT, SAVE_SIZES
 from ..autograd.views import _edge, _set_view
-from .extras import _extra
+from .extras import _run_extras
 from .interpose import interposed as _interposed
 
 _seq = _graph._sequence_nr
@@ -162,7 +163,7 @@ def follow_layout(res, datas):
 # ====================================================================== dispatch
 def dispatch(op, *args):
     """Run ``op`` on ``args`` (signature order) and record it for autograd."""
-    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+    if not ALL_THREADS.plain and tls.interposers:  # NOTE [interposition]
         if not tls.interpose_skip:
             return _interposed(op, dispatch, (op,) + args, {})
         tls.interpose_skip = False
@@ -205,14 +206,14 @@ def dispatch(op, *args):
         out = outs
     if op.is_view:
         _set_view(op, args, outs[0])
-    if HOT.fast:  # grad mode on, no extras (in every thread)
+    if ALL_THREADS.plain:  # grad mode on, no extras (in every thread)
         if any_req and op.differentiable:
             _record(op, args, outs)
         return out
     if any_req and op.differentiable and tls.grad_enabled:
         _record(op, args, outs)
-    if tls.extra:
-        _extra(op, args, outs)
+    if tls.extras_on:
+        _run_extras(op, args, outs)
     return out
 
 
@@ -261,12 +262,12 @@ def _record_generic(op, args, outs):
                 else:
                     saved.append(None)
                     continue
-            if code == 0:
+            if code == SAVE_INPUT:
                 a = args[idx]
                 saved.append(SavedVariable(a, False) if isinstance(a, Tensor) else a)
-            elif code == 1:
+            elif code == SAVE_ATTR:
                 saved.append(args[idx])
-            elif code == 2:
+            elif code == SAVE_SIZES:
                 a = args[idx]
                 saved.append(a._data.shape if isinstance(a, Tensor) else ())
             else:
@@ -278,11 +279,11 @@ def _record_generic(op, args, outs):
         o._grad_fn = node
         shape = d.shape
         key = (shape, d.dtype)
-        meta = _META.get(key)
+        meta = _OUT_META_CACHE.get(key)
         if meta is None:
-            if len(_META) > 4096:
-                _META.clear()
-            meta = _META[key] = (key,)
+            if len(_OUT_META_CACHE) > 4096:
+                _OUT_META_CACHE.clear()
+            meta = _OUT_META_CACHE[key] = (key,)
         node._out_meta = meta
     else:
         nondiff = op.nondiff_outputs
@@ -295,7 +296,7 @@ def _record_generic(op, args, outs):
         node._out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
     if has_result:
         for i, (code, idx, needed) in enumerate(plan):
-            if code == 3 and (needed is None or any(edges[j][0] is not None for j in needed)):
+            if code == SAVE_RESULT and (needed is None or any(edges[j][0] is not None for j in needed)):
                 setattr(node, node._slots[i], SavedVariable(outs[idx], True))
     return node
 
@@ -304,7 +305,7 @@ def _record_generic(op, args, outs):
 def unary(op, x):
     """``dispatch`` unrolled for one tensor input and no attributes; the reference of the
     generated ``graphgrad.<unary op>`` entries (NOTE [reference path])."""
-    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+    if not ALL_THREADS.plain and tls.interposers:  # NOTE [interposition]
         if not tls.interpose_skip:
             return _interposed(op, unary, (op, x), {})
         tls.interpose_skip = False
@@ -324,7 +325,7 @@ def unary(op, x):
     if op.is_view:  # t(), squeeze(), alias: share the version counter, remember the base
         _set_view(op, (x,), out)
     if x._requires_grad and op.differentiable:
-        if HOT.fast:  # grad mode on, no extras (in every thread)
+        if ALL_THREADS.plain:  # grad mode on, no extras (in every thread)
             rec = op.record
             if rec is not None:
                 rec((x,), out)
@@ -333,8 +334,8 @@ def unary(op, x):
             return out
         if tls.grad_enabled:
             _record(op, (x,), (out,))
-    if not HOT.fast and tls.extra:
-        _extra(op, (x,), (out,))
+    if not ALL_THREADS.plain and tls.extras_on:
+        _run_extras(op, (x,), (out,))
     return out
 
 
@@ -342,7 +343,7 @@ def binary(op, a, b):
     """``dispatch`` unrolled for two tensor-or-scalar inputs and no attributes; the
     reference of the generated operators and ``graphgrad.add/sub/mul/div`` (NOTE
     [reference path])."""
-    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+    if not ALL_THREADS.plain and tls.interposers:  # NOTE [interposition]
         if not tls.interpose_skip:
             return _interposed(op, binary, (op, a, b), {})
         tls.interpose_skip = False
@@ -391,7 +392,7 @@ def binary(op, a, b):
     out._output_nr = 0
     out._vc = None
     if req and op.differentiable:
-        if HOT.fast:  # grad mode on, no extras (in every thread)
+        if ALL_THREADS.plain:  # grad mode on, no extras (in every thread)
             rec = op.record
             if rec is not None:
                 rec((a, b), out)
@@ -400,8 +401,8 @@ def binary(op, a, b):
             return out
         if tls.grad_enabled:
             _record(op, (a, b), (out,))
-    if not HOT.fast and tls.extra:
-        _extra(op, (a, b), (out,))
+    if not ALL_THREADS.plain and tls.extras_on:
+        _run_extras(op, (a, b), (out,))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Extras: the slow path of dispatch (``tls.extra``): inference mode, saved-tensor hooks, anomaly
+"""Extras: the slow path of dispatch (``tls.extras_on``): inference mode, saved-tensor hooks, anomaly
 mode and forward AD's tangents.
 """
 from __future__ import annotations
@@ -11,9 +11,9 @@ from .node import FormulaNode
 from ..autograd.anomaly_mode import record_traceback
 
 # ====================================================================== extras
-def _extra(op, args, outs):
+def _run_extras(op, args, outs):
     """Inference mode, saved-tensor hooks, anomaly mode, forward AD: only reached when one
-    of them is on (``tls.extra``), so the fast path pays a single flag test."""
+    of them is on (``tls.extras_on``), so the fast path pays a single flag test."""
     if not tls.extra_ops:  # (e.g. only a profiler or autocast is on)
         return
     if tls.inference:

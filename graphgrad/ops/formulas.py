@@ -286,8 +286,8 @@ def matmul(a, b):
 
 def _constant_product(a, b):
     """Whether ``a @ b`` of two Tensors would record nothing: neither requires grad, no
-    forward-AD level, inference mode or hook is active (``tls.extra``), same float dtype."""
-    return (a.__class__ is Tensor and b.__class__ is Tensor and not tls.extra
+    forward-AD level, inference mode or hook is active (``tls.extras_on``), same float dtype."""
+    return (a.__class__ is Tensor and b.__class__ is Tensor and not tls.extras_on
             and not a._requires_grad and not b._requires_grad
             and a._data.dtype == b._data.dtype and a._data.dtype.kind in "fc"
             and a._data.ndim and b._data.ndim)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtypes as _dtype
-from .._core.state import HOT, tls
+from .._core.state import ALL_THREADS, tls
 from .._tensor.tensor import Tensor
 from .._core.version import INFERENCE, VersionCounter
 from ..autograd.saved import SavedVariable
@@ -69,7 +69,7 @@ def _inplace_cast_error(rt, self, op_name):
 
 def dispatch_inplace(op, self, *args):
     """``self.op_(*args)``: compute ``op(self, *args)`` and write it into self."""
-    if not HOT.fast and tls.interposers:  # NOTE [interposition]
+    if not ALL_THREADS.plain and tls.interposers:  # NOTE [interposition]
         if not tls.interpose_skip:
             return _interposed(op, dispatch_inplace, (op, self) + args, {})
         tls.interpose_skip = False
@@ -138,13 +138,13 @@ def dispatch_inplace(op, self, *args):
         tmp = _wrap(sd)
         tmp._vc = self._vc
         node = _record(op, src, (tmp,))
-    if tls.extra:
+    if tls.extras_on:
         if record and node is not None and tls.saved_hooks:
             _pack_saved(node, False)  # inputs, at their versions before the write
         if tls.mutation_ctx is not None:
             before_inplace(self)
     # forward AD: the JVP rules need self's value from before the update
-    fw_old = _wrap(sd.copy()) if tls.extra and tls.fw_level is not None else None
+    fw_old = _wrap(sd.copy()) if tls.extras_on and tls.fw_level is not None else None
     if into is None:
         np.copyto(sd, res, casting="unsafe")
     else:
@@ -158,7 +158,7 @@ def dispatch_inplace(op, self, *args):
         _rebase_history(self, node)
     elif self._base is not None and not self._base._requires_grad:
         self._view_ver = self._vc.value
-    if tls.extra:
+    if tls.extras_on:
         if record and node is not None and tls.saved_hooks:
             _pack_saved(node, True)  # the result, at its new version
         _extra_inplace(op, self, full, fw_old)

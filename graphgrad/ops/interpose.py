@@ -4,11 +4,11 @@ autocast, selective checkpointing), as PyTorch's dispatcher keys and RecordFunct
 NOTE [interposition]: every entry of a table op (``dispatch``, ``unary``, ``binary``,
 ``dispatch_inplace`` and the generated entries) starts with
 
-    if not HOT.fast and tls.interposers:  (and the call is not the chain's own)
+    if not ALL_THREADS.plain and tls.interposers:  (and the call is not the chain's own)
         return interposed(op, <the entry>, args, kwargs)
 
 so with no interposer active the hot path pays one flag test it already pays
-(``HOT.fast`` is False whenever any thread has an interposer, NOTE in _core/state.py).
+(``ALL_THREADS.plain`` is False whenever any thread has an interposer, NOTE in _core/state.py).
 ``interposed`` runs the thread's interposers, outermost first; each is called as
 ``interposer(op, call, args, kwargs)`` and must return ``call(args, kwargs)``'s result
 (or its own, e.g. a cached one), and may change ``args``/``kwargs`` on the way (autocast
@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 from time import perf_counter_ns as _clock
 
-from .._core.state import HOT, tls
+from .._core.state import ALL_THREADS, tls
 from .._tensor.tensor import Tensor as _Tensor
 
 __all__ = ["interposed", "interposable", "interposing", "Composite", "Timer"]
@@ -127,7 +127,7 @@ def interposable(name):
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            if HOT.fast or not tls.interposers:
+            if ALL_THREADS.plain or not tls.interposers:
                 return fn(*args, **kwargs)
             return interposed(op, fn, args, kwargs, reenter=False)
 

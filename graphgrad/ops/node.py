@@ -24,7 +24,7 @@ _ndarray = np.ndarray
 class FormulaNode(Node):
     """A backward node whose rules come from the op table.
 
-    What the rules need is saved in the generated class's slots ``_s0, _s1, ...``, one
+    What the rules need is saved in the generated class's slots ``_saved0, _saved1, ...``, one
     per saved name.  A slot holds a SavedVariable, a plain value (an attribute, sizes, a
     Python scalar operand, None when no edge needs it), or -- as the generated record
     writes it on the hot path -- a saved tensor *inline*, without a SavedVariable object:
@@ -48,10 +48,10 @@ class FormulaNode(Node):
             s = getattr(self, name)
             kind = kinds[i][0]
             if kind == "input" and s.__class__ is Tensor:
-                s = _sv_of_input(s, getattr(self, "_v" + name[2:]))
+                s = _sv_of_input(s, getattr(self, name + "_version"))
                 setattr(self, name, s)
             elif kind == "result" and s.__class__ is _ndarray:
-                s = _sv_of_result(s, getattr(self, "_v" + name[2:]))
+                s = _sv_of_result(s, getattr(self, name + "_version"))
                 setattr(self, name, s)
             out.append(s)
         return out
@@ -183,13 +183,13 @@ def _materialize(grads, meta, create_graph):
 
 
 def _new_meta(key):
-    if len(_META) > 4096:
-        _META.clear()
-    meta = _META[key] = (key,)
+    if len(_OUT_META_CACHE) > 4096:
+        _OUT_META_CACHE.clear()
+    meta = _OUT_META_CACHE[key] = (key,)
     return meta
 
 
 # (shape, dtype) -> ((shape, dtype),): one shared _out_meta per output signature, so a
 # recorded op keeps no metadata tuples of its own alive (fewer objects for the GC to walk)
-_META = {}
-_LAST = [((None, None),)]  # the metadata the last generated record used
+_OUT_META_CACHE = {}
+_LAST_RECORD_META = [((None, None),)]  # the metadata the last generated record used

@@ -45,6 +45,7 @@ import re
 from types import FunctionType as _FunctionType
 from .codegen.nodes import make_node_class
 from .codegen.record import make_record
+from .save_plan import SAVE_ATTR, SAVE_INPUT, SAVE_RESULT, SAVE_SIZES
 
 __all__ = ["defop", "OpDef", "LINEAR", "ELEMENTWISE", "POINTWISE", "OPS"]
 
@@ -183,8 +184,8 @@ def defop(signature, kernel, node_name=None, *, jvp=None, batched_jvp=None, prom
             kinds.append(("attr", op.params.index(p)))
     op.save_kinds = tuple(kinds)
     op.save_needed_by = tuple(frozenset(save_needed_by[p]) for p in op.save_names)
-    # the dispatcher's plan: (code, index, edges-that-need-it or None for "any edge")
-    codes = {"input": 0, "attr": 1, "sizes": 2, "result": 3}
+    # the dispatcher's plan: (what, index, edges-that-need-it or None for "any edge")
+    codes = {"input": SAVE_INPUT, "attr": SAVE_ATTR, "sizes": SAVE_SIZES, "result": SAVE_RESULT}
     n_edges = len(op.diff_pos)
     op.save_plan = tuple(
         (codes[kind], idx, None if len(need) == n_edges else tuple(sorted(need)))

@@ -352,7 +352,7 @@ class Optimizer:
     # ------------------------------------------------------------ grads
     def zero_grad(self, set_to_none=True):
         """Reset the gradients: ``None`` (default) or zeros, detached, in place."""
-        plain = not tls.extra  # no forward AD / saved-tensor hooks / mutation context active
+        plain = not tls.extras_on  # no forward AD / saved-tensor hooks / mutation context active
         for group in self.param_groups:
             for p in group["params"]:
                 g = p._grad

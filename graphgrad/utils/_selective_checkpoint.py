@@ -19,7 +19,7 @@ Two things PyTorch gets from running its modes below autograd are done here by h
 
 - a kept op must still record its backward node during the recomputation, because the
   checkpoint matches the tensors the recomputation saves with the forward's by order:
-  the cached result is wrapped fresh and recorded (``_record``, ``_extra``: the saved-tensor hooks) with the call's inputs;
+  the cached result is wrapped fresh and recorded (``_record``, ``_run_extras``: the saved-tensor hooks) with the call's inputs;
 - interposers nest (an op may run ops, e.g. a composite or an interposer's casts): the
   ops that ran inside a kept call are remembered and their counters advanced when the
   recomputation skips it, so later calls keep their numbers.
@@ -38,7 +38,7 @@ from .._tensor.tensor import Tensor
 from ..autograd.views import _set_view
 from ..ops.aten import OpOverload, OpOverloadPacket, overload_of
 from ..ops.dispatch import _record
-from ..ops.extras import _extra
+from ..ops.extras import _run_extras
 from ..ops.interpose import interposing
 from ..ops.registry import OpDef
 
@@ -251,8 +251,8 @@ def _replay(op, pargs, value):
             isinstance(pargs[i], Tensor) and pargs[i]._requires_grad
             for i in op.diff_pos if i < len(pargs)):
         _record(op, pargs, outs)
-    if tls.extra:  # the saved-tensor hooks (the checkpoint's own), as dispatch does
-        _extra(op, pargs, outs)
+    if tls.extras_on:  # the saved-tensor hooks (the checkpoint's own), as dispatch does
+        _run_extras(op, pargs, outs)
     if not many:
         return outs[0]
     return type(value)(*outs) if hasattr(value, "_fields") else outs

@@ -110,8 +110,8 @@ def _restored_on_error(lib):
 
 def test_state_restored_on_exception():
     run_both(_restored_on_error)
-    from graphgrad._core.state import HOT, tls
-    assert tls.interposers == () and HOT.fast
+    from graphgrad._core.state import ALL_THREADS, tls
+    assert tls.interposers == () and ALL_THREADS.plain
 
 
 def test_state_is_per_thread():

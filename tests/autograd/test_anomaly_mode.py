@@ -133,7 +133,7 @@ def test_free_when_off(monkeypatch):
     assert y.grad_fn._metadata is None or "traceback_" not in y.grad_fn.metadata
     y.backward()  # NaN gradients, no error
     assert np.isnan(x.grad.numpy()).all()
-    assert graphgrad._core.state.tls.extra is False
+    assert graphgrad._core.state.tls.extras_on is False
 
 
 # ====================================================================== tracebacks

@@ -15,7 +15,7 @@ import pytest
 import graphgrad
 from graphgrad.autograd import profiler as gprof
 from graphgrad.autograd.profiler import profile, record_function
-from graphgrad._core.state import HOT, tls
+from graphgrad._core.state import ALL_THREADS, tls
 from tests.conftest import torch
 
 
@@ -236,7 +236,7 @@ def test_nested_and_reentrant_profiles_raise():
         with pytest.raises(RuntimeError, match="already running on this thread"):
             with profile():
                 pass
-    assert tls.profiler is None and tls.interposers == () and HOT.fast
+    assert tls.profiler is None and tls.interposers == () and ALL_THREADS.plain
 
 
 def test_disabled_profile_records_nothing_and_state_is_restored():
@@ -248,7 +248,7 @@ def test_disabled_profile_records_nothing_and_state_is_restored():
         with profile():
             graphgrad.sin(x)
             raise ValueError("boom")
-    assert tls.profiler is None and tls.interposers == () and HOT.fast
+    assert tls.profiler is None and tls.interposers == () and ALL_THREADS.plain
     (graphgrad.sin(x) * 2).sum().backward()  # the plain paths again
     assert np.allclose(x.grad.numpy(), 2 * np.cos(1.0))
 

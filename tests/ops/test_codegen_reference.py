@@ -149,7 +149,7 @@ def _saved_slots(node):
             data = s.data if s.data is not None else s.tensor._data
             out.append(("tensor", _value(data), s.version))
         elif kind == "input" and s.__class__ is Tensor:
-            out.append(("tensor", _value(s), getattr(node, "_v" + name[2:])))
+            out.append(("tensor", _value(s), getattr(node, name + "_version")))
         elif kind == "result" and s.__class__ is np.ndarray:
             out.append(("tensor", _value(s), 0))
         else:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphgrad as gg
-from graphgrad._core.state import HOT, tls
+from graphgrad._core.state import ALL_THREADS, tls
 from graphgrad.ops.interpose import interposable, interposing
 
 
@@ -45,7 +45,7 @@ def test_each_entry_kind_is_seen_once_and_values_do_not_change():
     # (matmul is one op to interposers, as aten::matmul is; its 1-D case runs mv)
     assert _names(log)[:5] == ["sin", "mul", "mul", "matmul", "mv"], log.calls
     assert "sum" in _names(log) and "add" in _names(log)
-    assert not tls.interposers and not tls.interpose_skip and HOT.fast
+    assert not tls.interposers and not tls.interpose_skip and ALL_THREADS.plain
     z.backward()
     assert np.array_equal(x.grad.numpy(), plain.numpy())
 
@@ -92,7 +92,7 @@ def test_nesting_order_and_error_cleanup():
         gg.ones(1).cos()
     assert _names(inner) == ["exp"]
     assert _names(outer) == ["exp", "exp", "cos"]
-    assert tls.interposers == () and HOT.fast
+    assert tls.interposers == () and ALL_THREADS.plain
 
 
 def test_other_threads_are_not_interposed():

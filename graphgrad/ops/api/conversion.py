@@ -6,7 +6,7 @@ import numpy as np
 from ..._core import dtypes as _dtype
 from ..._core.dtypes import to_dtype
 from ..._tensor.tensor import Tensor, _check_device
-from ..._core.state import HOT, tls
+from ..._core.state import ALL_THREADS, tls
 from ..dispatch import dispatch, unary
 from ..forward_mode import _overlaps
 from ...autograd.views import select_view
@@ -162,7 +162,7 @@ def __getitem__(self, key):
             if -n <= key < n:
                 if key < 0:
                     key += n
-                if self._requires_grad or not HOT.fast:
+                if self._requires_grad or not ALL_THREADS.plain:
                     return dispatch(SELECT, self, -d.ndim, key)
                 # nothing to record (e.g. x[t] of a constant input): the view alone
                 return select_view(self, d, key, SELECT)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core import dtypes as _dtype
-from ..._core.state import HOT, tls
+from ..._core.state import ALL_THREADS, tls
 from ..._tensor.tensor import Tensor
 from ..._core.opmath import BFLOAT16, FLOAT16
 from ..dispatch import _kernel_error, _promote, _record, _record_generic, follow_layout
@@ -23,7 +23,7 @@ from ..dispatch import binary as _binary, unary as _unary
 from .sources import lazy_function
 from .record import record_lines, record_env
 from ...autograd.views import _set_view
-from ..extras import _extra
+from ..extras import _run_extras
 from ..interpose import Composite, interposed as _interposed
 
 _new = object.__new__
@@ -56,7 +56,7 @@ def _entry_tail(op, args, req, ret):
     lines = []
     if op.differentiable:
         lines += [f"    if {req}:",
-                  "        if HOT.fast:  # grad mode on, no extras (in every thread)"]
+                  "        if ALL_THREADS.plain:  # grad mode on, no extras (in every thread)"]
         if op.record is not None:
             lines += record_lines(op, ["x0", "x1"], "            ")
         else:
@@ -64,18 +64,18 @@ def _entry_tail(op, args, req, ret):
         lines += [f"            return {ret}",
                   "        if tls.grad_enabled:",
                   f"            _record(op, {args}, (o,))"]
-    lines += ["    if not HOT.fast and tls.extra:",
-              f"        _extra(op, {args}, (o,))",
+    lines += ["    if not ALL_THREADS.plain and tls.extras_on:",
+              f"        _run_extras(op, {args}, (o,))",
               f"    return {ret}"]
     return lines
 
 
 def _entry_env(op):
     env = record_env(op) if op.record is not None else {}
-    env.update({"op": op, "kernel": op.kernel, "tls": tls, "HOT": HOT, "Tensor": Tensor,
+    env.update({"op": op, "kernel": op.kernel, "tls": tls, "ALL_THREADS": ALL_THREADS, "Tensor": Tensor,
                 "_new": _new, "_ndarray": _ndarray, "_asarray": np.asarray,
                 "_kernel_error": _kernel_error, "_record": _record,
-                "_record_generic": _record_generic, "_extra": _extra, "_promote": _promote,
+                "_record_generic": _record_generic, "_run_extras": _run_extras, "_promote": _promote,
                 "_dtype": _dtype, "_set_view": _set_view, "_interposed": _interposed})
     return env
 
@@ -85,7 +85,7 @@ def _interpose_lines(call_args, call_kwargs, op_expr="op", fn="_this"):
     ``fn``: what the interposed call runs (a composite's general path, whose inner ops
     are interposed in their turn, instead of the entry itself)."""
     tail = "" if fn == "_this" else ", False"
-    return ["    if not HOT.fast and tls.interposers:",
+    return ["    if not ALL_THREADS.plain and tls.interposers:",
             "        if not tls.interpose_skip:",
             f"            return _interposed({op_expr}, {fn}, {call_args}, {call_kwargs}{tail})",
             "        tls.interpose_skip = False"]

@@ -25,8 +25,8 @@ def make_node_class(op):
     for rule in op.vjps:
         srcs.append(tuple(-1 if p == "grad" else (-2 if p == "grads" else names.index(p))
                           for p in rule[1]))
-    slots = tuple(f"_s{i}" for i in range(len(names)))
-    versions = tuple(f"_v{i}" for i, (kind, _) in enumerate(op.save_kinds)
+    slots = tuple(f"_saved{i}" for i in range(len(names)))
+    versions = tuple(f"_saved{i}_version" for i, (kind, _) in enumerate(op.save_kinds)
                      if kind in ("input", "result"))
     attrs = {"__slots__": slots + versions, "_slots": slots, "_op": op, "_srcs": tuple(srcs),
              "__module__": "graphgrad.autograd.generated"}
@@ -68,7 +68,7 @@ def _release_lines(i, ind):
     return [f"{ind}if sv{i}.__class__ is SV:",
             f"{ind}    sv{i}.data = sv{i}.tensor = sv{i}.packed = None",
             f"{ind}elif sv{i} is not None:",
-            f"{ind}    self._s{i} = _FREED"]
+            f"{ind}    self._saved{i} = _FREED"]
 
 
 def _specialized_apply(op, srcs):
@@ -144,19 +144,19 @@ def _step_source(op, srcs):
              f"        return [None] * {len(srcs)}"]
     release = []
     for i, n in enumerate(names):
-        lines += [f"    s{i} = self._s{i}"]
+        lines += [f"    s{i} = self._saved{i}"]
         kind = kinds[i][0]
         if kind in ("input", "result"):
             lines.append(f"    sv{i} = s{i}")
-            if kind == "input":  # inline: the tensor, saved at version _v{i}
+            if kind == "input":  # inline: the tensor, saved at version _saved{i}_version
                 lines += [f"    if s{i}.__class__ is Tensor:",
                           f"        vc = s{i}._vc",
-                          f"        if vc is not None and vc.value != self._v{i}:",
+                          f"        if vc is not None and vc.value != self._saved{i}_version:",
                           f"            _unpack_stale(self, {i})  # raises",
                           f"        s{i} = s{i}._data"]
-            else:  # inline: the output's array, its version counter in _v{i}
+            else:  # inline: the output's array, its version counter in _saved{i}_version
                 lines += [f"    if s{i}.__class__ is _ndarray:",
-                          f"        if self._v{i}.value:",
+                          f"        if self._saved{i}_version.value:",
                           f"            _unpack_stale(self, {i})  # raises"]
             lines += [f"    elif s{i}.__class__ is SV:"] + _unpack_data_lines(i, n, "        ")
             release += _release_lines(i, "        ")
@@ -190,7 +190,7 @@ def _specialized_release(op):
     def build():
         lines = ["def release_variables(self):"]
         for i in tensors:
-            lines.append(f"    sv{i} = self._s{i}")
+            lines.append(f"    sv{i} = self._saved{i}")
             lines += _release_lines(i, "    ")
         return lines, {"SV": SavedVariable, "_FREED": _FREED}
     return lazy_function("release_variables", "self",

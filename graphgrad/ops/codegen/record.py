@@ -11,7 +11,8 @@ from ...autograd import graph as _graph
 from ...autograd.saved import SavedVariable
 from ..._core.version import VersionCounter
 from .sources import lazy_function
-from ..node import _new_meta, _META, _LAST
+from ..save_plan import SAVE_ATTR, SAVE_INPUT, SAVE_SIZES
+from ..node import _new_meta, _OUT_META_CACHE, _LAST_RECORD_META
 from ...autograd.views import _edge
 
 _seq = _graph._sequence_nr
@@ -67,61 +68,61 @@ def record_lines(op, argx, ind):
               f"{ind3}o._requires_grad = True",
               f"{ind3}o._grad_fn = node",
               f"{ind3}sh = d.shape",
-              f"{ind3}meta = _LAST[0]  # the last op's metadata: often the same",
+              f"{ind3}meta = _LAST_RECORD_META[0]  # the last op's metadata: often the same",
               f"{ind3}key = meta[0]",
               f"{ind3}if key[1] is not dt or key[0] != sh:",
               f"{ind3}    key = (sh, dt)",
-              f"{ind3}    meta = _META.get(key)",
+              f"{ind3}    meta = _OUT_META_CACHE.get(key)",
               f"{ind3}    if meta is None:",
               f"{ind3}        meta = _new_meta(key)",
-              f"{ind3}    _LAST[0] = meta",
+              f"{ind3}    _LAST_RECORD_META[0] = meta",
               f"{ind3}node._out_meta = meta"]
     for k, (code, idx, needed) in enumerate(op.save_plan):
         i4 = ind3
         if needed is not None:
             lines.append(f"{ind3}if " + " or ".join(f"n{j} is not None" for j in needed) + ":")
             i4 = ind3 + "    "
-        if code == 0:
+        if code == SAVE_INPUT:
             a = argx[idx]
             # a plain tensor is saved inline: itself and its version (no SavedVariable)
             lines += [f"{i4}if {a}.__class__ is Tensor:",
                       f"{i4}    vc = {a}._vc",
                       f"{i4}    if vc is None:",
-                      f"{i4}        node._s{k} = {a}",
-                      f"{i4}        node._v{k} = 0",
+                      f"{i4}        node._saved{k} = {a}",
+                      f"{i4}        node._saved{k}_version = 0",
                       f"{i4}    elif vc.__class__ is VC:  # (not an inference tensor's marker)",
-                      f"{i4}        node._s{k} = {a}",
-                      f"{i4}        node._v{k} = vc.value",
+                      f"{i4}        node._saved{k} = {a}",
+                      f"{i4}        node._saved{k}_version = vc.value",
                       f"{i4}    else:",
-                      f"{i4}        node._s{k} = SV({a}, False)  # raises",
+                      f"{i4}        node._saved{k} = SV({a}, False)  # raises",
                       f"{i4}elif isinstance({a}, Tensor):",
-                      f"{i4}    node._s{k} = SV({a}, False)",
+                      f"{i4}    node._saved{k} = SV({a}, False)",
                       f"{i4}else:",
-                      f"{i4}    node._s{k} = {a}"]
-        elif code == 1:
-            lines.append(f"{i4}node._s{k} = {argx[idx]}")
-        elif code == 2:
+                      f"{i4}    node._saved{k} = {a}"]
+        elif code == SAVE_ATTR:
+            lines.append(f"{i4}node._saved{k} = {argx[idx]}")
+        elif code == SAVE_SIZES:
             a = argx[idx]
-            lines.append(f"{i4}node._s{k} = {a}._data.shape if isinstance({a}, Tensor) else ()")
-        else:
+            lines.append(f"{i4}node._saved{k} = {a}._data.shape if isinstance({a}, Tensor) else ()")
+        else:  # SAVE_RESULT
             # a fresh output is saved inline: its array and a new version counter
             lines += [f"{i4}if o._vc is None:",
                       f"{i4}    vc = o._vc = _new(VC)",
                       f"{i4}    vc.value = 0",
-                      f"{i4}    node._s{k} = d",
-                      f"{i4}    node._v{k} = vc",
+                      f"{i4}    node._saved{k} = d",
+                      f"{i4}    node._saved{k}_version = vc",
                       f"{i4}else:",
-                      f"{i4}    node._s{k} = SV(o, True)"]
+                      f"{i4}    node._saved{k} = SV(o, True)"]
         if needed is not None:
-            lines += [f"{ind3}else:", f"{ind3}    node._s{k} = None"]
+            lines += [f"{ind3}else:", f"{ind3}    node._saved{k} = None"]
     return lines
 
 
 def record_env(op):
     """Globals for code built from ``record_lines``."""
     return {"Tensor": Tensor, "_acc": _graph.grad_accumulator, "_edge": _edge, "_new": _new,
-            "Cls": op.node_cls, "_seq": _seq, "_META": _META, "_new_meta": _new_meta,
-            "SV": SavedVariable, "_LAST": _LAST, "VC": VersionCounter,
+            "Cls": op.node_cls, "_seq": _seq, "_OUT_META_CACHE": _OUT_META_CACHE, "_new_meta": _new_meta,
+            "SV": SavedVariable, "_LAST_RECORD_META": _LAST_RECORD_META, "VC": VersionCounter,
             f"_Z{len(op.diff_pos)}": _graph.zeros(len(op.diff_pos))}
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from .. import formulas as F
 from ..node import FormulaNode
 from ..registry import LINEAR, OpDef, defop
+from ..save_plan import SAVE_ATTR
 from .indexing import _sum_dims
 from ..kernels.copies import _cat_kernel, _roll_kernel, _stack_kernel
 
@@ -118,8 +119,8 @@ class _ListNode(FormulaNode):
         if grad is None:
             return [None] * len(nodes)
         part = self._part
-        dim = self._s0
-        prep = self._prep(self._s1 if len(self._slots) > 1 else None)
+        dim = self._saved0
+        prep = self._prep(self._saved1 if len(self._slots) > 1 else None)
         out = []
         for k in range(len(nodes)):
             if (nodes[k] is not None) if mask is None else mask[k]:
@@ -130,7 +131,7 @@ class _ListNode(FormulaNode):
 
 
 def _list_node_class(template, prep, part):
-    slots = tuple(f"_s{i}" for i in range(len(template.save_names)))
+    slots = tuple(f"_saved{i}" for i in range(len(template.save_names)))
     attrs = {"__slots__": slots, "_slots": slots, "_op": template, "_srcs": (),
              "_prep": staticmethod(prep), "_part": staticmethod(part),
              "__module__": "graphgrad.autograd.generated"}
@@ -169,7 +170,7 @@ def _list_op(template, n):
     idx = tuple(n + attrs.index(p) for p in template.save_names)
     op.save_kinds = tuple(("attr", i) for i in idx)
     op.save_needed_by = (frozenset(range(n)),) * len(idx)
-    op.save_plan = tuple((1, i, None) for i in idx)
+    op.save_plan = tuple((SAVE_ATTR, i, None) for i in idx)
     op.record = None              # the generic record: edges, node, saved attributes
     op.node_cls = _LIST_NODES[template.name]
     op.batched_jvp = _list_batched(template.name)

@@ -7,6 +7,7 @@ import numpy as _np
 from . import autograd as autograd
 from . import backends as backends
 from . import cuda as cuda
+from . import distributed as distributed
 from . import linalg as linalg
 from . import nn as nn
 from . import ops as ops

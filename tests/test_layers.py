@@ -37,6 +37,7 @@ LAYERS = [
     ("graphgrad.autograd.gradcheck", 6),
     ("graphgrad.autograd.variable", 6),
     ("graphgrad.nn", 6),
+    ("graphgrad.distributed", 6),
     ("graphgrad.optim", 6),
     ("graphgrad.utils", 6),
     ("graphgrad.linalg", 6),

@@ -166,7 +166,11 @@ def bucket_order():
     m = nn.Sequential(*[nn.Linear(300, 300) for _ in range(6)])
     ddp_ = nn.parallel.DistributedDataParallel(m, bucket_cap_mb=0.5)
     ddp_(torch.ones(2, 300)).sum().backward()
-    return {"buckets": ddp_._bucket_indices, "launch": ddp_._launch_log}
+    st = ddp_._stats[-1]
+    return {"buckets": ddp_._bucket_indices, "launch": ddp_._launch_log,
+            # overlap: the first bucket went out while backward still had gradients to make
+            "first_launch_before_last_grad": st["buckets"][0][0] < st["last_ready"],
+            "all_done_before_return": all(d <= st["end"] for _, d in st["buckets"])}
 
 
 def rank_fails():
@@ -196,16 +200,17 @@ def overlap():
     torch.manual_seed(0)
     m = nn.Sequential(*[nn.Linear(512, 512) for _ in range(8)])
     ddp_ = nn.parallel.DistributedDataParallel(m, bucket_cap_mb=1)
-    x = torch.randn(256, 512)
+    x = torch.randn(1024, 512)
     for _ in range(3):
+        y = ddp_(x).sum()
         t0 = time.perf_counter()
-        ddp_(x).sum().backward()
+        y.backward()
         t1 = time.perf_counter()
     st = ddp_._stats[-1]
     comm = sum(d - a for a, d in st["buckets"])
     exposed = st["end"] - st["last_ready"]
     return {"backward_s": t1 - t0, "comm_s": comm, "exposed_s": exposed,
-            "hidden": max(0.0, 1 - exposed / comm) if comm else 1.0}
+            "buckets": len(st["buckets"]), "hidden": max(0.0, 1 - exposed / comm) if comm else 1.0}
 
 
 if __name__ == "__main__":

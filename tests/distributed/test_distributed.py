@@ -234,6 +234,23 @@ def test_bucket_order_and_count_as_pytorch_via_the_launcher():
     tm = torch.nn.Sequential(*[torch.nn.Linear(300, 300) for _ in range(6)])
     assert res["buckets"] == _torch_buckets(tm, 0.5)
     assert res["launch"] == list(range(len(res["buckets"])))
+    assert res["first_launch_before_last_grad"] and res["all_done_before_return"]
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [1, 2])
+def test_example_trains_digits(n):
+    pytest.importorskip("sklearn")
+    script = ROOT / "examples" / "ddp_digits.py"
+    cmd = [sys.executable, str(script), "--epochs", "2"] if n == 1 else \
+        [sys.executable, "-m", "graphgrad.distributed.run", "--nproc-per-node", str(n),
+         str(script), "--epochs", "2"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=_env(), cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "epoch  2/2" in p.stdout and "test accuracy" in p.stdout
+    assert all(f"rank {r}:" in p.stdout for r in range(n))
+    acc = float(p.stdout.split("test accuracy ")[-1].split("%")[0])
+    assert acc > 80
 
 
 def test_launcher_command(capsys):

@@ -56,8 +56,8 @@ def mpirun(scenario, n=2, timeout=60, extra=(), check=True):
 
 # ------------------------------------------------------------------ collectives
 @needs_mpi
-def test_collectives_against_numpy():
-    n = 2
+@pytest.mark.parametrize("n", [2, 4])
+def test_collectives_against_numpy(n):
     res, _ = mpirun("collectives", n)
     base = np.arange(6, dtype=np.float64).reshape(2, 3)
     per_rank = [base + r + 1 for r in range(n)]
@@ -66,7 +66,8 @@ def test_collectives_against_numpy():
               "MAX": np.max(per_rank, axis=0)}
     for op, want in expect.items():
         np.testing.assert_allclose(res["all_reduce_" + op], want, rtol=1e-15)
-    assert res["all_reduce_BXOR"] == [1 ^ 2, 6 ^ 6]
+    assert res["all_reduce_BXOR"] == [int(np.bitwise_xor.reduce(np.arange(1, n + 1))),
+                                      6 if n % 2 else 0]
     assert res["async_type"] == "Work" and res["async_wait"] is True
     assert res["async"] == [float(sum(range(n)))] * 3
     assert res["broadcast"] == [float(n - 1)] * 2

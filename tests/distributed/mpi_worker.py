@@ -173,10 +173,39 @@ def bucket_order():
             "all_done_before_return": all(d <= st["end"] for _, d in st["buckets"])}
 
 
+def buffers():
+    """Rank 0's parameters and buffers reach every rank at construction; with
+    broadcast_buffers they are broadcast again before each forward."""
+    r, n = dist.get_rank(), dist.get_world_size()
+    m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).double()
+    with torch.no_grad():
+        m[1].running_mean.fill_(float(r + 1))
+        m[0].weight.fill_(float(r + 1))
+    ddp_ = nn.parallel.DistributedDataParallel(m)
+    after_init = [None] * n
+    dist.all_gather_object(after_init, [m[1].running_mean.tolist(), m[0].weight.tolist()])
+    with torch.no_grad():
+        m[1].running_mean.fill_(float(10 * (r + 1)))
+    ddp_(torch.ones(2, 3, dtype=torch.float64) * (r + 1))
+    after_fwd = [None] * n
+    dist.all_gather_object(after_fwd, m[1].running_mean.tolist())
+    return {"init": after_init, "fwd": after_fwd}
+
+
+def mismatch():
+    """Ranks that built different models: DDP's construction says so on every rank."""
+    m = nn.Linear(3, 4 + dist.get_rank())
+    try:
+        nn.parallel.DistributedDataParallel(m)
+    except RuntimeError as e:
+        return {"error": str(e)}
+    return {"error": None}
+
+
 def rank_fails():
     """Rank 1 is stuck (never joins the all_reduce): rank 0 must time out."""
     if dist.get_rank() == 1:
-        time.sleep(5)
+        time.sleep(3)
         return None
     t0 = time.monotonic()
     try:
@@ -221,7 +250,7 @@ if __name__ == "__main__":
     fn = {"collectives": collectives, "ddp": ddp, "no_sync": no_sync,
           "ddp_view": lambda: ddp(gradient_as_bucket_view=True, bucket_cap_mb=1e-5),
           "unused": lambda: unused(False), "unused_found": lambda: unused(True),
-          "bucket_order": bucket_order, "rank_fails": rank_fails, "rank_raises": rank_raises, "overlap": overlap}[name]
+          "bucket_order": bucket_order, "buffers": buffers, "mismatch": mismatch, "rank_fails": rank_fails, "rank_raises": rank_raises, "overlap": overlap}[name]
     res = fn()
     if dist.get_rank() == 0:
         print("RESULT " + json.dumps(res), flush=True)

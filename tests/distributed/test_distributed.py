@@ -44,8 +44,9 @@ def _env():
 
 
 def mpirun(scenario, n=2, timeout=60, extra=(), check=True):
-    cmd = [MPIEXEC, "-n", str(n), "--oversubscribe", sys.executable, str(WORKER), scenario,
-           *extra]
+    # n=1: no launcher, mpi4py's singleton COMM_WORLD of one rank
+    cmd = [MPIEXEC, "-n", str(n), "--oversubscribe"] if n > 1 else []
+    cmd += [sys.executable, str(WORKER), scenario, *extra]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env(),
                        cwd=ROOT)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
@@ -157,7 +158,7 @@ def _assert_state(res_state, ref):
 
 
 @needs_mpi
-@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("n", [1, 2, 4])
 def test_ddp_equals_single_process_on_the_concatenated_batch(n):
     res, _ = mpirun("ddp", n)
     _assert_state(res["state"], _reference(3, 4 * n))
@@ -239,19 +240,18 @@ def test_bucket_order_and_count_as_pytorch_via_the_launcher():
 
 
 @needs_mpi
-@pytest.mark.parametrize("n", [1, 2])
-def test_example_trains_digits(n):
+def test_example_trains_digits():
     pytest.importorskip("sklearn")
+    n = 2
     script = ROOT / "examples" / "ddp_digits.py"
-    cmd = [sys.executable, str(script), "--epochs", "2"] if n == 1 else \
-        [sys.executable, "-m", "graphgrad.distributed.run", "--nproc-per-node", str(n),
-         str(script), "--epochs", "2"]
+    cmd = [sys.executable, "-m", "graphgrad.distributed.run", "--nproc-per-node", str(n),
+           str(script), "--epochs", "1"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=_env(), cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]
-    assert "epoch  2/2" in p.stdout and "test accuracy" in p.stdout
+    assert "epoch  1/1" in p.stdout and "test accuracy" in p.stdout
     assert all(f"rank {r}:" in p.stdout for r in range(n))
     acc = float(p.stdout.split("test accuracy ")[-1].split("%")[0])
-    assert acc > 80
+    assert acc > 70
 
 
 def test_launcher_command(capsys):
@@ -263,13 +263,31 @@ def test_launcher_command(capsys):
     assert sys.executable in out
 
 
+@needs_mpi
+def test_parameters_and_buffers_broadcast_from_rank_0():
+    res, _ = mpirun("buffers", 2)
+    assert res["init"] == [[[1.0] * 4, [[1.0] * 3] * 4]] * 2
+    # before the forward rank 0's running mean (10) reached rank 1 (which had 20); the
+    # forward then updated it from each rank's batch, through the broadcast Linear (weight
+    # 1, rank 0's bias b): 0.9 * 10 + 0.1 * (3 (r + 1) + b), so the ranks differ by 0.3
+    np.testing.assert_allclose(np.array(res["fwd"][1]) - res["fwd"][0], 0.3, rtol=1e-12)
+    assert all(8 < v < 11 for v in res["fwd"][0])
+
+
+@needs_mpi
+def test_different_models_on_the_ranks_are_an_error():
+    res, _ = mpirun("mismatch", 2)
+    assert "rank 1" in res["error"] and "same model" in res["error"]
+    assert "(4, 3)" in res["error"] and "(5, 3)" in res["error"]
+
+
 # ------------------------------------------------------------------ faults
 @needs_mpi
 def test_a_stuck_rank_makes_the_others_time_out():
     t0 = time.monotonic()
-    res, p = mpirun("rank_fails", 2, timeout=60, extra=["2"], check=False)
+    res, p = mpirun("rank_fails", 2, timeout=60, extra=["1"], check=False)
     assert res is not None, p.stdout[-2000:] + p.stderr[-2000:]
-    assert "timed out after 2 s" in res["error"] and 1.5 < res["secs"] < 10
+    assert "timed out after 1 s" in res["error"] and 0.9 < res["secs"] < 10
     assert time.monotonic() - t0 < 30
 
 

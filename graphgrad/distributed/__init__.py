@@ -283,8 +283,10 @@ def _group_rank(g, global_rank, what):
     try:
         return g._ranks.index(int(global_rank))
     except ValueError:
-        raise ValueError(f"{what}: global rank {global_rank} is not part of the group "
-                         f"(its ranks are {g._ranks})") from None
+        # (PyTorch: the backend's RuntimeError on the default group, ValueError on others)
+        err = RuntimeError if g is _world["pg"] else ValueError
+        raise err(f"{what}: invalid rank {global_rank}: not part of the group (its ranks are "
+                  f"{g._ranks})") from None
 
 
 def _peer(g, op, rank, group_rank, name):
@@ -292,8 +294,8 @@ def _peer(g, op, rank, group_rank, name):
         if rank is not None:
             raise ValueError(f"{op}: pass either {name} or group_{name}, not both")
         if not 0 <= group_rank < g.size():
-            raise ValueError(f"{op}: group_{name}={group_rank} is out of range for a group of "
-                             f"{g.size()}")
+            raise RuntimeError(f"{op}: invalid group_{name}={group_rank} for a group of "
+                               f"{g.size()}")
         return group_rank
     if rank is None:
         raise ValueError(f"{op}: {name} must be given")
@@ -401,9 +403,9 @@ def _send_array(t):
 
 
 def _write(t, arr):
-    """Store ``arr`` into tensor ``t`` in place (a new version, as an in-place op)."""
+    """Store ``arr`` into tensor ``t`` in place.  As PyTorch's collectives, this is not an
+    autograd op: no version bump, allowed on a leaf that requires grad."""
     t._data[...] = arr.reshape(t._data.shape).astype(t._data.dtype, copy=False)
-    t._bump_version()
 
 
 _MPI_OPS = {"SUM": "SUM", "AVG": "SUM", "PRODUCT": "PROD", "MIN": "MIN", "MAX": "MAX",
@@ -415,6 +417,10 @@ def _mpi_op(op, name, dtype):
         op = ReduceOp.RedOpType(op)
     except ValueError:
         raise ValueError(f"{name}: unknown reduce op {op!r}") from None
+    if op.name == "PREMUL_SUM":
+        raise TypeError(f"{name}: ReduceOp.PREMUL_SUM needs a scale factor (PyTorch builds it "
+                        "with _make_nccl_premul_sum, NCCL only); the MPI backend has no "
+                        "PREMUL_SUM: multiply the tensor, then use ReduceOp.SUM")
     if op.name not in _MPI_OPS:
         raise ValueError(f"{name}: ReduceOp.{op.name} is not supported by the MPI backend "
                          "(use SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR or BXOR)")
@@ -495,7 +501,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
 def _same_shape(op, ts, ref):
     for i, t in enumerate(ts):
         if tuple(t.shape) != tuple(ref.shape) or t.dtype != ref.dtype:
-            raise ValueError(f"{op}: every tensor must have the input's shape and dtype "
+            raise RuntimeError(f"{op}: every tensor must have the input's shape and dtype "
                              f"({list(ref.shape)}, {ref.dtype}); entry {i} is "
                              f"{list(t.shape)}, {t.dtype}")
 
@@ -508,7 +514,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if g is None:
         return None
     if len(tensor_list) != g.size():
-        raise ValueError(f"all_gather: tensor_list must hold one tensor per rank "
+        raise RuntimeError(f"all_gather: tensor_list must hold one tensor per rank "
                          f"({g.size()}), got {len(tensor_list)}")
     _same_shape("all_gather", tensor_list, tensor)
     send = _send_array(tensor)
@@ -531,7 +537,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     n = g.size()
     if output_tensor.numel() != n * input_tensor.numel() or \
             output_tensor.dtype != input_tensor.dtype:
-        raise ValueError(
+        raise RuntimeError(
             f"all_gather_into_tensor: output tensor must hold world_size ({n}) times the "
             f"input ({list(input_tensor.shape)}, {input_tensor.dtype}); got "
             f"{list(output_tensor.shape)}, {output_tensor.dtype}")
@@ -551,7 +557,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         return None
     n = g.size()
     if input.numel() != n * output.numel() or output.dtype != input.dtype:
-        raise ValueError(
+        raise RuntimeError(
             f"reduce_scatter_tensor: input must hold world_size ({n}) times the output "
             f"({list(output.shape)}, {output.dtype}); got {list(input.shape)}, {input.dtype}")
     mop, op = _mpi_op(op, "reduce_scatter_tensor", input._data.dtype)
@@ -576,7 +582,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if me == root:
         _check_list("gather", gather_list, "gather_list")
         if len(gather_list) != g.size():
-            raise ValueError(f"gather: gather_list must hold one tensor per rank "
+            raise RuntimeError(f"gather: gather_list must hold one tensor per rank "
                              f"({g.size()}), got {len(gather_list)}")
         _same_shape("gather", gather_list, tensor)
     elif gather_list:
@@ -605,7 +611,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if me == root:
         _check_list("scatter", scatter_list, "scatter_list")
         if len(scatter_list) != g.size():
-            raise ValueError(f"scatter: scatter_list must hold one tensor per rank "
+            raise RuntimeError(f"scatter: scatter_list must hold one tensor per rank "
                              f"({g.size()}), got {len(scatter_list)}")
         _same_shape("scatter", scatter_list, tensor)
         send = np.stack([_send_array(t) for t in scatter_list])

@@ -119,11 +119,23 @@ def collectives():
         dist.all_reduce(t, group=g)
         out["new_group"] = [t.tolist(), dist.get_world_size(g), dist.get_rank(g)]
     dist.barrier()
-    # requires grad: the collective is not recorded
+    # requires grad: the collective is not recorded (and, as PyTorch's, not a version bump)
     p = torch.ones(2, requires_grad=True)
-    with torch.no_grad():
-        dist.all_reduce(p)
-    out["param_all_reduce"] = [p.tolist(), p.grad_fn is None, p.requires_grad]
+    dist.all_reduce(p)
+    out["param_all_reduce"] = [p.tolist(), p.grad_fn is None, p.requires_grad, p._version]
+    errors = {}
+    t = torch.ones(2)
+    for key, fn in {"bad_src": lambda: dist.broadcast(t, src=n + 3),
+                    "list_for_tensor": lambda: dist.all_reduce([t]),
+                    "gather_size": lambda: dist.all_gather([torch.ones(3)] * n, t),
+                    "gather_len": lambda: dist.all_gather([t] * (n + 1), t),
+                    "bad_op": lambda: dist.all_reduce(t, op=dist.ReduceOp.PREMUL_SUM)}.items():
+        try:
+            fn()
+            errors[key] = None
+        except Exception as e:  # noqa: BLE001
+            errors[key] = [type(e).__name__, str(e)]
+    out["errors"] = errors
     # differentiable
     x = torch.tensor([1.0 + r, 2.0], requires_grad=True, dtype=torch.float64)
     y = dist.nn.functional.all_reduce(x * x)

@@ -84,7 +84,15 @@ def test_collectives_against_numpy(n):
     assert res["broadcast_object_list"] == [{"rank": 1}, "x"]
     assert res["all_gather_object"] == [["r", r] for r in range(n)]
     assert res["new_group"] == [[1.0], 1, 0]
-    assert res["param_all_reduce"] == [[float(n)] * 2, True, True]
+    assert res["param_all_reduce"] == [[float(n)] * 2, True, True, 0]
+    # the exception types PyTorch's Gloo backend raises for the same mistakes
+    err = res["errors"]
+    assert err["bad_src"][0] == "RuntimeError" and "invalid rank" in err["bad_src"][1]
+    assert err["list_for_tensor"][0] == "TypeError"
+    assert err["gather_size"][0] == "RuntimeError" and "[3]" in err["gather_size"][1]
+    assert err["gather_len"][0] == "RuntimeError" and "one tensor per rank" in \
+        err["gather_len"][1]
+    assert err["bad_op"][0] == "TypeError" and "PREMUL_SUM" in err["bad_op"][1]
     # differentiable all_reduce: y = sum_r x_r^2; each rank's loss sum(y) -> grad 2x * n
     assert res["fn_all_reduce"] == [[float(sum((1 + r) ** 2 for r in range(n))), 4.0 * n],
                                     [2.0 * n, 4.0 * n]]

@@ -9,6 +9,7 @@ from . import autograd as autograd
 from . import backends as backends
 from . import cpu as cpu
 from . import cuda as cuda
+from . import distributed as distributed
 from . import func as func
 from . import linalg as linalg
 from . import nn as nn

@@ -40,6 +40,7 @@ LAYERS = [
     ("graphgrad.profiler", 6),
     ("graphgrad.autograd.variable", 6),
     ("graphgrad.nn", 6),
+    ("graphgrad.distributed", 6),
     ("graphgrad.optim", 6),
     ("graphgrad.utils", 6),
     ("graphgrad.linalg", 6),

@@ -7,5 +7,5 @@ from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from . import utils  # noqa: F401
 from . import parallel  # noqa: F401
-from .parallel import DataParallel  # noqa: F401
+from .parallel import DataParallel, DistributedDataParallel  # noqa: F401
 from . import init  # noqa: F401,E402  (helper H: weight initialisation)

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from ...ops import registry as _registry
+from ...ops.registry import export
 from ...ops.dispatch import dispatch, unary
 from ...ops.inplace import dispatch_inplace
 from ...ops.api.pointwise import sigmoid as _sigmoid, tanh as _tanh
 from ._utils import _tensor_arg, _real_floating
 from ...ops.kernels.special import erfc as kernel  # noqa: F401
 from ...ops.derivatives.nn_activation import (
-    ELU, ELU_, GELU, LEAKY_RELU, LEAKY_RELU_, SILU, SOFTPLUS)
+    ELU, ELU_, GELU, LEAKY_RELU, LEAKY_RELU_, SILU, SOFTPLUS, THRESHOLD, THRESHOLD_INPLACE)
 
 
 # ====================================================================== activations
@@ -22,6 +23,30 @@ def relu(input, inplace=False):
 
 def relu_(input):
     return dispatch_inplace(_registry.OPS["relu"], input)
+
+
+def _threshold_args(name, input, threshold, value):
+    _tensor_arg(name, input)
+    for arg, v in (("threshold", threshold), ("value", value)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"{name}(): argument '{arg}' must be Number, not {type(v).__name__}")
+
+
+@export()
+def threshold(input, threshold, value, inplace=False):
+    """``threshold(input, threshold, value, inplace=False)``: ``input`` where it is greater
+    than ``threshold``, else ``value`` (ThresholdBackward0)."""
+    _threshold_args("threshold", input, threshold, value)
+    if inplace:
+        return threshold_(input, threshold, value)
+    return dispatch(THRESHOLD, input, threshold, value)
+
+
+@export(method=False)
+def threshold_(input, threshold, value):
+    """In-place ``threshold`` (ThresholdBackward1)."""
+    _threshold_args("threshold_", input, threshold, value)
+    return dispatch_inplace(THRESHOLD_INPLACE, input, threshold, value)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):

@@ -11,7 +11,7 @@ from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
+__all__ = ["ReLU", "Threshold", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
            "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink", "Softplus", "Hardtanh",
            "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
            "MultiheadAttention"]
@@ -36,6 +36,24 @@ class ReLU(Module):
 
     def extra_repr(self):
         return _inplace_str(self.inplace, "")
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else ``value``."""
+
+    __constants__ = ["threshold", "value", "inplace"]
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}{_inplace_str(self.inplace)}"
 
 
 class Hardtanh(Module):

@@ -12,7 +12,7 @@ from ..._core.opmath import half_in_float32
 from ..kernels.nn_activation import (
     _GELU_C, _INV_SQRT_2PI, _SQRT_2_PI, _elu_backward_kernel, _elu_kernel, _gelu_dx,
     _gelu_kernel, _leaky_relu_backward_kernel, _leaky_relu_kernel, _silu_kernel,
-    _softplus_kernel)
+    _softplus_kernel, _threshold_kernel)
 
 
 # ====================================================================== activations
@@ -24,6 +24,16 @@ LEAKY_RELU_BACKWARD = defop(
     self=ZERO,
     jvp=lambda grad_output_t, self, negative_slope:
         F.leaky_relu_backward(grad_output_t, self, negative_slope), batched_jvp=POINTWISE)
+# threshold: the gradient passes where self > threshold (PyTorch's threshold_backward)
+THRESHOLD = defop("threshold(self, *, threshold, value)", _threshold_kernel, "ThresholdBackward0",
+                  self=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
+                  jvp=ELEMENTWISE)
+# threshold_ saves the input from before the update, under its own node name
+THRESHOLD_INPLACE = defop("threshold.inplace(self, *, threshold, value)", _threshold_kernel,
+                          "ThresholdBackward1",
+                          self=lambda grad, self, threshold:
+                              F.threshold_backward(grad, self, threshold),
+                          jvp=ELEMENTWISE)
 LEAKY_RELU = defop("leaky_relu(self, *, negative_slope)", _leaky_relu_kernel,
                    "LeakyReluBackward0",
                    self=lambda grad, self, negative_slope:

@@ -19,6 +19,14 @@ def _leaky_relu_kernel(a, negative_slope):
     return np.where(a > 0, a, a * negative_slope)
 
 
+def _threshold_kernel(a, threshold, value):
+    """``a`` where ``a > threshold``, else ``value`` (PyTorch's threshold; NaN stays NaN)."""
+    if a.dtype == np.bool_:
+        raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
+    out = np.where(a > threshold, a, np.asarray(value).astype(a.dtype))
+    return np.where(np.isnan(a), a, out) if a.dtype.kind in "fcV" else out
+
+
 # the backward functions are ops of their own, as PyTorch's leaky_relu_backward and
 # elu_backward: under create_graph the gradient depends on the input (so it requires grad,
 # with the derivative PyTorch defines there), and it selects rather than multiplies, so a

@@ -337,6 +337,9 @@ OPS = [
                {"beta": 0.0}, name="beta 0"),
     ], fn=lambda lib, *a, **k: lib.addmm(*a, **k), complex=True),
     _nn("relu", _unary),
+    _nn("threshold", lambda rng: [
+        Sample((A(_away(randn(rng, 3, 4))), 0.1, 2.0)),
+        Sample((A(_away(randn(rng, 5))), -0.5, -3.0), name="negative threshold")]),
     _nn("leaky_relu", lambda rng: _unary(rng) + [
         Sample((A(_away(randn(rng, 3, 4))), 0.2)),
         Sample((A(_away(randn(rng, 3, 4))),), {"negative_slope": -0.5})]),

@@ -38,6 +38,7 @@ from . import backends, linalg, nn, return_types  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import optim  # noqa: F401
 from . import func  # noqa: F401
+from .func import vmap  # noqa: F401  (torch.vmap)
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled

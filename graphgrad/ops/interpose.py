@@ -55,7 +55,9 @@ def interposed(op, fn, args, kwargs, reenter=True):
             if reenter:
                 tls.interpose_skip = True
             return fn(*args, **kwargs)
-        return chain[i](op, lambda a, k: call(i + 1, a, k), args, kwargs)
+        nxt = lambda a, k: call(i + 1, a, k)  # noqa: E731
+        nxt.entry = fn   # the op's entry (vmap's batching rules re-enter it)
+        return chain[i](op, nxt, args, kwargs)
 
     return call(0, tuple(args), dict(kwargs))
 

@@ -372,9 +372,47 @@ def flatten_lead(k):
 
 
 def embedding_rule(op, kind, sig, nt, lv):
-    if _phys(sig[0], lv.level) is not None:
+    """embedding(weight, indices, ...): a batched weight (per-sample gradients of a model
+    with an embedding) is one table of B*V rows, the indices offset by b*V."""
+    level, B = lv.level, lv.size
+    pw = _phys(sig[0], level)
+    if pw is None:
+        return passthrough(op, kind, sig, nt, lv)
+    from .._tensor.creation import arange
+    V = pw.shape[1]
+    idx = _expand(sig[1], level, B)
+    off = arange(B).reshape((B,) + (1,) * (idx.dim() - 1)) * V
+    if sig[2] is not None and sig[2] >= 0 or sig[3]:
+        return NotImplemented   # padding_idx / scale_grad_by_freq are per example
+    flat = pw.reshape((B * V,) + tuple(pw.shape[2:]))
+    return _wrap(_run(op, "out", [flat, idx + off] + list(sig[2:])), level)
+
+
+def index_select_rule(op, kind, sig, nt, lv):
+    """index_select(self, index, dim) with a batched index: a gather along the shifted dim."""
+    level, B = lv.level, lv.size
+    if _phys(sig[1], level) is None:
+        return dims_rule(op, kind, sig, nt, lv)
+    nd = sig[0]._data.ndim
+    if nd == 0:
         return NotImplemented
-    return passthrough(op, kind, sig, nt, lv)
+    d = int(sig[2]) % nd
+    p = _expand(sig[0], level, B)
+    idx = _phys(sig[1], level)            # [B, k]
+    k = idx.shape[1]
+    shape = list(p.shape)
+    shape[d + 1] = k
+    view = [B] + [1] * nd
+    view[d + 1] = k
+    return _wrap(p.gather(d + 1, idx.reshape(tuple(view)).expand(tuple(shape))), level)
+
+
+def roll_rule(op, kind, sig, nt, lv):
+    if sig[2] is not None and len(sig[2]):
+        return dims_rule(op, kind, sig, nt, lv)
+    p = _phys(sig[0], lv.level)
+    flat = p.reshape(p.shape[0], -1)
+    return _wrap(_run(op, "out", [flat, sig[1], (1,)]).reshape(tuple(p.shape)), lv.level)
 
 
 def index_rule(op, kind, sig, nt, lv):
@@ -446,7 +484,8 @@ _BY_NAME = {
     "replication_pad2d": flatten_lead(2), "replication_pad3d": flatten_lead(3),
     "_matmul_squeeze_": lambda op, kind, sig, nt, lv: _wrap(
         _phys(sig[0], lv.level).select(-2, 0), lv.level),
-    "embedding": embedding_rule, "index": index_rule,
+    "embedding": embedding_rule, "index": index_rule, "index_select": index_select_rule,
+    "roll": roll_rule,
 }
 
 

@@ -331,6 +331,7 @@ class level_scope:
         self.level = (ls[-1][0] + 1) if ls else 1
         ls.append((self.level, self.size, self.randomness))
         _rand.vmap_random_check = _random_check
+        _set_function_hook(True)
         self.lv = _Level(self.level, self.size, self.randomness)
         self.cm = interposing(self.lv)
         self.cm.__enter__()
@@ -344,7 +345,17 @@ class level_scope:
             ls.pop()
             if not ls:
                 _rand.vmap_random_check = None
+                _set_function_hook(False)
         return False
+
+
+def _set_function_hook(on):
+    from ..autograd import function as _function
+    if on:
+        from ._batching_function import vmap_apply
+        _function._vmap_hook = vmap_apply
+    else:
+        _function._vmap_hook = None
 
 
 def _random_check():

@@ -38,7 +38,7 @@ _POINTWISE_NAMES = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_
 _PASSTHROUGH = {"tril", "triu", "alias", "view_as_real", "view_as_complex", "constant_pad_nd",
                 "linalg_det", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_slogdet",
                 "linalg_eigh", "linalg_qr", "linalg_svd", "einsum", "adaptive_avg_pool2d",
-                "avg_pool2d", "_relayout"}
+                "avg_pool2d", "_relayout", "einsum2"}
 
 
 def _out(r, level):
@@ -371,6 +371,15 @@ def flatten_lead(k):
     return rule
 
 
+def expand_all(op, kind, sig, nt, lv):
+    """Kernels with leading batch dims that must agree (cdist): unbatched inputs expanded."""
+    new = list(sig)
+    for i in range(nt):
+        if isinstance(sig[i], Tensor):
+            new[i] = _expand(sig[i], lv.level, lv.size)
+    return _done(_run(op, kind, new), kind, sig, lv.level)
+
+
 def embedding_rule(op, kind, sig, nt, lv):
     """embedding(weight, indices, ...): a batched weight (per-sample gradients of a model
     with an embedding) is one table of B*V rows, the indices offset by b*V."""
@@ -485,7 +494,7 @@ _BY_NAME = {
     "_matmul_squeeze_": lambda op, kind, sig, nt, lv: _wrap(
         _phys(sig[0], lv.level).select(-2, 0), lv.level),
     "embedding": embedding_rule, "index": index_rule, "index_select": index_select_rule,
-    "roll": roll_rule,
+    "roll": roll_rule, "_cdist_forward": expand_all,
 }
 
 

@@ -474,3 +474,51 @@ def test_autograd_function_vmap_errors(mode):
             return type(e)
         return None
     assert run(graphgrad) is run(torch) is RuntimeError
+
+
+# ---------------------------------------------------------------- Tensor methods, in_dims=1
+X324 = RNG.standard_normal((3, 4, 2))   # the batch on dim 1: examples are not contiguous
+W35 = RNG.standard_normal((3, 5))
+METHODS = {
+    "contiguous": lambda L, a: a.contiguous(), "clone": lambda L, a: a.clone(),
+    "to": lambda L, a: a.to(L.float32).double(), "new_zeros": lambda L, a: a.new_zeros(a.shape) + a,
+    "zeros_like": lambda L, a: L.zeros_like(a) + a, "full_like": lambda L, a: L.full_like(a, 2.) * a,
+    "T": lambda L, a: a.T, "mT": lambda L, a: a.mT, "flatten": lambda L, a: a.flatten(),
+    "reshape": lambda L, a: a.reshape(-1), "none_index": lambda L, a: a[None],
+    "ellipsis": lambda L, a: a[..., 0], "mid_none": lambda L, a: a[:, None],
+    "where_scalar": lambda L, a: L.where(a > 0, a, 0.), "masked_fill": lambda L, a: a.masked_fill(a > 0, 1.),
+    "norm": lambda L, a: a.norm(), "clamp_min": lambda L, a: a.clamp(min=0),
+    "normalize": lambda L, a: L.nn.functional.normalize(a, dim=0),
+    "outer": lambda L, a: L.outer(a[0], a[1]), "einsum2": lambda L, a: L.einsum("ij,ik->jk", a, a),
+    "diag": lambda L, a: L.diag(a[:, 0]), "tensordot": lambda L, a: L.tensordot(a, a, dims=([0], [0])),
+    "median": lambda L, a: a.median(), "cummax": lambda L, a: a.cummax(0)[0],
+    "expand_as": lambda L, a: a[0:1].expand_as(a), "matmul_left": lambda L, a: L.tensor(W35).T @ a,
+    "rmul": lambda L, a: 2 * a, "rsub": lambda L, a: 1 - a, "rpow": lambda L, a: 2 ** a,
+    "abs_": lambda L, a: a.clone().abs_(), "count": lambda L, a: (a > 0).sum(),
+    "all_dim": lambda L, a: (a > 0).all(0), "argsort": lambda L, a: a.argsort(0),
+    "fliplr": lambda L, a: L.fliplr(a), "var_mean": lambda L, a: L.var_mean(a, 0)[0],
+    "lerp": lambda L, a: L.lerp(a, a * 2, 0.3), "addcmul": lambda L, a: L.addcmul(a, a, a, value=0.5),
+    "linalg_norm": lambda L, a: L.linalg.norm(a), "cdist": lambda L, a: L.cdist(a, a),
+    "hstack": lambda L, a: L.hstack([a, a]), "vstack": lambda L, a: L.vstack([a, a]),
+    "tile": lambda L, a: a.tile(2), "movedim": lambda L, a: a.movedim(0, 1),
+    "narrow": lambda L, a: a.narrow(0, 1, 2), "unflatten": lambda L, a: a.flatten().unflatten(0, (2, 3)),
+    "logaddexp": lambda L, a: L.logaddexp(a, a), "mean_keepdim": lambda L, a: a.mean((0, 1), keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_tensor_methods_in_dims_1(name):
+    fn = METHODS[name]
+    ours = _no_fallback(lambda: gfunc.vmap(lambda a: fn(graphgrad, a), in_dims=1)(
+        graphgrad.tensor(X324)))
+    theirs = torch.func.vmap(lambda a: fn(torch, a), in_dims=1)(torch.tensor(X324))
+    _close(ours, theirs)
+
+
+def test_inplace_into_unbatched_raises():
+    def run(L):
+        try:
+            L.func.vmap(lambda a, b: b.add_(a), in_dims=(0, None))(L.ones(3, 2), L.zeros(2))
+        except Exception as e:  # noqa: BLE001
+            return type(e)
+    assert run(graphgrad) is run(torch) is RuntimeError

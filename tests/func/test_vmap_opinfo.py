@@ -21,11 +21,10 @@ B = 2
 # table ops without a batching rule yet: vmap runs them once per example (with PyTorch's
 # performance warning).  A test fails when any other op falls back.
 VMAP_FALLBACK_OPS = {
-    "einsum2",            # two-operand einsum: labels would need a batch label
     "linalg_solve_ex",    # left/vector flags decide how B is read
     "as_strided",         # sizes/strides address one example's storage
     "index_add", "index_put",   # batched indices
-    "_cdist_forward", "conv_transpose", "im2col", "col2im",
+    "conv_transpose", "im2col", "col2im",
     "native_batch_norm", "native_group_norm",
     "embedding",          # only with padding_idx / scale_grad_by_freq and a batched weight
 }

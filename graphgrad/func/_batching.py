@@ -29,6 +29,10 @@ import numpy as np
 
 from .._tensor import random as _rand
 from .._tensor.tensor import Tensor
+from ..autograd import function as _function
+from ..ops.api.copies import stack as _stack
+from ..ops.dispatch import binary as _binary, dispatch as _dispatch, unary as _unary
+from ..ops.inplace import dispatch_inplace as _dispatch_inplace
 from ..ops.interpose import Composite, interposing
 
 __all__ = ["BatchedTensor", "is_batched", "add_batch_dim", "remove_batch_dim", "levels",
@@ -217,25 +221,17 @@ def _shift(d, nd):
 
 
 # ====================================================================== the entries
-_ENTRIES = {}
-
-
-def _entries():
-    if not _ENTRIES:
-        from ..ops.dispatch import binary, dispatch, unary
-        from ..ops.inplace import dispatch_inplace
-        _ENTRIES.update({dispatch: "out", unary: "out", binary: "out",
-                         dispatch_inplace: "inplace"})
-        _ENTRIES["dispatch"] = dispatch
-        _ENTRIES["dispatch_inplace"] = dispatch_inplace
-    return _ENTRIES
+_ENTRIES = {_dispatch: "out", _unary: "out", _binary: "out", _dispatch_inplace: "inplace"}
+# set by the modules that define them (they import this one)
+RULE_FOR = [None]        # _batching_rules.rule_for
+FUNCTION_APPLY = [None]  # _batching_function.vmap_apply
 
 
 def _run(op, kind, args):
-    e = _entries()
+    """The op once more from the top of the interposer chain (lower levels batch it)."""
     if kind == "inplace":
-        return e["dispatch_inplace"](op, *args)
-    return e["dispatch"](op, *args)
+        return _dispatch_inplace(op, *args)
+    return _dispatch(op, *args)
 
 
 # ====================================================================== interposer
@@ -249,8 +245,7 @@ class _Level:
         if _max_level(args, kwargs) != self.level or isinstance(op, Composite):
             return call(args, kwargs)
         entry = getattr(call, "entry", None)
-        ents = _entries()
-        kind = ents.get(entry)
+        kind = _ENTRIES.get(entry)
         if kind is not None:
             sig = args[1:]
         else:   # a generated entry (graphgrad.sin(input, out=), Tensor.__mul__(x0, x1))
@@ -266,7 +261,6 @@ class _Level:
 def batch_op(op, kind, sig, lv):
     """Run table op ``op`` (``kind`` "out" or "inplace") on signature arguments ``sig``
     holding BatchedTensors of ``lv.level``."""
-    from ._batching_rules import rule_for
     level = lv.level
     nt = len(op.tensor_params)
     if kind == "inplace":
@@ -277,7 +271,7 @@ def batch_op(op, kind, sig, lv):
                 "happened due to `other` being vmapped over but `self` not being vmapped "
                 f"over in a vmap. Please try to use out-of-place operators instead of "
                 f"{op.name}_.")
-    rule = rule_for(op)
+    rule = RULE_FOR[0](op)
     if rule is not None:
         res = rule(op, kind, list(sig), nt, lv)
         if res is not NotImplemented:
@@ -310,7 +304,7 @@ def _fallback(op, kind, sig, nt, lv):
         outs.append(r)
     if kind == "inplace":
         return sig[0]
-    from ..ops.api.copies import stack
+    stack = _stack
     first = outs[0] if outs else None
     if isinstance(first, tuple):
         stacked = [_wrap(stack([o[j] for o in outs]), level) for j in range(len(first))]
@@ -330,8 +324,7 @@ class level_scope:
         ls = levels()
         self.level = (ls[-1][0] + 1) if ls else 1
         ls.append((self.level, self.size, self.randomness))
-        _rand.vmap_random_check = _random_check
-        _set_function_hook(True)
+        _hooks(+1)
         self.lv = _Level(self.level, self.size, self.randomness)
         self.cm = interposing(self.lv)
         self.cm.__enter__()
@@ -341,21 +334,23 @@ class level_scope:
         try:
             self.cm.__exit__(*exc)
         finally:
-            ls = levels()
-            ls.pop()
-            if not ls:
-                _rand.vmap_random_check = None
-                _set_function_hook(False)
+            levels().pop()
+            _hooks(-1)
         return False
 
 
-def _set_function_hook(on):
-    from ..autograd import function as _function
-    if on:
-        from ._batching_function import vmap_apply
-        _function._vmap_hook = vmap_apply
-    else:
-        _function._vmap_hook = None
+_active = [0]               # vmap levels active in all threads
+_active_lock = threading.Lock()
+
+
+def _hooks(delta):
+    """Install the random-op check (numpy_rng) and autograd.Function's vmap hook while any
+    thread has a vmap level (both look at the calling thread's levels)."""
+    with _active_lock:
+        _active[0] += delta
+        on = _active[0] > 0
+        _rand.vmap_random_check = _random_check if on else None
+        _function._vmap_hook = FUNCTION_APPLY[0] if on else None
 
 
 def _random_check():

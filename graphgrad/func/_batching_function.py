@@ -20,6 +20,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from .._tensor.tensor import Tensor
+from ..autograd.function import Function
+from ..ops.interpose import interposing
 from . import _batching as _bt
 
 __all__ = ["vmap_apply"]
@@ -73,7 +75,6 @@ def _at_level(level, size, randomness):
         return
     ls = _bt.levels()
     ls.append((level, size, randomness))
-    from ..ops.interpose import interposing
     try:
         with interposing(_bt._Level(level, size, randomness)):
             yield
@@ -87,7 +88,7 @@ def vmap_apply(cls, args, new_style):
     for a in args:
         if isinstance(a, _bt.BatchedTensor) and a._level > level:
             level = a._level
-    if level < 0:
+    if level < 0 or not any(x[0] == level for x in _bt.levels()):
         return NotImplemented
     lv = next(x for x in _bt.levels() if x[0] == level)
     size, randomness = lv[1], lv[2]
@@ -97,7 +98,6 @@ def vmap_apply(cls, args, new_style):
             f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
             f"jacrev, ...), it must override the setup_context staticmethod. {name} defines "
             "forward(ctx, ...): move the ctx work into setup_context(ctx, inputs, output).")
-    from ..autograd.function import Function
     overridden = cls.vmap is not Function.vmap
     if cls.generate_vmap_rule and overridden:
         raise RuntimeError(
@@ -166,3 +166,6 @@ def vmap_apply(cls, args, new_style):
     if isinstance(r, tuple):
         return tuple(_bt._wrap(o, level) if isinstance(o, Tensor) else o for o in r)
     return _bt._wrap(r, level)
+
+
+_bt.FUNCTION_APPLY[0] = vmap_apply

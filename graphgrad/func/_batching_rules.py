@@ -17,9 +17,16 @@ convolution, losses, norms, random ops).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from .._tensor.creation import arange
+from .._tensor.random import numpy_rng
 from .._tensor.tensor import Tensor
+from ..ops.api.copies import stack  # noqa: F401
+from ..ops.api.linalg import matmul
 from ..ops.registry import ELEMENTWISE, LINEAR, POINTWISE
-from ._batching import _align, _expand, _phys, _run, _wrap, level_scope  # noqa: F401
+from . import _batching
+from ._batching import _align, _expand, _phys, _run, _wrap
 
 _DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2")
 # None as the dim means every dim
@@ -200,13 +207,11 @@ def _mat(sig, level, i):
 
 
 def mm_rule(op, kind, sig, nt, lv):
-    from ..ops.api.linalg import matmul
     a, b = _mat(sig, lv.level, 0), _mat(sig, lv.level, 1)
     return _wrap(matmul(a, b), lv.level)
 
 
 def mv_rule(op, kind, sig, nt, lv):
-    from ..ops.api.linalg import matmul
     a, v = _mat(sig, lv.level, 0), _mat(sig, lv.level, 1)
     return _wrap(matmul(a, v.unsqueeze(-1)).squeeze(-1), lv.level)
 
@@ -219,7 +224,6 @@ def dot_rule(op, kind, sig, nt, lv):
 
 
 def addmm_rule(op, kind, sig, nt, lv):
-    from ..ops.api.linalg import matmul
     level = lv.level
     s, m1, m2 = sig[0], _mat(sig, level, 1), _mat(sig, level, 2)
     beta, alpha = sig[3], sig[4]
@@ -295,6 +299,35 @@ def layer_norm_rule(op, kind, sig, nt, lv):
     return (_wrap(out, level), _wrap(mean, level), _wrap(rstd, level))
 
 
+def group_norm_rule(op, kind, sig, nt, lv):
+    """native_group_norm(input, weight, bias, group, eps): the batch folded into N; a
+    batched affine applied after."""
+    level, B = lv.level, lv.size
+    x, w, b, group, eps = sig
+    px = _expand(x, level, B)
+    pw = _phys(w, level) if isinstance(w, Tensor) else None
+    pb = _phys(b, level) if isinstance(b, Tensor) else None
+    N = px.shape[1]
+    rest = tuple(px.shape[2:])
+    flat = px.reshape((B * N,) + rest)
+    if pw is None and pb is None:
+        out, mean, rstd = _run(op, "out", [flat, w, b, group, eps])
+    else:
+        out, mean, rstd = _run(op, "out", [flat, None, None, group, eps])
+    out = out.reshape((B, N) + rest)
+    sp = (1,) * (len(rest) - 1)
+    if pw is not None or pb is not None:
+        C = rest[0]
+        if w is not None:
+            ww = pw.reshape((B, 1, C) + sp) if pw is not None else w.reshape((C,) + sp)
+            out = out * ww
+        if b is not None:
+            bb = pb.reshape((B, 1, C) + sp) if pb is not None else b.reshape((C,) + sp)
+            out = out + bb
+    return (_wrap(out, level), _wrap(mean.reshape((B, N) + tuple(mean.shape[1:])), level),
+            _wrap(rstd.reshape((B, N) + tuple(rstd.shape[1:])), level))
+
+
 def _reduce(r, reduction, B):
     if reduction == "none":
         return r
@@ -342,7 +375,6 @@ def nll_rule(op, kind, sig, nt, lv):
         return _wrap(flat.sum(1), level)
     valid = (pt != ignore).reshape(B, -1)
     if isinstance(weight, Tensor):
-        from ..ops.api.indexing import where  # noqa: F401 (availability)
         safe = pt.reshape(B, -1) * valid
         wsum = (weight[safe] * valid).sum(1)
     else:
@@ -387,7 +419,6 @@ def embedding_rule(op, kind, sig, nt, lv):
     pw = _phys(sig[0], level)
     if pw is None:
         return passthrough(op, kind, sig, nt, lv)
-    from .._tensor.creation import arange
     V = pw.shape[1]
     idx = _expand(sig[1], level, B)
     off = arange(B).reshape((B,) + (1,) * (idx.dim() - 1)) * V
@@ -447,8 +478,6 @@ def random_rule(op, kind, sig, nt, lv):
                                "is not batched")
         return _done(_run(op, kind, new), kind, sig, level)
     # same: the draw replayed for every example from the same generator state
-    import numpy as np
-    from .._tensor.random import numpy_rng
     gen = numpy_rng()
     di = op.params.index("draw")
     draw = sig[di]
@@ -484,6 +513,7 @@ _BY_NAME = {
     "nanmedian": _full(lambda f: f.nanmedian(1).values), "trace": _trace,
     "mm": mm_rule, "bmm": mm_rule, "mv": mv_rule, "dot": dot_rule, "vdot": dot_rule,
     "addmm": addmm_rule, "convolution": conv_rule, "native_layer_norm": layer_norm_rule,
+    "native_group_norm": group_norm_rule,
     "nll_loss": nll_rule, "nll_loss2d": nll_rule, "mse_loss": loss_rule,
     "huber_loss": loss_rule, "smooth_l1_loss": loss_rule, "binary_cross_entropy": loss_rule,
     "binary_cross_entropy_with_logits": loss_rule,
@@ -517,3 +547,6 @@ def rule_for(op):
     if op.batched_jvp is True and op.jvp == LINEAR and name not in ("as_strided",):
         return passthrough if not any("size" in a for a in attrs) else None
     return None
+
+
+_batching.RULE_FOR[0] = rule_for

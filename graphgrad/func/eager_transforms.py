@@ -48,6 +48,8 @@ from ..autograd.graph import AccumulateGrad
 from ..ops.api.copies import cat as _cat
 from ..ops.forward_mode import tangent_of as _tangent_of
 from ._pytree import tree_flatten, tree_unflatten
+from ._batching import levels as _vmap_levels_fn
+from . import vmap as _vmap_module   # (the module; graphgrad.func.vmap becomes the function)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
            "hessian"]
@@ -55,14 +57,11 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfw
 _wrap = Tensor._wrap
 
 
-def _vmap_levels():
-    from ._batching import levels
-    return levels()
+_vmap_levels = _vmap_levels_fn
 
 
 def _in_vmap():
-    import importlib
-    return importlib.import_module(__package__ + ".vmap")   # (the module, not the function)
+    return _vmap_module
 
 
 # ----------------------------------------------------------------- argnums, numpy, checks

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import functools
 
+from .._tensor.random import get_rng_state, set_rng_state
 from .._tensor.tensor import Tensor
+from ..ops.api.copies import cat
 from . import _batching as _bt
+from . import _batching_function, _batching_rules  # noqa: F401  (they register themselves)
 from ._pytree import TreeSpec, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -135,19 +138,16 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     if chunk_size is None or chunk_size >= size:
         return _vmap_once(func, out_dims, randomness, size, flat_dims, flat_args, spec, kwargs)
     # chunks: the mapped dims split, each chunk vmapped, the outputs concatenated
-    from ..ops.api.copies import cat
     pieces = []
     starts = list(range(0, size, chunk_size))
     state = None
     if randomness == "same":
-        from .._tensor.random import get_rng_state
         state = get_rng_state()
     for s in starts:
         n = min(chunk_size, size - s)
         chunk_args = [a.narrow(d, s, n) if d is not None else a
                       for a, d in zip(flat_args, flat_dims)]
         if state is not None:
-            from .._tensor.random import set_rng_state
             set_rng_state(state)
         pieces.append(_vmap_once(func, out_dims, randomness, n, flat_dims, chunk_args, spec,
                                  kwargs, keep_flat=True))

@@ -447,6 +447,18 @@ def index_select_rule(op, kind, sig, nt, lv):
     return _wrap(p.gather(d + 1, idx.reshape(tuple(view)).expand(tuple(shape))), level)
 
 
+def masked_select_rule(op, kind, sig, nt, lv):
+    """masked_select with an unbatched mask: every example selects as many, so the flat
+    result is B rows of them."""
+    level = lv.level
+    if _phys(sig[1], level) is not None:
+        return NotImplemented   # a batched mask: data-dependent sizes
+    p = _phys(sig[0], level)
+    rank = max(sig[0]._data.ndim, sig[1]._data.ndim)
+    p = _align(p, sig[0]._data.ndim, rank)
+    return _wrap(_run(op, "out", [p, sig[1]]).reshape(p.shape[0], -1), level)
+
+
 def roll_rule(op, kind, sig, nt, lv):
     if sig[2] is not None and len(sig[2]):
         return dims_rule(op, kind, sig, nt, lv)
@@ -524,7 +536,7 @@ _BY_NAME = {
     "_matmul_squeeze_": lambda op, kind, sig, nt, lv: _wrap(
         _phys(sig[0], lv.level).select(-2, 0), lv.level),
     "embedding": embedding_rule, "index": index_rule, "index_select": index_select_rule,
-    "roll": roll_rule, "_cdist_forward": expand_all,
+    "roll": roll_rule, "masked_select": masked_select_rule, "_cdist_forward": expand_all,
 }
 
 

@@ -240,39 +240,39 @@ def addmm_rule(op, kind, sig, nt, lv):
 
 # ---------------------------------------------------------------- nn
 def conv_rule(op, kind, sig, nt, lv):
-    """convolution(input, weight, bias, stride, padding, dilation, groups): a batched input
-    folds the batch into N; a batched weight folds it into the groups."""
+    """convolution(input, weight, bias, stride, padding, dilation, groups) and
+    conv_transpose(input, weight, bias, output_sizes, stride, ...): a batched input folds
+    the batch into N; a batched weight folds it into the groups (B independent
+    convolutions side by side in the channels)."""
     level, B = lv.level, lv.size
     x, w, bias = sig[0], sig[1], sig[2]
     px, pw = _phys(x, level), _phys(w, level)
     pb = _phys(bias, level) if isinstance(bias, Tensor) else None
     rest = list(sig[3:])
-    if op.name != "convolution":
-        return NotImplemented
+    transpose = op.name == "conv_transpose"
+    gi = 4 if transpose else 3
+    unbatched = x._data.ndim == w._data.ndim - 1   # (C, *spatial) examples
     if pw is None and pb is None:
-        unbatched = x._data.ndim == w._data.ndim - 1
-        if unbatched:   # (C, *spatial) examples: the batch is N
+        if unbatched:   # the batch is N
             return _wrap(_run(op, "out", [px, w, bias] + rest), level)
         N = px.shape[1]
+        if transpose:
+            rest[0] = (B * N,) + tuple(rest[0][1:])
         r = _run(op, "out", [px.reshape((B * N,) + tuple(px.shape[2:])), w, bias] + rest)
         return _wrap(r.reshape((B, N) + tuple(r.shape[1:])), level)
-    # batched weight (per-sample gradients, ensembles): the batch becomes groups
-    groups = rest[3]
+    groups = rest[gi]
     px = _expand(x, level, B)
     pw = _expand(w, level, B)
-    unbatched = x._data.ndim == w._data.ndim - 1
     if unbatched:
         px = px.unsqueeze(1)
-    N = px.shape[1]
-    C = px.shape[2]
-    sp = tuple(px.shape[3:])
+    N, C, sp = px.shape[1], px.shape[2], tuple(px.shape[3:])
     xin = px.movedim(0, 1).reshape((N, B * C) + sp)
-    O = pw.shape[1]
-    win = pw.reshape((B * O,) + tuple(pw.shape[2:]))
-    bin_ = None
-    if isinstance(bias, Tensor):
-        bin_ = _expand(bias, level, B).reshape(B * O)
-    rest[3] = groups * B
+    win = pw.reshape((B * pw.shape[1],) + tuple(pw.shape[2:]))
+    O = (pw.shape[2] * groups) if transpose else pw.shape[1]
+    bin_ = _expand(bias, level, B).reshape(B * O) if isinstance(bias, Tensor) else None
+    rest[gi] = groups * B
+    if transpose:
+        rest[0] = (N, B * O) + tuple(rest[0][2:])
     r = _run(op, "out", [xin, win, bin_] + rest)
     r = r.reshape((N, B, O) + tuple(r.shape[2:])).movedim(1, 0)
     if unbatched:
@@ -524,7 +524,7 @@ _BY_NAME = {
     "min": _full(lambda f: f.amin(1)), "median": _full(lambda f: f.median(1).values),
     "nanmedian": _full(lambda f: f.nanmedian(1).values), "trace": _trace,
     "mm": mm_rule, "bmm": mm_rule, "mv": mv_rule, "dot": dot_rule, "vdot": dot_rule,
-    "addmm": addmm_rule, "convolution": conv_rule, "native_layer_norm": layer_norm_rule,
+    "addmm": addmm_rule, "convolution": conv_rule, "conv_transpose": conv_rule, "native_layer_norm": layer_norm_rule,
     "native_group_norm": group_norm_rule,
     "nll_loss": nll_rule, "nll_loss2d": nll_rule, "mse_loss": loss_rule,
     "huber_loss": loss_rule, "smooth_l1_loss": loss_rule, "binary_cross_entropy": loss_rule,

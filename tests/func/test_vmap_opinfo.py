@@ -24,7 +24,7 @@ VMAP_FALLBACK_OPS = {
     "linalg_solve_ex",    # left/vector flags decide how B is read
     "as_strided",         # sizes/strides address one example's storage
     "index_add", "index_put",   # batched indices
-    "conv_transpose", "im2col", "col2im",
+    "im2col", "col2im",
     "native_batch_norm",
     "embedding",          # only with padding_idx / scale_grad_by_freq and a batched weight
 }

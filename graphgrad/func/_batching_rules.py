@@ -299,6 +299,31 @@ def layer_norm_rule(op, kind, sig, nt, lv):
     return (_wrap(out, level), _wrap(mean, level), _wrap(rstd, level))
 
 
+def batch_norm_rule(op, kind, sig, nt, lv):
+    """native_batch_norm: each example's channels become B*C channels of one batch norm
+    (statistics per example and channel).  Training with running statistics raises: the
+    in-place update would mix the examples (PyTorch raises for unbatched ones)."""
+    level, B = lv.level, lv.size
+    x, w, b, rm, rv, training, eps = sig
+    if training and (rm is not None or rv is not None):
+        raise RuntimeError(
+            "vmap: batch_norm got a batched tensor as input while the running_mean or "
+            "running_var, which will be updated in place, were not batched. Use "
+            "track_running_stats=False (or torch.func.replace_all_batch_norm_modules_), or "
+            "eval mode.")
+    px = _expand(x, level, B)
+    N, C, sp = px.shape[1], px.shape[2], tuple(px.shape[3:])
+    xin = px.movedim(0, 1).reshape((N, B * C) + sp)
+
+    def chan(t):
+        return None if t is None else _expand(t, level, B).reshape(B * C)
+    out, mean, invstd, var = _run(op, "out", [xin, chan(w), chan(b), chan(rm), chan(rv),
+                                              training, eps])
+    out = out.reshape((N, B, C) + sp).movedim(1, 0)
+    return (_wrap(out, level),) + tuple(_wrap(t.reshape(B, C), level)
+                                       for t in (mean, invstd, var))
+
+
 def group_norm_rule(op, kind, sig, nt, lv):
     """native_group_norm(input, weight, bias, group, eps): the batch folded into N; a
     batched affine applied after."""
@@ -525,7 +550,7 @@ _BY_NAME = {
     "nanmedian": _full(lambda f: f.nanmedian(1).values), "trace": _trace,
     "mm": mm_rule, "bmm": mm_rule, "mv": mv_rule, "dot": dot_rule, "vdot": dot_rule,
     "addmm": addmm_rule, "convolution": conv_rule, "conv_transpose": conv_rule, "native_layer_norm": layer_norm_rule,
-    "native_group_norm": group_norm_rule,
+    "native_group_norm": group_norm_rule, "native_batch_norm": batch_norm_rule,
     "nll_loss": nll_rule, "nll_loss2d": nll_rule, "mse_loss": loss_rule,
     "huber_loss": loss_rule, "smooth_l1_loss": loss_rule, "binary_cross_entropy": loss_rule,
     "binary_cross_entropy_with_logits": loss_rule,

@@ -522,3 +522,30 @@ def test_inplace_into_unbatched_raises():
         except Exception as e:  # noqa: BLE001
             return type(e)
     assert run(graphgrad) is run(torch) is RuntimeError
+
+
+@pytest.mark.parametrize("case", ["train", "eval", "train_running", "instance"])
+def test_batch_norm_under_vmap(case):
+    x = RNG.standard_normal((3, 4, 2, 5))
+    rm, rv = RNG.standard_normal(2), np.abs(RNG.standard_normal(2)) + 0.5
+    w, b = RNG.standard_normal(2), RNG.standard_normal(2)
+
+    def run(L):
+        F = L.nn.functional
+        def f(a):
+            if case == "train":
+                return F.batch_norm(a, None, None, L.tensor(w), L.tensor(b), training=True)
+            if case == "eval":
+                return F.batch_norm(a, L.tensor(rm), L.tensor(rv), L.tensor(w), training=False)
+            if case == "instance":
+                return F.instance_norm(a)
+            return F.batch_norm(a, L.tensor(rm), L.tensor(rv), training=True)
+        try:
+            return L.func.vmap(f)(L.tensor(x))
+        except Exception as e:  # noqa: BLE001
+            return type(e)
+    ours, theirs = _no_fallback(lambda: run(graphgrad)), run(torch)
+    if case == "train_running":
+        assert ours is theirs is RuntimeError
+    else:
+        _close(ours, theirs)

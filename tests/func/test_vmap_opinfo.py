@@ -25,7 +25,6 @@ VMAP_FALLBACK_OPS = {
     "as_strided",         # sizes/strides address one example's storage
     "index_add", "index_put",   # batched indices
     "im2col", "col2im",
-    "native_batch_norm",
     "embedding",          # only with padding_idx / scale_grad_by_freq and a batched weight
 }
 

@@ -549,3 +549,58 @@ def test_batch_norm_under_vmap(case):
         assert ours is theirs is RuntimeError
     else:
         _close(ours, theirs)
+
+
+_X234 = RNG.standard_normal((2, 3, 4))
+_W4 = RNG.standard_normal(4)
+
+
+def _sq(L):
+    return lambda a, w: ((a * w).sin().sum()) ** 2
+
+
+COMPOSITIONS = {
+    "vmap_vmap_grad": lambda L: L.func.vmap(L.func.vmap(L.func.grad(_sq(L)), in_dims=(0, None)),
+                                            in_dims=(0, None)),
+    "vmap_vmap_grad_unbatched_arg": lambda L: L.func.vmap(
+        L.func.vmap(L.func.grad(_sq(L), argnums=1), in_dims=(0, None)), in_dims=(0, None)),
+    "vmap_vmap_hessian": lambda L: L.func.vmap(
+        L.func.vmap(L.func.hessian(_sq(L)), in_dims=(0, None)), in_dims=(0, None)),
+    "jacrev_of_vmap": lambda L: (lambda a, w: L.func.jacrev(
+        L.func.vmap(_sq(L), in_dims=(0, None)), argnums=1)(a[0], w)),
+    "vmap_jacrev_jacrev": lambda L: L.func.vmap(
+        L.func.jacrev(L.func.jacrev(_sq(L), argnums=1), argnums=1), in_dims=(0, None)),
+    "grad_of_vmap_grad": lambda L: (lambda a, w: L.func.grad(
+        lambda w2: L.func.vmap(L.func.grad(_sq(L)), in_dims=(0, None))(a[0], w2).sum())(w)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITIONS))
+def test_compositions_with_vmap(name):
+    build = COMPOSITIONS[name]
+    ours = _no_fallback(lambda: build(graphgrad)(graphgrad.tensor(_X234), graphgrad.tensor(_W4)))
+    _close(ours, build(torch)(torch.tensor(_X234), torch.tensor(_W4)))
+
+
+def test_neural_tangent_kernel():
+    """torch.func's NTK tutorial: per-example Jacobians of the parameters, contracted."""
+    x1, x2 = RNG.standard_normal((4, 3)), RNG.standard_normal((5, 3))
+    res = {}
+    for L in (graphgrad, torch):
+        L.manual_seed(0)
+        net = L.nn.Sequential(L.nn.Linear(3, 6), L.nn.Tanh(), L.nn.Linear(6, 2)).double()
+        if L is graphgrad:
+            torch.manual_seed(0)
+            tnet = torch.nn.Sequential(torch.nn.Linear(3, 6), torch.nn.Tanh(),
+                                       torch.nn.Linear(6, 2)).double()
+            for (_, p), (_, q) in zip(net.named_parameters(), tnet.named_parameters()):
+                p.data = graphgrad.tensor(q.detach().numpy())
+        params = {k: v.detach() for k, v in net.named_parameters()}
+
+        def single(p, x, net=net, L=L):
+            return L.func.functional_call(net, p, (x.unsqueeze(0),)).squeeze(0)
+        j1 = L.func.vmap(L.func.jacrev(single), (None, 0))(params, L.tensor(x1))
+        j2 = L.func.vmap(L.func.jacrev(single), (None, 0))(params, L.tensor(x2))
+        res[L] = sum(L.einsum("Naf,Mbf->NMab", a.flatten(2), b.flatten(2))
+                     for a, b in zip(j1.values(), j2.values()))
+    _close(res[graphgrad], res[torch])

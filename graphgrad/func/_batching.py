@@ -28,8 +28,10 @@ import warnings
 import numpy as np
 
 from .._tensor import random as _rand
+from .._tensor.creation import arange as _arange
 from .._tensor.tensor import Tensor
 from ..autograd import function as _function
+from ..ops.api import conversion as _conversion
 from ..ops.api.copies import stack as _stack
 from ..ops.dispatch import binary as _binary, dispatch as _dispatch, unary as _unary
 from ..ops.inplace import dispatch_inplace as _dispatch_inplace
@@ -351,6 +353,59 @@ def _hooks(delta):
         on = _active[0] > 0
         _rand.vmap_random_check = _random_check if on else None
         _function._vmap_hook = FUNCTION_APPLY[0] if on else None
+        _conversion.vmap_index_hook = index_hook if on else None
+
+
+def _key_items(key):
+    return key if isinstance(key, (tuple, list)) else (key,)
+
+
+def index_hook(self, key, value, setting):
+    """``self[key]`` / ``self[key] = value`` when a BatchedTensor is among the indices (the
+    index op takes indices as arrays, so the ordinary path would read example 0's)."""
+    items = _key_items(key)
+    level = -1
+    for k in items:
+        if k.__class__ is BatchedTensor and k._level > level:
+            level = k._level
+    if level < 0:
+        return NotImplemented
+    for x in (self, value):
+        if x.__class__ is BatchedTensor and x._level > level:
+            level = x._level
+    lv = next((x for x in levels() if x[0] == level), None)
+    if lv is None:
+        return NotImplemented
+    size = lv[1]
+    ps = _phys(self, level)
+    if setting:
+        if ps is None:
+            raise RuntimeError(
+                "vmap: index_put_(self, ...) is not possible because the index or the value is "
+                "batched but `self` is not. Please use out-of-place indexing instead.")
+        pv = _phys(value, level) if isinstance(value, Tensor) else None
+        for b in range(size):
+            kb = tuple(_phys(k, level)[b] if _phys(k, level) is not None else k for k in items)
+            ps[b][kb if isinstance(key, tuple) or len(kb) > 1 else kb[0]] = \
+                pv[b] if pv is not None else value
+        return self
+    if not isinstance(key, tuple) and isinstance(key, Tensor) and \
+            key._data.dtype.kind in "iu":
+        # x[idx]: one gather over the batch -- p[arange(B)[:, None...], idx]
+        p = ps if ps is not None else self.unsqueeze(0).expand((size,) + tuple(self.shape))
+        idx = _phys(key, level)
+        ar = _arange(size).reshape((size,) + (1,) * (idx.dim() - 1))
+        return _wrap(p[(ar, idx)], level)
+    FALLBACK_COUNTS["index"] = FALLBACK_COUNTS.get("index", 0) + 1
+    warnings.warn("There is a performance drop because we have not yet implemented the "
+                  "batching rule for index. Please file us an issue on GitHub so that we can "
+                  "prioritize its implementation.", UserWarning, stacklevel=3)
+    outs = []
+    for b in range(size):
+        kb = tuple(_phys(k, level)[b] if _phys(k, level) is not None else k for k in items)
+        sb = ps[b] if ps is not None else self
+        outs.append(sb[kb if isinstance(key, tuple) else kb[0]])
+    return _wrap(_stack(outs), level)
 
 
 def _random_check():

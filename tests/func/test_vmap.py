@@ -604,3 +604,36 @@ def test_neural_tangent_kernel():
         res[L] = sum(L.einsum("Naf,Mbf->NMab", a.flatten(2), b.flatten(2))
                      for a, b in zip(j1.values(), j2.values()))
     _close(res[graphgrad], res[torch])
+
+
+@pytest.mark.parametrize("case", ["gather", "unbatched_self", "tuple_key", "setitem",
+                                  "setitem_value"])
+def test_batched_index_tensors(case):
+    x = RNG.standard_normal((3, 5, 2))
+    i = np.array([[0, 1], [2, 3], [4, 4]])
+    v = RNG.standard_normal((3, 2))
+
+    def run(L):
+        X, I, V = L.tensor(x), L.tensor(i), L.tensor(v)
+        if case == "gather":
+            return L.func.vmap(lambda a, j: a[j])(X, I)
+        if case == "unbatched_self":
+            return L.func.vmap(lambda j: X[0][j])(I)
+        if case == "tuple_key":
+            return L.func.vmap(lambda a, j: a[j, 1])(X, I)
+        if case == "setitem":
+            def f(a, j):
+                a = a.clone()
+                a[j] = 0.0
+                return a
+            return L.func.vmap(f)(X, I)
+
+        def g(a, j, w):
+            a = a.clone()
+            a[j, 0] = w
+            return a
+        return L.func.vmap(g)(X, I, V)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = run(graphgrad)
+    _close(ours, run(torch))

@@ -166,7 +166,14 @@ def __getitem__(self, key):
                     return dispatch(SELECT, self, -d.ndim, key)
                 # nothing to record (e.g. x[t] of a constant input): the view alone
                 return select_view(self, d, key, SELECT)
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(self, key, None, False)
+        if r is not NotImplemented:
+            return r
     return getitem(self, key)
+
+
+vmap_index_hook = None   # set by graphgrad.func while a vmap level is active
 
 
 @export(function=False)
@@ -174,6 +181,10 @@ def __setitem__(self, key, value):
     """``t[key] = value``: copy_ into the view ``t[key]`` (differentiable in both)."""
     from .shape import getitem, sequence_as_tuple
     from .inplace import copy_, fill_
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(self, key, value, True)
+        if r is not NotImplemented:
+            return None
     key = sequence_as_tuple(key, 3) or key
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
         if "index_put_" in P:

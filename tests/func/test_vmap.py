@@ -637,3 +637,20 @@ def test_batched_index_tensors(case):
         warnings.simplefilter("ignore")
         ours = run(graphgrad)
     _close(ours, run(torch))
+
+
+def test_dropout_and_one_hot_under_vmap():
+    x = graphgrad.ones(4, 1000)
+    F = graphgrad.nn.functional
+    d = gfunc.vmap(lambda a: F.dropout(a, 0.5), randomness="different")(x)
+    assert not np.allclose(d[0].numpy(), d[1].numpy())
+    assert set(np.unique(d.numpy())) <= {0.0, 2.0}
+    s = gfunc.vmap(lambda a: F.dropout(a, 0.5), randomness="same")(x)
+    assert np.allclose(s[0].numpy(), s[3].numpy())
+    with pytest.raises(RuntimeError, match="randomness"):
+        gfunc.vmap(lambda a: F.dropout(a, 0.5))(x)
+    i = np.array([[0, 1], [2, 3], [4, 4]])
+    _close(gfunc.vmap(lambda j: F.one_hot(j, 5))(graphgrad.tensor(i)),
+           torch.func.vmap(lambda j: torch.nn.functional.one_hot(j, 5))(torch.tensor(i)))
+    with pytest.raises(RuntimeError):   # num_classes from the values: data-dependent
+        gfunc.vmap(lambda j: F.one_hot(j))(graphgrad.tensor(i))

@@ -16,6 +16,12 @@ def one_hot(tensor, num_classes=-1):
     d = tensor._data
     if d.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.__class__ is not Tensor:
+        # a Tensor subclass (vmap's BatchedTensor, whose _data is one example): through the
+        # ops (num_classes=-1 needs the values: under vmap that raises, as in PyTorch)
+        if num_classes == -1:
+            num_classes = int(tensor.max()) + 1
+        return (tensor.unsqueeze(-1) == tensor.new_tensor(np.arange(num_classes))).long()
     if num_classes == -1:
         if d.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")

@@ -45,7 +45,7 @@ _POINTWISE_NAMES = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_
 _PASSTHROUGH = {"tril", "triu", "alias", "view_as_real", "view_as_complex", "constant_pad_nd",
                 "linalg_det", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_slogdet",
                 "linalg_eigh", "linalg_qr", "linalg_svd", "einsum", "adaptive_avg_pool2d",
-                "avg_pool2d", "_relayout", "einsum2"}
+                "avg_pool2d", "_relayout", "einsum2", "im2col", "col2im"}
 
 
 def _out(r, level):
@@ -561,7 +561,8 @@ _BY_NAME = {
     "_matmul_squeeze_": lambda op, kind, sig, nt, lv: _wrap(
         _phys(sig[0], lv.level).select(-2, 0), lv.level),
     "embedding": embedding_rule, "index": index_rule, "index_select": index_select_rule,
-    "roll": roll_rule, "masked_select": masked_select_rule, "_cdist_forward": expand_all,
+    "roll": roll_rule, "masked_select": masked_select_rule, "linalg_solve_ex": expand_all,
+    "_cdist_forward": expand_all,
 }
 
 

@@ -21,10 +21,8 @@ B = 2
 # table ops without a batching rule yet: vmap runs them once per example (with PyTorch's
 # performance warning).  A test fails when any other op falls back.
 VMAP_FALLBACK_OPS = {
-    "linalg_solve_ex",    # left/vector flags decide how B is read
     "as_strided",         # sizes/strides address one example's storage
     "index_add", "index_put",   # batched indices
-    "im2col", "col2im",
     "embedding",          # only with padding_idx / scale_grad_by_freq and a batched weight
 }
 

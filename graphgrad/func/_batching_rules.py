@@ -100,6 +100,8 @@ def dims_rule(op, kind, sig, nt, lv):
             if isinstance(sig[i], Tensor):
                 new[i] = _expand(sig[i], level, size)
     else:
+        if name == "index_add" and _phys(sig[1], level) is not None:
+            return _index_add_batched_index(op, kind, sig, nt, lv)
         for i in range(1, nt):
             if _phys(sig[i], level) is not None:
                 if name in ("index_add", "index_reduce") and i == 2 and \
@@ -124,6 +126,29 @@ def dims_rule(op, kind, sig, nt, lv):
             v = tuple(range(nd))
         new[j] = _shift(v)
     return _done(_run(op, kind, new), kind, sig, level)
+
+
+def _index_add_batched_index(op, kind, sig, nt, lv):
+    """index_add(self, index, source, dim, alpha) with a batched index: a scatter_add of
+    the source along the shifted dim, the index spread over the source's other dims."""
+    level, B = lv.level, lv.size
+    x, index, source, dim, alpha = sig
+    nd = x._data.ndim
+    if nd == 0 or not isinstance(source, Tensor):
+        return NotImplemented
+    d = int(dim) % nd
+    ps = _expand(source, level, B)
+    if source._data.ndim == 0:
+        ps = ps.reshape(B, 1)
+    idx = _phys(index, level)                 # [B, k]
+    view = [B] + [1] * nd
+    view[d + 1] = idx.shape[1]
+    idx = idx.reshape(tuple(view)).expand(tuple(ps.shape))
+    src = ps if alpha == 1 else ps * alpha
+    if kind == "inplace":
+        _phys(x, level).scatter_add_(d + 1, idx, src)
+        return x
+    return _wrap(_expand(x, level, B).scatter_add(d + 1, idx, src), level)
 
 
 def _shift(d):

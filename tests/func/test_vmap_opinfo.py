@@ -22,7 +22,7 @@ B = 2
 # performance warning).  A test fails when any other op falls back.
 VMAP_FALLBACK_OPS = {
     "as_strided",         # sizes/strides address one example's storage
-    "index_add", "index_put",   # batched indices
+    "index_put",          # batched indices
     "embedding",          # only with padding_idx / scale_grad_by_freq and a batched weight
 }
 

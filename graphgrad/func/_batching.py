@@ -32,6 +32,7 @@ from .._tensor.creation import arange as _arange
 from .._tensor.tensor import Tensor
 from ..autograd import function as _function
 from ..ops.api import conversion as _conversion
+from ..ops.api import indexing as _indexing
 from ..ops.api.copies import stack as _stack
 from ..ops.dispatch import binary as _binary, dispatch as _dispatch, unary as _unary
 from ..ops.inplace import dispatch_inplace as _dispatch_inplace
@@ -354,15 +355,17 @@ def _hooks(delta):
         _rand.vmap_random_check = _random_check if on else None
         _function._vmap_hook = FUNCTION_APPLY[0] if on else None
         _conversion.vmap_index_hook = index_hook if on else None
+        _indexing.vmap_index_hook = index_hook if on else None
 
 
 def _key_items(key):
     return key if isinstance(key, (tuple, list)) else (key,)
 
 
-def index_hook(self, key, value, setting):
-    """``self[key]`` / ``self[key] = value`` when a BatchedTensor is among the indices (the
-    index op takes indices as arrays, so the ordinary path would read example 0's)."""
+def index_hook(self, key, value, setting, accumulate=False):
+    """``self[key]`` / ``self[key] = value`` (``setting`` True) / ``index_put_``
+    (``"put"``) / ``index_put`` (``"put_out"``) when a BatchedTensor is among the indices
+    (the index op takes indices as arrays, so the ordinary path would read example 0's)."""
     items = _key_items(key)
     level = -1
     for k in items:
@@ -378,6 +381,22 @@ def index_hook(self, key, value, setting):
         return NotImplemented
     size = lv[1]
     ps = _phys(self, level)
+    if setting in ("put", "put_out"):
+        FALLBACK_COUNTS["index_put"] = FALLBACK_COUNTS.get("index_put", 0) + 1
+        warnings.warn("There is a performance drop because we have not yet implemented the "
+                      "batching rule for index_put. Please file us an issue on GitHub so that "
+                      "we can prioritize its implementation.", UserWarning, stacklevel=3)
+        if setting == "put_out":
+            ps = _expand(self, level, size).clone()
+        elif ps is None:
+            raise RuntimeError(
+                "vmap: index_put_(self, ...) is not possible because the index or the value "
+                "is batched but `self` is not. Please use out-of-place index_put instead.")
+        pv = _phys(value, level) if isinstance(value, Tensor) else None
+        for b in range(size):
+            kb = tuple(_phys(k, level)[b] if _phys(k, level) is not None else k for k in items)
+            ps[b].index_put_(kb, pv[b] if pv is not None else value, accumulate)
+        return self if setting == "put" else _wrap(ps, level)
     if setting:
         if ps is None:
             raise RuntimeError(

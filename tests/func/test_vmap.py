@@ -617,7 +617,7 @@ def test_neural_tangent_kernel():
 
 
 @pytest.mark.parametrize("case", ["gather", "unbatched_self", "tuple_key", "setitem",
-                                  "setitem_value"])
+                                  "setitem_value", "index_put_", "index_put_acc"])
 def test_batched_index_tensors(case):
     x = RNG.standard_normal((3, 5, 2))
     i = np.array([[0, 1], [2, 3], [4, 4]])
@@ -631,6 +631,10 @@ def test_batched_index_tensors(case):
             return L.func.vmap(lambda j: X[0][j])(I)
         if case == "tuple_key":
             return L.func.vmap(lambda a, j: a[j, 1])(X, I)
+        if case == "index_put_":
+            return L.func.vmap(lambda a, j, w: a.clone().index_put_((j,), w))(X, I, V)
+        if case == "index_put_acc":
+            return L.func.vmap(lambda j, w: X[0].index_put((j,), w, accumulate=True))(I, V)
         if case == "setitem":
             def f(a, j):
                 a = a.clone()

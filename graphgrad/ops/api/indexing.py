@@ -142,6 +142,9 @@ def _type_name(t):
     return scalar_type_name(t.dtype)
 
 
+vmap_index_hook = None   # set by graphgrad.func while a vmap level is active
+
+
 @export()
 def index_put_(input, indices, values, accumulate=False):
     """``input[indices] = values`` (or ``+=`` with ``accumulate=True``), differentiable in both.
@@ -150,6 +153,10 @@ def index_put_(input, indices, values, accumulate=False):
     ints, slices, None and Ellipsis are accepted too).
     """
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(input, key, values, "put", accumulate)
+        if r is not NotImplemented:
+            return r
     values = _values_for(input, values, "index_put_", key, accumulate)
     out, idx, _ = _parse_key(input, key)
     if all(isinstance(k, slice) for k in idx):
@@ -170,6 +177,10 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     """Out-of-place ``index_put_``."""
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(input, key, values, "put_out", accumulate)
+        if r is not NotImplemented:
+            return r
     values = _values_for(input, values, "index_put", key, accumulate)
     out, idx, touched = _parse_key(input, key)
     if touched or all(isinstance(k, slice) for k in idx):

@@ -668,3 +668,16 @@ def test_dropout_and_one_hot_under_vmap():
            torch.func.vmap(lambda j: torch.nn.functional.one_hot(j, 5))(torch.tensor(i)))
     with pytest.raises(RuntimeError):   # num_classes from the values: data-dependent
         gfunc.vmap(lambda j: F.one_hot(j))(graphgrad.tensor(i))
+
+
+def test_attention_with_fully_masked_rows_per_example():
+    """scaled_dot_product_attention's safe softmax finds the fully masked rows of every
+    example (example 0 has one, example 1 none)."""
+    q = RNG.standard_normal((2, 3, 4))
+    mask = np.ones((2, 3, 3), bool)
+    mask[0, 1] = False
+
+    def run(L):
+        return L.func.vmap(lambda a, m: L.nn.functional.scaled_dot_product_attention(
+            a, a, a, attn_mask=m))(L.tensor(q), L.tensor(mask))
+    _close(_no_fallback(lambda: run(graphgrad)), run(torch))

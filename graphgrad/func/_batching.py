@@ -122,15 +122,47 @@ class BatchedTensor(Tensor):
         self._data_dependent("a NumPy conversion")
 
 
+class _LogicalArray(np.ndarray):
+    """The ``_data`` of a BatchedTensor: example 0's view, for the shape, dtype and layout
+    checks of the public functions.  Its values are not the batch's, so computing with them
+    outside a table op (where the batching rules run) would silently give example 0's
+    answer for every example: NumPy functions and ufuncs on it raise instead."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise RuntimeError(
+            f"vmap: {ufunc.__name__} on the raw values of a batched tensor: this function "
+            "computes outside graphgrad's op table, which vmap cannot batch. Call it outside "
+            "vmap, or write it with tensor ops.")
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in _LOGICAL_OK:
+            return super().__array_function__(func, types, args, kwargs)
+        if func in _SHAPE_ONLY:  # (a fresh array of the logical shape: no value is read)
+            return super().__array_function__(func, types, args, {**kwargs, "subok": False})
+        raise RuntimeError(
+            f"vmap: numpy.{func.__name__} on the raw values of a batched tensor: this "
+            "function computes outside graphgrad's op table, which vmap cannot batch. Call "
+            "it outside vmap, or write it with tensor ops.")
+
+
+_LOGICAL_OK = {np.shape, np.ndim, np.size, np.result_type, np.may_share_memory,
+               np.shares_memory}
+_SHAPE_ONLY = {np.zeros_like, np.ones_like, np.empty_like, np.full_like}
+
+
 def _wrap(value, level):
     """``value`` (``[B, *logical]``) as a BatchedTensor of ``level``."""
     t = object.__new__(BatchedTensor)
     d = value._data
     if d.shape[0]:
-        v = d[0]
+        v = d[0, ...]  # (a 0-d array, not a NumPy scalar, for a logical 0-d value)
     else:
         v = np.zeros(d.shape[1:], d.dtype)
-    t._data = v
+    lv = v.view(_LogicalArray)
+    # every example's values, for the argument checks of the public functions (index
+    # bounds): ops.interpose.all_values
+    lv._all_values = getattr(d, "_all_values", d)
+    t._data = lv
     t._requires_grad = False
     t._grad_fn = None
     t._output_nr = 0

@@ -62,6 +62,13 @@ def interposed(op, fn, args, kwargs, reenter=True):
     return call(0, tuple(args), dict(kwargs))
 
 
+def all_values(d):
+    """The values an argument check must look at for the array ``d`` of a tensor: ``d``
+    itself, or, for a value vmap batches (func/_batching.py), every example's values, since
+    its ``d`` shows only the logical shape and reading its values raises."""
+    return getattr(d, "_all_values", d)
+
+
 def interposable(name):
     """Mark a composite public function as one op for interposers (NOTE [interposition]):
     ``@interposable("linear")``.  With none active it costs one call frame and a flag test."""

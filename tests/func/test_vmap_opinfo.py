@@ -35,6 +35,9 @@ SKIP = {
 }
 
 
+# ops whose public function builds arrays from the index's values before the table op runs
+RAISES_WITH_BATCHED_INDEX = {f"index_reduce_{r}" for r in ("prod", "mean", "amax", "amin")}
+
 def _examples(sample):
     """The sample's tensor arguments for example b: differentiable data scaled a little,
     indices and masks unchanged."""
@@ -117,6 +120,11 @@ def test_vmap_op_table(op, how):
     theirs, _ = res[torch]
     if isinstance(theirs, Exception):
         pytest.skip(f"torch.func.vmap cannot run it: {type(theirs).__name__}")
+    if op.name in RAISES_WITH_BATCHED_INDEX and how != "first_only":
+        # graphgrad computes these ops' index arrays outside the op table: under vmap that
+        # would read example 0's indices, so it raises (func/_batching.py _LogicalArray)
+        assert isinstance(ours, RuntimeError) and "raw values" in str(ours), ours
+        return
     assert not isinstance(ours, Exception), f"graphgrad vmap raised {ours!r}"
     fo, ft = flat_outputs(ours), flat_outputs(theirs)
     assert len(fo) == len(ft)

@@ -1,5 +1,6 @@
 """embedding (with max_norm renormalisation) and one_hot."""
 from __future__ import annotations
+from ...ops.interpose import all_values
 
 import numpy as np
 
@@ -74,7 +75,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             padding_idx += nw
     else:
         padding_idx = -1
-    idx = input._data
+    idx = all_values(input._data)  # (under vmap: every example's indices)
     if idx.size and (idx.min() < 0 or idx.max() >= nw):
         raise IndexError("index out of range in self")
     if sparse:

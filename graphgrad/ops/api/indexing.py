@@ -10,6 +10,7 @@ tensors are non-differentiable tensor inputs (saved like PyTorch's ``_saved_inde
 see them as ndarrays, or as Tensors under create_graph / forward AD, and hand them on.
 """
 from __future__ import annotations
+from ..interpose import all_values
 
 import numpy as np
 
@@ -232,7 +233,8 @@ def _check_vector_index(fn, input, dim, index):
         raise RuntimeError(f"{fn}(): Index to scalar can have only 1 value, got {ix.size} "
                            "value(s)")
     if ix.size:
-        bad = ix[(ix < 0) | (ix >= n)]
+        vals = all_values(ix)  # (under vmap: every example's indices)
+        bad = vals[(vals < 0) | (vals >= n)]
         if bad.size:
             msg = (f"{fn}(): index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
                    f"{d} with size {n}")

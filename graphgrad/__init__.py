@@ -42,6 +42,7 @@ from . import profiler  # noqa: F401
 from . import amp, cpu  # noqa: F401
 from .amp.grad_scaler import (_amp_foreach_non_finite_check_and_unscale_,  # noqa: F401
                                 _amp_update_scale_)
+from .func import vmap  # noqa: F401  (torch.vmap)
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled

@@ -109,8 +109,13 @@ default_generator = Generator()
 default_generator.seed()
 
 
+vmap_random_check = None   # set by graphgrad.func.vmap while a vmap level is active
+
+
 def numpy_rng(generator=None):
     """The NumPy Generator to draw from: ``generator``'s, or the default generator's."""
+    if vmap_random_check is not None:   # (randomness="error" raises inside vmap)
+        vmap_random_check()
     if generator is None:
         return default_generator._np
     if not isinstance(generator, Generator):

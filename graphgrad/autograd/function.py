@@ -289,9 +289,7 @@ class Function(_SingleLevelFunction):
     def vmap(info, in_dims, *args):
         raise NotImplementedError(
             "To use autograd.Function with vmap, you must either override the vmap staticmethod "
-            "or set generate_vmap_rule=True. graphgrad has no vmap transform yet, so neither "
-            "can run: use autograd.grad(..., is_grads_batched=True) or "
-            "autograd.functional.jacobian(..., vectorize=True) for batched gradients.")
+            "or set generate_vmap_rule=True.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -301,11 +299,18 @@ class Function(_SingleLevelFunction):
         elif kwargs:
             raise TypeError(f"{cls.__name__}.apply() takes no keyword arguments when forward "
                             "takes ctx (old style); pass them positionally")
+        if _vmap_hook is not None:   # inside graphgrad.func.vmap (func/_batching_function.py)
+            r = _vmap_hook(cls, args, is_setup_ctx_defined)
+            if r is not NotImplemented:
+                return r
         return _function_apply(cls, args, is_setup_ctx_defined)
 
     @staticmethod
     def _compiled_autograd_key(ctx):
         return (ctx._autograd_function_id,)
+
+
+_vmap_hook = None   # set by graphgrad.func while a vmap level is active
 
 
 def _is_setup_context_defined(fn):

@@ -48,11 +48,20 @@ from ..autograd.graph import AccumulateGrad
 from ..ops.api.copies import cat as _cat
 from ..ops.forward_mode import tangent_of as _tangent_of
 from ._pytree import tree_flatten, tree_unflatten
+from ._batching import levels as _vmap_levels_fn
+from . import vmap as _vmap_module   # (the module; graphgrad.func.vmap becomes the function)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
            "hessian"]
 
 _wrap = Tensor._wrap
+
+
+_vmap_levels = _vmap_levels_fn
+
+
+def _in_vmap():
+    return _vmap_module
 
 
 # ----------------------------------------------------------------- argnums, numpy, checks
@@ -270,6 +279,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
     Tensors)."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
+            return _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
+                                                     _grad_and_value, _normalize_argnums,
+                                                     _select, _replace)
         return _grad_and_value(func, argnums, has_aux, args, kwargs)
     return wrapper
 
@@ -279,7 +292,12 @@ def grad(func, argnums=0, has_aux=False):
     arguments ``argnums``; ``(gradient, aux)`` with ``has_aux``."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        g, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
+        if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
+            g, value = _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
+                                                         _grad_and_value, _normalize_argnums,
+                                                         _select, _replace)
+        else:
+            g, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
         return (g, value[1]) if has_aux else g
     return wrapper
 
@@ -334,6 +352,12 @@ def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)`` (plus ``aux`` with ``has_aux``); ``vjp_fn(cotangents)``
     -- cotangents shaped like the output's pytree -- returns a tuple with one VJP per
     primal, and can be called several times."""
+    if _vmap_levels():   # inside vmap: per-example VJPs (func/vmap.py)
+        return _in_vmap().batched_vjp(func, primals, has_aux, _vjp)
+    return _vjp(func, *primals, has_aux=has_aux)
+
+
+def _vjp(func, *primals, has_aux=False):
     api = "vjp(f, *primals)"
     leaves, spec = tree_flatten(primals)
     leaves, np_flags = _from_numpy(leaves)
@@ -399,6 +423,11 @@ def vjp(func, *primals, has_aux=False):
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J @ tangents)`` (plus ``aux`` with ``has_aux``); ``primals`` and
     ``tangents`` are tuples of the same pytree structure."""
+    if _vmap_levels():   # inside vmap: per-example JVPs (func/vmap.py)
+        return _in_vmap().batched_jvp(
+            func, primals, tangents, strict, has_aux,
+            lambda f, p, t, strict, has_aux: _jvp(f, p, t, strict, has_aux,
+                                                  "jvp(f, primals, tangents)"))
     return _jvp(func, primals, tangents, strict, has_aux, "jvp(f, primals, tangents)")
 
 
@@ -540,6 +569,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
     @functools.wraps(func)
     def wrapper(*args):
+        if _vmap_levels():   # inside vmap: per-example Jacobians (func/vmap.py)
+            return _in_vmap().batched_jac(
+                func, argnums, has_aux, args,
+                lambda f, a, h, xs: _jacrev(f, a, h, chunk_size, xs),
+                _normalize_argnums, _select, _replace)
         return _jacrev(func, argnums, has_aux, chunk_size, args)
     return wrapper
 
@@ -624,6 +658,12 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         if randomness not in ("error", "different", "same"):
             raise RuntimeError("Only allowed values for randomness are 'error', 'different', "
                                f"or 'same'. Got {randomness}")
+        if _vmap_levels():   # inside vmap: per-example Jacobians (func/vmap.py)
+            return _in_vmap().batched_jac(
+                func, argnums, has_aux, args,
+                lambda f, a, h, xs: (_jacrev(f, a, h, None, xs) if tls.fw_level is not None
+                                     else _jacfwd(f, a, h, xs)),
+                _normalize_argnums, _select, _replace)
         if tls.fw_level is not None:   # forward levels do not nest: same Jacobian, reverse
             return _jacrev(func, argnums, has_aux, None, args)
         return _jacfwd(func, argnums, has_aux, args)

@@ -78,6 +78,7 @@ def interposed(op, fn, args, kwargs, reenter=True):
         else:
             def call(args, kwargs):
                 return fn(*args, **kwargs) if kwargs else fn(*args)
+        call.entry = fn   # the op's entry (vmap's batching rules re-enter it)
         return chain[0](op, call, args, kwargs)
 
     def call(i, args, kwargs):
@@ -85,7 +86,9 @@ def interposed(op, fn, args, kwargs, reenter=True):
             if reenter:
                 tls.interpose_skip = True
             return fn(*args, **kwargs)
-        return chain[i](op, lambda a, k: call(i + 1, a, k), args, kwargs)
+        nxt = lambda a, k: call(i + 1, a, k)  # noqa: E731
+        nxt.entry = fn   # the op's entry (vmap's batching rules re-enter it)
+        return chain[i](op, nxt, args, kwargs)
 
     return call(0, tuple(args), dict(kwargs))
 
@@ -117,6 +120,13 @@ class Timer:
         self.append((op, t0, t1, self.seq_of(r),
                      self.after(info, r, args) if before is not None else None, None))
         return r
+
+
+def all_values(d):
+    """The values an argument check must look at for the array ``d`` of a tensor: ``d``
+    itself, or, for a value vmap batches (func/_batching.py), every example's values, since
+    its ``d`` shows only the logical shape and reading its values raises."""
+    return getattr(d, "_all_values", d)
 
 
 def interposable(name):

@@ -447,8 +447,8 @@ def test_numpy_in_numpy_out():
     np.testing.assert_allclose(g, 6.0)
 
 
-def test_graphgrad_func_has_no_vmap_yet():
-    assert not hasattr(gfunc, "vmap")
+def test_graphgrad_func_names_are_torch_funcs():
+    assert gfunc.vmap is graphgrad.vmap   # (tests/func/test_vmap.py)
     assert set(gfunc.__all__) <= set(dir(torch.func))
 
 

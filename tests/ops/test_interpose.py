@@ -103,3 +103,20 @@ def test_other_threads_are_not_interposed():
         t.start()
         t.join()
     assert log.calls == [] and seen
+
+
+def test_calls_with_extra_arguments_are_seen_as_the_op_they_run():
+    """graphgrad.add(a, b, alpha=2) runs add's alpha variant: an interposer that sees it as
+    plain add (the fast entry's op) would rewrite it without alpha (vmap did)."""
+    log = Log()
+    a, b = gg.ones(2), gg.ones(2)
+    with interposing(log):
+        r = gg.add(a, b, alpha=2)
+        gg.sub(a, b, alpha=3)
+        gg.div(a, b, rounding_mode="floor")
+        gg.add(a, b)
+    assert r.tolist() == [3.0, 3.0]
+    assert log.calls[-1] == "add.Tensor" or log.calls[-1].split(".")[0] == "add"
+    for name in log.calls[:3]:
+        assert name not in ("add.Tensor", "sub.Tensor", "div.Tensor", "add", "sub", "div"), \
+            log.calls

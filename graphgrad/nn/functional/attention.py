@@ -29,6 +29,11 @@ def _safe_softmax(attn):
     """softmax over the last dim; rows that are entirely -inf give 0 (not NaN), and no
     gradient, as PyTorch's _safe_softmax."""
     d = attn._data
+    if attn.__class__ is not Tensor and d.size:
+        # a Tensor subclass (vmap's BatchedTensor, whose _data is one example): the dead
+        # rows found by the ops, for every example
+        dead_t = (attn == float("-inf")).all(-1, keepdim=True).expand(tuple(attn.shape))
+        return _where(dead_t, 0.0, softmax(_where(dead_t, 0.0, attn), -1))
     dead = np.isneginf(d).all(axis=-1, keepdims=True) if d.size else None
     if dead is None or not dead.any():
         return softmax(attn, -1)

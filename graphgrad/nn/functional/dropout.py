@@ -28,6 +28,14 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if d.dtype.kind != "f" and input.dtype.name != "bfloat16":
         raise RuntimeError(f'"bernoulli_scalar_cpu_" not implemented for \'{_type_name(input)}\'')
     real = d.dtype if d.dtype in (np.float32, np.float64) else np.float32
+    if input.__class__ is not Tensor and p != 1:
+        # a Tensor subclass (vmap's BatchedTensor, whose _data is one example): the mask
+        # drawn by the table's bernoulli_ on a tensor like the input, so vmap's randomness
+        # modes apply (PyTorch draws per example under randomness="different")
+        mask = (input.detach() * 0).bernoulli_(1.0 - p) * (1.0 / (1.0 - p))
+        if inplace:
+            return dispatch_inplace(_registry.OPS["mul"], input, mask)
+        return binary(_registry.OPS["mul"], input, mask)
     if p == 1:
         mask = np.zeros(d.shape, d.dtype)
     else:

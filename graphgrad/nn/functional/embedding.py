@@ -1,5 +1,6 @@
 """embedding (with max_norm renormalisation) and one_hot."""
 from __future__ import annotations
+from ...ops.interpose import all_values
 
 import numpy as np
 
@@ -16,6 +17,12 @@ def one_hot(tensor, num_classes=-1):
     d = tensor._data
     if d.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.__class__ is not Tensor:
+        # a Tensor subclass (vmap's BatchedTensor, whose _data is one example): through the
+        # ops (num_classes=-1 needs the values: under vmap that raises, as in PyTorch)
+        if num_classes == -1:
+            num_classes = int(tensor.max()) + 1
+        return (tensor.unsqueeze(-1) == tensor.new_tensor(np.arange(num_classes))).long()
     if num_classes == -1:
         if d.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -68,7 +75,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             padding_idx += nw
     else:
         padding_idx = -1
-    idx = input._data
+    idx = all_values(input._data)  # (under vmap: every example's indices)
     if idx.size and (idx.min() < 0 or idx.max() >= nw):
         raise IndexError("index out of range in self")
     if sparse:

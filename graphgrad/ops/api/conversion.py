@@ -172,7 +172,14 @@ def __getitem__(self, key):
             start, stop, step = key.indices(d.shape[0])
             if step > 0 and not (start == 0 and stop == d.shape[0] and step == 1):
                 return dispatch(SLICE, self, -d.ndim, start, max(stop, start), step)
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(self, key, None, False)
+        if r is not NotImplemented:
+            return r
     return getitem(self, key)
+
+
+vmap_index_hook = None   # set by graphgrad.func while a vmap level is active
 
 
 @export(function=False)
@@ -180,6 +187,10 @@ def __setitem__(self, key, value):
     """``t[key] = value``: copy_ into the view ``t[key]`` (differentiable in both)."""
     from .shape import getitem, sequence_as_tuple
     from .inplace import copy_, fill_
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(self, key, value, True)
+        if r is not NotImplemented:
+            return None
     key = sequence_as_tuple(key, 3) or key
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
         if "index_put_" in P:

@@ -3,6 +3,7 @@ functions.  Index tensors are non-differentiable tensor inputs, broadcast over l
 dims in the kernels; ``dim`` is stored negative, or None for a 0-d self.
 """
 from __future__ import annotations
+from ..interpose import all_values
 
 import numpy as np
 
@@ -49,7 +50,8 @@ def _check_index(fn, input, dim, index, other=None, other_name="src"):
                     f"no larger than {other_name} {list(other._data.shape)}")
     n = shp[d]
     if ix.size:
-        bad = ix[(ix < 0) | (ix >= n)]
+        vals = all_values(ix)  # (under vmap: every example's indices)
+        bad = vals[(vals < 0) | (vals >= n)]
         if bad.size:
             raise RuntimeError(f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
                                f"{d} with size {n}")

@@ -10,6 +10,7 @@ tensors are non-differentiable tensor inputs (saved like PyTorch's ``_saved_inde
 see them as ndarrays, or as Tensors under create_graph / forward AD, and hand them on.
 """
 from __future__ import annotations
+from ..interpose import all_values
 
 import numpy as np
 
@@ -142,6 +143,9 @@ def _type_name(t):
     return scalar_type_name(t.dtype)
 
 
+vmap_index_hook = None   # set by graphgrad.func while a vmap level is active
+
+
 @export()
 def index_put_(input, indices, values, accumulate=False):
     """``input[indices] = values`` (or ``+=`` with ``accumulate=True``), differentiable in both.
@@ -150,6 +154,10 @@ def index_put_(input, indices, values, accumulate=False):
     ints, slices, None and Ellipsis are accepted too).
     """
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(input, key, values, "put", accumulate)
+        if r is not NotImplemented:
+            return r
     values = _values_for(input, values, "index_put_", key, accumulate)
     out, idx, _ = _parse_key(input, key)
     if all(isinstance(k, slice) for k in idx):
@@ -170,6 +178,10 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     """Out-of-place ``index_put_``."""
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
+        r = vmap_index_hook(input, key, values, "put_out", accumulate)
+        if r is not NotImplemented:
+            return r
     values = _values_for(input, values, "index_put", key, accumulate)
     out, idx, touched = _parse_key(input, key)
     if touched or all(isinstance(k, slice) for k in idx):
@@ -221,7 +233,8 @@ def _check_vector_index(fn, input, dim, index):
         raise RuntimeError(f"{fn}(): Index to scalar can have only 1 value, got {ix.size} "
                            "value(s)")
     if ix.size:
-        bad = ix[(ix < 0) | (ix >= n)]
+        vals = all_values(ix)  # (under vmap: every example's indices)
+        bad = vals[(vals < 0) | (vals >= n)]
         if bad.size:
             msg = (f"{fn}(): index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
                    f"{d} with size {n}")

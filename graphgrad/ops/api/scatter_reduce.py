@@ -13,6 +13,7 @@ none (PyTorch gives no tangent; graphgrad raises NotImplementedError, difference
 ``index_reduce`` is ``scatter_reduce`` with the 1-d index spread along ``dim``.
 """
 from __future__ import annotations
+from ..interpose import all_values
 
 import numpy as np
 
@@ -93,7 +94,8 @@ def _index_reduce_args(fn, input, dim, index, source, reduce, include_self):
             raise IndexError(f"{fn}(): Source/destination tensor must have same slice shapes "
                              f"(source {list(source._data.shape)}, self "
                              f"{list(input._data.shape)}, dim {d})")
-    bad = ix[(ix < 0) | (ix >= shp[d if nd else 0])]
+    vals = all_values(index._data)  # (under vmap: every example's indices)
+    bad = vals[(vals < 0) | (vals >= shp[d if nd else 0])].reshape(-1)
     if bad.size:
         raise IndexError(f"{fn}(): index {int(bad[0])} is out of bounds for dimension {d} "
                          f"with size {shp[d if nd else 0]}")

@@ -101,18 +101,22 @@ def _call_of(params):
             "{" + ", ".join(f"'{k}': {k}" for k in kw) + "}")
 
 
-def _compile_entry(op, name, label, lines, args, req, ret, call=None, **names):
+def _compile_entry(op, name, label, lines, args, req, ret, call=None, interpose_at=1,
+                   **names):
     """Finish an entry whose ``lines`` leave the kernel's result in ``res``: wrap it as
     the output ``o`` (a view of ``args[0]`` for a view op), record when ``req`` and grad
     mode allow, return ``ret``.  ``names`` are extra globals of the code.  Compiled on its
     first call (NOTE [lazy generated code]).  ``call``: how interposers call it again
-    (``_interpose_lines``'s arguments); by default its own parameters."""
+    (``_interpose_lines``'s arguments); by default its own parameters.  ``interpose_at``:
+    the line the interposition test goes before (after the branches to a general path
+    that dispatches another op, e.g. ``add`` with ``alpha``, which interposes itself)."""
     params = lines[0][len(f"def {name}("):-len("):")]
     if call is None:
         call = _call_of(params)
 
     def build():
-        body = lines[:1] + _interpose_lines(*call) + lines[1:] + _TENSOR_INIT
+        body = (lines[:interpose_at] + _interpose_lines(*call) + lines[interpose_at:]
+                + _TENSOR_INIT)
         if op.is_view:
             body.append(f"    _set_view(op, {args}, o)")
         body += _entry_tail(op, args, req, ret)
@@ -245,7 +249,7 @@ def make_binary_function(op, name, params, slow_when, general):
              "    x0 = input",
              "    x1 = other"] + _binary_lines(op, slow)
     return _register(_compile_entry(op, name, f"entry graphgrad.{name} of {op.name}", lines,
-                                    "(x0, x1)", "req", "o", general=general,
+                                    "(x0, x1)", "req", "o", interpose_at=3, general=general,
                                     **_binary_names(op)),
                      "function", op, general)
 

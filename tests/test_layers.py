@@ -32,10 +32,14 @@ LAYERS = [
     ("graphgrad.ops.api", 5),         # public functions and Tensor methods
     # tools, written with the public API
     ("graphgrad.autograd.function", 6),
+    ("graphgrad.autograd._function_forward_ad", 6),
     ("graphgrad.autograd.forward_ad", 6),
     ("graphgrad.autograd.functional", 6),
     ("graphgrad.autograd.gradcheck", 6),
     ("graphgrad.autograd.profiler", 6),
+    ("graphgrad.autograd._profiler_events", 6),
+    ("graphgrad.autograd._profiler_record", 6),
+    ("graphgrad.autograd._profiler_trace", 6),
     ("graphgrad.autograd.profiler_util", 6),
     ("graphgrad.profiler", 6),
     ("graphgrad.autograd.variable", 6),

@@ -5,7 +5,7 @@ ops/kernels/median.py, public functions in ops/api/median.py.
 """
 from __future__ import annotations
 
-from .reductions import _even_backward, _even_jvp, _select_backward, _select_jvp
+from ._reduction_rules import _even_backward, _even_jvp, _select_backward, _select_jvp
 from ..registry import defop
 from ..kernels.median import _dim_kernel, _whole_kernel
 

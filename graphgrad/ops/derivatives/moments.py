@@ -6,7 +6,7 @@ ops/kernels/moments.py, public functions in ops/api/moments.py.
 from __future__ import annotations
 
 from .. import formulas as F
-from .reductions import _safe_half_inv, _sum_dims, _var_jvp, _var_vjp
+from ._reduction_rules import _safe_half_inv, _sum_dims, _var_jvp, _var_vjp
 from ..registry import defop
 from ..kernels.moments import _kernel
 

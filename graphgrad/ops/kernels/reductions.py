@@ -264,3 +264,40 @@ def _sum_all(a):
     if a.__class__ is np.ndarray and (a.dtype == np.float64 or a.dtype == np.float32):
         return np.asarray(a.sum())  # (the general kernel's result, without its wrapper)
     return _sum_all_general(a)
+
+
+# ============================================================ prod / cumprod gradients
+# (NumPy paths of the rules in ops/derivatives/_reduction_rules.py, exact with zeros)
+def _prod_others_np(x, dim):
+    """prod over the group of every element except itself, in O(n) (exact with zeros)."""
+    a = x.reshape(-1) if dim is None else np.moveaxis(x, dim, -1)
+    ones = np.ones(a.shape[:-1] + (1,), a.dtype)
+    fwd = np.concatenate([ones, np.cumprod(a[..., :-1], axis=-1)], axis=-1)
+    rev = np.concatenate([np.cumprod(a[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    r = fwd * rev
+    return r.reshape(x.shape) if dim is None else np.moveaxis(r, -1, dim)
+
+
+def _cumprod_backward_np(g, x, y, d):
+    """O(n) exact gradient of cumprod along d (negative), with zeros in x.
+
+    As PyTorch's: before the first zero z1, reversed cumsum of g*y (over [0, z1) only) / x;
+    at z1, y[z1-1] * sum_{z1<=i<z2} g_i prod_{z1<j<=i} x_j (up to the second zero z2); 0
+    after it.  Limiting each sum to its segment keeps an inf or NaN after a zero out of
+    the entries it cannot reach."""
+    xm, ym, gm = np.moveaxis(x, d, -1), np.moveaxis(y, d, -1), np.moveaxis(g, d, -1)
+    n = xm.shape[-1]
+    j = np.arange(n)
+    c = np.cumsum(xm == 0, axis=-1)
+    before = c == 0                                            # [0, z1)
+    w = np.where(before, gm * np.conj(ym), 0)
+    part1 = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / np.conj(np.where(before, xm, 1))
+    seg = c == 1                                               # [z1, z2)
+    first = seg & (j == np.argmax(seg, axis=-1)[..., None])    # z1
+    cp = np.cumprod(np.where(seg & ~first, xm, 1), axis=-1)    # prod_{z1<j<=i} x_j
+    # (the masked gradient times the running product everywhere: an inf carried past the
+    # second zero gives 0 * inf = NaN, as in PyTorch)
+    s = np.sum(np.where(seg, gm, 0) * np.conj(cp), axis=-1, keepdims=True)
+    prev = np.concatenate([np.ones_like(ym[..., :1]), ym[..., :-1]], axis=-1)  # y[k-1]
+    part2 = np.where(first, np.conj(prev) * s, 0)
+    return np.asarray(np.moveaxis(np.where(before, part1, part2), -1, d), order="C")

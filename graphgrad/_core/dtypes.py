@@ -137,11 +137,15 @@ _NP_F16 = np.dtype(np.float16)
 _NP_F32 = np.dtype(np.float32)
 
 
+_NP_BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
 def astype(a, npd, copy=True):
-    """``a.astype(npd, copy=copy)`` as PyTorch converts: a float16 is made from a float,
-    so float64 values reach float16 through float32 (rounded twice; NumPy rounds once)."""
-    if npd == _NP_F16 and a.dtype.kind == "f" and a.dtype.itemsize == 8:
-        return a.astype(_NP_F32).astype(_NP_F16)
+    """``a.astype(npd, copy=copy)`` as PyTorch converts: a float16 or bfloat16 is made
+    from a float, so float64 values reach them through float32 (rounded twice; NumPy and
+    ml_dtypes round once, which differs where the float32 value lands on a tie)."""
+    if (npd == _NP_F16 or npd == _NP_BF16) and a.dtype.kind == "f" and a.dtype.itemsize == 8:
+        return a.astype(_NP_F32).astype(npd)
     return a.astype(npd, copy=copy)
 
 

@@ -7,6 +7,8 @@ PyTorch computes a half-precision op in float32 and rounds once; graphgrad must 
 where NumPy's float16 ufuncs would round after every step of a composite (sigmoid,
 softplus, layer_norm, softmax, the losses ...) and NumPy would promote bfloat16 with a
 Python number."""
+import math
+
 import numpy as np
 import pytest
 torch = pytest.importorskip("torch")
@@ -67,6 +69,19 @@ _LAST_BIT = {"silu": (0.001, 1), "layer_norm": (0.001, 1), "softmax_first": (0.0
              "gelu": (0.015, 2), "gelu_tanh": (0.006, 2)}
 
 
+def _torch_gelu_rounds_right(dtype):
+    """Where PyTorch's half gelu is the correctly rounded value.  PyTorch computes
+    0.5 x (1 + erf(x / sqrt 2)) in float32, which cancels for x < -2 (on this test's
+    data, by up to 6 float16 steps on some CPUs); graphgrad's erfc form does not cancel,
+    so those elements measure PyTorch's error, not graphgrad's."""
+    x = np.clip(_X, -4, 4).astype(np.float16 if dtype == "float16" else gg.bfloat16.np)
+    x = x.astype(np.float64)
+    exact = np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x.ravel()])
+    ours = _ordered_bits(exact.reshape(x.shape), dtype)
+    t = torch.nn.functional.gelu(torch.tensor(x).to(getattr(torch, dtype))).float()
+    return _ordered_bits(np.asarray(t.numpy()), dtype) == ours
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("name", list(_OPS))
 def test_large_half_tensors_give_pytorchs_bits(name, dtype):
@@ -77,6 +92,8 @@ def test_large_half_tensors_give_pytorchs_bits(name, dtype):
         assert str(r.dtype).endswith(dtype)
         got.append(_ordered_bits(np.asarray(r.float().numpy()), dtype))
     steps = np.abs(got[0] - got[1])
+    if name == "gelu":
+        steps = steps[_torch_gelu_rounds_right(dtype)]
     share, most = _LAST_BIT.get(name, (0.0, 0))
     assert steps.max(initial=0) <= most and (steps > 0).mean() <= share, \
         f"{name} on {dtype}: {(steps > 0).mean():.2%} of elements differ from PyTorch's, " \

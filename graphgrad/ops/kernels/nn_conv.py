@@ -105,13 +105,10 @@ def _conv_backward_input_kernel(g, w, input_sizes, stride, padding, dilation, gr
     return col2im(g, w, input_sizes, stride, padding, dilation, groups)
 
 
-def col2im(g, w, input_sizes, stride, padding, dilation, groups, acc_dtype=None):
+def col2im(g, w, input_sizes, stride, padding, dilation, groups):
     """The transposed convolution of ``g`` (the input gradient of a convolution, and
     conv_transpose's forward): one matmul to columns, then the columns are added back onto
-    the (padded, ``padding`` as (lo, hi) pairs) input positions they were read from.
-    ``acc_dtype``: the columns are rounded to it and added up in it, offset by offset, as
-    PyTorch's float16 transposed convolution (gemm into half-precision columns, then col2im
-    in half precision) does."""
+    the (padded, ``padding`` as (lo, hi) pairs) input positions they were read from."""
     k = len(stride)
     input_sizes = tuple(input_sizes[len(input_sizes) - k - 2:])
     n, c = input_sizes[0], input_sizes[1]
@@ -126,8 +123,6 @@ def col2im(g, w, input_sizes, stride, padding, dilation, groups, acc_dtype=None)
                                          + (1, groups, og, cg * _prod(w_sp)))
     # columns (*L, N, G, K, out) = (*L, N, C, *ksz, *out): per sample, W^T @ g
     cols = np.matmul(np.swapaxes(wm, -1, -2), gm)
-    if acc_dtype is not None:
-        cols = cols.astype(acc_dtype)
     lead = cols.shape[:-4]
     cols = cols.reshape(lead + (n, c) + w_sp + out_sp)
     sp = tuple(s + lo + hi for s, (lo, hi) in zip(in_sp, padding))

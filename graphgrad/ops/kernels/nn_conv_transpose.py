@@ -12,21 +12,15 @@ from ..._core.opmath import half_in_float32
 from .nn_conv import _conv_out_sizes, _pad_spatial, _prod, _windows, col2im
 
 
-def _col2im(x, w, output_sizes, stride, padding, dilation, groups, acc_dtype=None):
+def _col2im(x, w, output_sizes, stride, padding, dilation, groups):
     """conv_transpose's forward: the convolution's col2im with symmetric padding."""
-    return col2im(x, w, output_sizes, stride, [(p, p) for p in padding], dilation, groups,
-                  acc_dtype)
+    return col2im(x, w, output_sizes, stride, [(p, p) for p in padding], dilation, groups)
 
 
-@half_in_float32(float16=False)   # (bfloat16: in float32, one rounding; float16: below)
+@half_in_float32   # (half precision: in float32, one rounding; docs/differences.md)
 def _conv_transpose_kernel(x, w, b, output_sizes, stride, padding, dilation, groups):
     k = len(stride)
-    if x.dtype == np.float16:
-        f = np.float32
-        out = _col2im(x.astype(f), w.astype(f), output_sizes, stride, padding, dilation, groups,
-                      np.float16)
-    else:
-        out = _col2im(x, w, output_sizes, stride, padding, dilation, groups)
+    out = _col2im(x, w, output_sizes, stride, padding, dilation, groups)
     if b is not None:
         out += b.reshape((b.shape[-1],) + (1,) * k)
     return out

@@ -92,8 +92,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     else:
         d = dtype or _infer_dtype(data)
         try:
-            arr = np.array(_unwrap_nested(data), dtype=np.float64 if d is _dtype.float16
-                           else d.np)
+            arr = np.array(_unwrap_nested(data), dtype=np.float64
+                           if d is _dtype.float16 or d is _dtype.bfloat16 else d.np)
             arr = _dtype.astype(arr, d.np, copy=False)
         except ValueError as e:
             raise ValueError(f"tensor(): could not build a tensor from the data ({e})") from None

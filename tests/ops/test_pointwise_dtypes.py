@@ -168,17 +168,24 @@ def test_bfloat16_mse_loss_rounds_as_pytorch(reduction):
     run_both(prog)
 
 
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
 @pytest.mark.parametrize("how", [".to", ".half", "tensor(ndarray)", "tensor(list)",
                                  "as_tensor", "tensor(tensor)"])
-def test_float64_to_float16_rounds_through_float32(how):
-    """PyTorch makes a float16 from a float64 through float32 (two roundings): values
-    halfway between two float16 after the first rounding end as PyTorch's."""
+def test_float64_to_float16_rounds_through_float32(how, half):
+    """PyTorch makes a float16 or bfloat16 from a float64 through float32 (two roundings):
+    values halfway between two half values after the first rounding end as PyTorch's.
+    The bfloat16 data leads with values just above such a tie (1 + 2^-8 + 2^-30 is 1.0
+    through float32, 1 + 2^-7 in one rounding)."""
     import numpy as np
     values = np.random.default_rng(1).standard_normal(200000) * 3
+    if half == "bfloat16":
+        ties = (1 + 2.0 ** -8) * 2.0 ** np.arange(-20, 20)
+        values = np.concatenate([ties * (1 + 2.0 ** -30), -ties * (1 + 2.0 ** -31), values])
 
     def prog(lib):
-        f16 = lib.float16
-        t = {".to": lambda: lib.tensor(values).to(f16), ".half": lambda: lib.tensor(values).half(),
+        f16 = getattr(lib, half)
+        t = {".to": lambda: lib.tensor(values).to(f16),
+             ".half": lambda: getattr(lib.tensor(values), half)(),
              "tensor(ndarray)": lambda: lib.tensor(values, dtype=f16),
              "tensor(list)": lambda: lib.tensor(values[:20000].tolist(), dtype=f16),
              "as_tensor": lambda: lib.as_tensor(values, dtype=f16),

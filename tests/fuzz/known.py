@@ -114,6 +114,13 @@ KNOWN = [
      lambda p, m: p.dtype == "complex128" and _uses(p, "@view:real", "@view:imag")
      and m.kind == "nan-pattern" and m.phase in ("grad", "gradgrad") and _arrays(m)
      and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
+    ("elu-nan-derivative", DELIBERATE,
+     "elu's derivative at a NaN input is NaN in graphgrad, as PyTorch's vectorised loop "
+     "gives on every CPU; PyTorch's scalar loop (tensors shorter than a vector, and the "
+     "tail past the last full vector, so which elements depends on the CPU) passes the "
+     "gradient or tangent through unchanged (seeds 701672, 701954)",
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "elu")
+     and _ours_nan_where_torch_not(m)),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
      "itself, so an in-place op on the result changes x's tangent too (a PyTorch bug); "

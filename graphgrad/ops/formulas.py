@@ -192,7 +192,8 @@ def sum_to(grad, sizes, out_ndim=None):
     elif len(axes) == lead:
         # only leading dims summed away (a bias): the sum already has the shape, and is a
         # fresh array rather than a view of one, so AccumulateGrad takes it without a copy
-        return grad.sum(axis=tuple(axes))
+        r = grad.sum(axis=tuple(axes))
+        return r if sizes or nb else np.asarray(r)   # (a sum of every dim is a NumPy scalar)
     else:
         r = grad.sum(axis=tuple(axes), keepdims=True)
     return reshape(r, gs[:nb] + tuple(sizes))

@@ -707,3 +707,23 @@ def test_setitem_with_a_0d_integer_tensor_key_writes_through_the_row():
         y.sum().backward()
         return g, y, x.grad
     run_both(prog)
+
+
+def test_double_backward_into_a_view_of_a_0d_result():
+    """A 0-d gradient summed back through expand (ExpandBackward0 of a full sum's backward)
+    was a NumPy scalar, which a later view node (a reshape of the 0-d tensor, written in
+    place) could not view: graphgrad raised "view size is not compatible" in the double
+    backward, PyTorch computes it (fuzz seed 713958)."""
+    def prog(T):
+        x1 = T.tensor([0.57, 1.48, -0.79], dtype=T.float64, requires_grad=True)
+        x2 = T.tensor([[-0.61, -1.36, -0.003, -0.62], [0.19, 0.41, 0.19, -0.05],
+                       [-0.79, 0.68, -0.28, -0.84]], dtype=T.float64, requires_grad=True)
+        x6 = T.tensor([-0.175], dtype=T.float64, requires_grad=True)
+        v4 = (x1 @ x2).mean(0)
+        w5 = v4.reshape(-1)
+        w5.mul_(x6)
+        c7 = w5.clone()
+        c7.hypot_(v4)
+        gs = T.autograd.grad(c7.sum(), [x1, x2, x6], create_graph=True)
+        return list(T.autograd.grad(sum(g.sum() for g in gs), [x1, x2, x6]))
+    run_both(prog)

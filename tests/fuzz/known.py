@@ -62,9 +62,13 @@ KNOWN = [
      "complex pow at a zero or NaN base: 0 ** z with Re z < 0 is nan+nanj (PyTorch inf+nanj), "
      "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's (the C "
      "library's cpow, exp(z log x)) give different special values there, and graphgrad "
-     "computes with NumPy's; a mask over such values then selects other elements (212991)",
-     lambda p, m: m.kind == "nan-pattern" and m.phase == "forward" and p.dtype == "complex128"
-     and _uses(p, *_POW)),
+     "computes with NumPy's; a mask over such values then selects other elements, and "
+     "so other gradients and tangents (212991, 722763)",
+     lambda p, m: p.dtype == "complex128" and _uses(p, *_POW) and (
+         (m.kind == "nan-pattern" and m.phase == "forward")
+         # the mask's choice then reaches the gradients and tangents (722763)
+         or (m.kind in _NUMERIC and m.phase in ("grad", "jvp")
+             and _uses(p, "where", "masked_fill", "getitem-mask")))),
     ("cumprod-nonfinite", DELIBERATE,
      "cumprod's double backward and tangent with an infinite element and a zero in the "
      "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN; the "
@@ -101,10 +105,14 @@ KNOWN = [
      "follows each formula's order of operations: vector_norm's double backward at a zero "
      "row (109854), norm of log10's double backward (205484), a norm's tangent at 0 "
      "(518589), the -inf-norm's double backward at a NaN entry (416326). PyTorch's internal 'Tensor must have a last dimension with stride "
-     "1' for view_as_real of a gradient laid out otherwise (117439)",
+     "1' for view_as_real of a gradient laid out otherwise (117439). A 1-norm's double "
+     "backward at an infinite entry: 0 from PyTorch's sgn ZeroTensor, NaN (0 * inf) in "
+     "graphgrad, as sgn-zerotensor (722856). sqrt's tangent at an exact 0 made by a matmul "
+     "of zeros: the infinity's sign is the zero's, which follows the order of the tangent's "
+     "products (721170)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 518589,
-                             519919, 700083, 416326)),
+                             519919, 700083, 416326, 722856, 721170)),
     ("real-view-write-inf-grad", DELIBERATE,
      "an in-place write into the real (or imaginary) view of a complex tensor, with an "
      "infinite gradient reaching that view's region: the written part's derivative is 0 "

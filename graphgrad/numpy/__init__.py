@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as _np
 
 from . import fft, linalg, random  # noqa: F401
+from ._composite import *  # noqa: F401,F403
+from ._composite import __all__ as _composite_all
 from ._core import nondifferentiable as _nondifferentiable
 from ._core import numpy_only as _numpy_only
 from ._products import *  # noqa: F401,F403
@@ -47,7 +49,8 @@ NONDIFFERENTIABLE = (
 for _n in NONDIFFERENTIABLE:
     globals()[_n] = _nondifferentiable(getattr(_np, _n))
 
-COVERED = tuple(sorted(set(_products_all + _reductions_all + _shape_all + _ufuncs_all)))
+COVERED = tuple(sorted(set(_products_all + _reductions_all + _shape_all + _ufuncs_all +
+                          _composite_all)))
 __all__ = list(COVERED) + list(NONDIFFERENTIABLE) + ["fft", "linalg", "random"]
 
 

@@ -111,14 +111,22 @@ def tensors(dtype, *args):
     return [tensor(a, dtype) for a in args]
 
 
-def cast_args(np_func, *args, **kwargs):
+def cast_args(np_func, *args, keep_scalars=False, **kwargs):
     """The NumPy result dtype of ``np_func`` on ``args``, and the arguments ready for the
     graphgrad op: Tensors and arrays as Tensors of the dtype the computation runs in
     (that dtype when it is inexact, else NumPy's common dtype), Python scalars as they are."""
     dt = result_dtype(np_func, *args, **kwargs)
     work = dt if dt.kind in "fc" else _np.result_type(*[_standin(a) for a in args])
-    out = [tensor(a, work) for a in args]
+    if work.kind == "f" and any(np_dtype(a).kind == "c" for a in args):
+        work = complex_of(work)   # (abs, angle of complex inputs: computed on them)
+    out = [a if keep_scalars and isinstance(a, (bool, int, float, complex)) else tensor(a, work)
+           for a in args]
     return dt, out
+
+
+def complex_of(dt):
+    """The complex dtype holding the real dtype ``dt`` (float32 -> complex64)."""
+    return _np.result_type(dt, _np.complex64)
 
 
 def as_result(t, dt):

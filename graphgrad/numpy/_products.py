@@ -101,14 +101,14 @@ def tensordot(a, b, axes=2):
 
 
 def einsum(*operands, out=None, optimize=False, **kwargs):
-    """NumPy's ``einsum`` with a subscripts string (``'ij,jk->ik'``, ``...`` broadcasting);
-    the interleaved form (``einsum(a, [0, 1], b, [1, 2])``) is NumPy-only."""
+    """NumPy's ``einsum``: a subscripts string (``'ij,jk->ik'``, ``...`` broadcasting) or
+    the interleaved form (``einsum(a, [0, 1], b, [1, 2], [0, 2])``)."""
     if not has_tensor(*operands):
         return _np.einsum(*operands, out=out, optimize=optimize, **kwargs)
-    if not isinstance(operands[0], str):
-        raise NotImplementedError("graphgrad.numpy.einsum: only the subscripts-string form is "
-                                  "supported on graphgrad Tensors")
-    subs, ops = operands[0], operands[1:]
+    if isinstance(operands[0], str):
+        subs, ops = operands[0], operands[1:]
+    else:
+        subs, ops = _sublist_subscripts(operands)
     with numpy_errors("einsum"):
         dt = result_dtype(lambda *xs: _np.einsum(",".join("" for _ in xs), *xs), *ops)
         ts = [tensor(o, dt) for o in ops]
@@ -120,6 +120,28 @@ def einsum(*operands, out=None, optimize=False, **kwargs):
 
 
 einsum.__wrapped_numpy__ = _np.einsum
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist_subscripts(operands):
+    """``(a, [0, 1], b, [1, 2][, out])`` -> ``("ab,bc->ac", (a, b))``."""
+    def letters(sub):
+        out = ""
+        for s in sub:
+            if s is Ellipsis:
+                out += "..."
+            elif isinstance(s, (int, _np.integer)) and 0 <= s < len(_LETTERS):
+                out += _LETTERS[int(s)]
+            else:
+                raise ValueError("subscript is not within the valid range [0, 52)")
+        return out
+    ops = operands[0::2][:len(operands) // 2]
+    subs = [letters(s) for s in operands[1::2]]
+    spec = ",".join(subs)
+    if len(operands) % 2:
+        spec += "->" + letters(operands[-1])
+    return spec, ops
 
 
 @on_tensors(_np.kron)

@@ -9,7 +9,7 @@ import numpy as _np
 
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
-from ._core import axes, on_tensors, result_dtype, tensor
+from ._core import axes, complex_of, on_tensors, result_dtype, tensor
 from ._shape import concatenate
 
 __all__ = ["sum", "mean", "var", "std", "max", "min", "amax", "amin", "prod", "cumsum",
@@ -28,7 +28,8 @@ def _prep(np_func, a, dtype, **kw):
     t = tensor(a)
     extra = {"dtype": dtype} if dtype is not None else {}
     dt = result_dtype(lambda z: np_func(_np.atleast_1d(z), **extra, **kw), t)
-    return tensor(t, dt), dt
+    work = complex_of(dt) if t._data.dtype.kind == "c" and dt.kind == "f" else dt
+    return tensor(t, work), dt
 
 
 def _reduce(fn, t, axis, keepdims):

@@ -50,7 +50,7 @@ def _unary(name, body):
     return fn
 
 
-def _binary(name, body):
+def _binary(name, body, keep_scalars=False):
     npf = getattr(_np, name)
 
     def fn(x1, x2, /, *args, **kwargs):
@@ -63,7 +63,7 @@ def _binary(name, body):
         with numpy_errors(name):
             _broadcast_check(name, x1, x2)
             extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
-            dt, (a, b) = cast_args(npf, x1, x2, **extra)
+            dt, (a, b) = cast_args(npf, x1, x2, keep_scalars=keep_scalars, **extra)
             return as_result(body(a, b), dt)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"NumPy's ``{name}``; differentiable on graphgrad Tensors."
@@ -182,9 +182,7 @@ _alias("mod", "remainder")
 
 
 def _pow(a, b):
-    if isinstance(a, (int, float, complex)):
-        return _G["pow"](a, b)
-    return a ** b
+    return a ** b if isinstance(a, Tensor) else _G["pow"](a, b)
 
 
 def _power_checked(a, b):
@@ -195,8 +193,8 @@ def _power_checked(a, b):
     return _pow(a, b)
 
 
-_binary("power", _power_checked)
-_binary("float_power", _pow)
+_binary("power", _power_checked, keep_scalars=True)
+_binary("float_power", _pow, keep_scalars=True)
 
 
 def _fmax(a, b):

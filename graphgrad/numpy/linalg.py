@@ -11,7 +11,7 @@ import numpy as _np
 from .. import linalg as _gl
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
-from ._core import axes, numpy_only, on_tensors, result_dtype, tensor
+from ._core import axes, complex_of, numpy_only, on_tensors, result_dtype, tensor
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "qr",
            "norm", "matrix_power", "pinv", "LinAlgError"]
@@ -28,9 +28,27 @@ def _square(name, t):
 
 
 def _float(np_func, a):
+    """``a`` as a Tensor in the dtype NumPy computes ``np_func`` in (ints to float64; a
+    complex input stays complex where the result is real, as ``norm``'s)."""
     t = tensor(a)
     dt = result_dtype(lambda x: np_func(_np.eye(2, dtype=_np.result_type(x))), t)
+    if t._data.dtype.kind == "c" and dt.kind == "f":
+        dt = complex_of(dt)
     return tensor(t, dt)
+
+
+def _hermitian_from(t, UPLO):
+    """The Hermitian matrix NumPy's ``eigh``/``cholesky`` read: the ``UPLO`` triangle of
+    ``t`` mirrored, so that the other triangle gets no gradient (as in NumPy, which never
+    reads it) rather than PyTorch's symmetric one."""
+    tri, strict = (_G["tril"](t), _G["tril"](t, -1)) if UPLO == "L" else \
+        (_G["triu"](t), _G["triu"](t, 1))
+    mirrored = strict.transpose(-1, -2)
+    if t._data.dtype.kind == "c":
+        mirrored = _G["conj"](mirrored)
+        diag = _G["diagonal"](tri, 0, -2, -1)
+        tri = tri - _G["diag_embed"](diag - _G["real"](diag).to(t.dtype))
+    return tri + mirrored
 
 
 @on_tensors(_np.linalg.inv)
@@ -80,7 +98,7 @@ def solve(a, b):
 def cholesky(a, /, *, upper=False):
     t = _float(_np.linalg.cholesky, a)
     _square("cholesky", t)
-    return _gl.cholesky(t, upper=upper)
+    return _gl.cholesky(_hermitian_from(t, "U" if upper else "L"), upper=upper)
 
 
 @on_tensors(_np.linalg.eigh)
@@ -89,14 +107,16 @@ def eigh(a, UPLO="L"):
     _square("eigh", t)
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    return _gl.eigh(t, UPLO=UPLO)
+    return _gl.eigh(_hermitian_from(t, UPLO), UPLO=UPLO)
 
 
 @on_tensors(_np.linalg.eigvalsh)
 def eigvalsh(a, UPLO="L"):
     t = _float(_np.linalg.eigvalsh, a)
     _square("eigvalsh", t)
-    return _gl.eigvalsh(t, UPLO=UPLO)
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return _gl.eigvalsh(_hermitian_from(t, UPLO), UPLO=UPLO)
 
 
 @on_tensors(_np.linalg.svd)

@@ -141,8 +141,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 class _Joiner:
     """``r_[...]``/``c_[...]``: NumPy's for NumPy data; with Tensors, items (arrays, scalars,
-    lists) joined along the first axis (``r_``) or as columns (``c_``) -- slices and string
-    directives are NumPy-only."""
+    lists, slices as NumPy's ranges) joined along the first axis (``r_``) or as columns
+    (``c_``) -- string directives are NumPy-only."""
 
     def __init__(self, name, np_obj):
         self.name, self.np_obj = name, np_obj
@@ -151,10 +151,10 @@ class _Joiner:
         items = key if isinstance(key, tuple) else (key,)
         if not has_tensor(*items):
             return self.np_obj[key]
-        if any(isinstance(i, (slice, str)) for i in items):
-            raise NotImplementedError(f"graphgrad.numpy.{self.name}: slices and string "
-                                      "directives are not supported with graphgrad Tensors")
-        ts = [tensor(i) for i in items]
+        if any(isinstance(i, str) for i in items):
+            raise NotImplementedError(f"graphgrad.numpy.{self.name}: string directives are "
+                                      "not supported with graphgrad Tensors")
+        ts = [tensor(self.np_obj[i] if isinstance(i, slice) else i) for i in items]
         if self.name == "r_":
             return concatenate([atleast_1d(t) for t in ts], 0)
         cols = []

@@ -10,7 +10,7 @@ import numpy as _np
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
 from ._core import axes, complex_of, on_tensors, result_dtype, tensor
-from ._shape import concatenate
+from ._shape import concatenate, take_along_axis
 
 __all__ = ["sum", "mean", "var", "std", "max", "min", "amax", "amin", "prod", "cumsum",
            "cumprod", "average", "sort", "diff", "ptp", "nansum"]
@@ -34,8 +34,8 @@ def _prep(np_func, a, dtype, **kw):
 
 def _reduce(fn, t, axis, keepdims):
     dims = axes(axis, t.ndim)
-    if not dims:
-        return t * 1 if axis is None else t.clone()
+    if not dims:   # (0-d, or axis=()): each element reduced alone -- var 0, sum itself
+        return fn(t.unsqueeze(-1), (t.ndim,), False)
     return fn(t, dims, keepdims)
 
 
@@ -92,9 +92,27 @@ def _extreme(name, np_func, gg_name, ufunc_name):
                              "no identity")
         if not dims:
             return t.clone()
+        if t._data.dtype.kind == "c":
+            return _complex_extreme(name, t, dims, keepdims, gg_name == "amax")
         return _G[gg_name](t, dims, keepdim=keepdims)
     fn.__name__ = fn.__qualname__ = name
     return fn
+
+
+def _complex_extreme(name, t, dims, keepdims, is_max):
+    """NumPy orders complex numbers lexicographically (real part, then imaginary): the
+    element it picks (from the data) is taken, and gets the gradient."""
+    if len(dims) == t.ndim and t.ndim > 1:
+        flat = _complex_extreme(name, t.reshape(-1), (0,), False, is_max)
+        return flat.reshape((1,) * t.ndim) if keepdims else flat
+    if len(dims) != 1:
+        raise NotImplementedError(f"graphgrad.numpy.{name}: complex input reduced over several "
+                                  "axes is not supported on graphgrad Tensors")
+    d = dims[0]
+    pick = _np.argmax if is_max else _np.argmin
+    idx = pick(t.detach()._data, axis=d, keepdims=True)
+    out = take_along_axis(t, idx, d)
+    return out if keepdims else out.squeeze(d)
 
 
 amax = _extreme("amax", _np.amax, "amax", "maximum")

@@ -49,6 +49,9 @@ SAMPLES = [
     ("nansum", lambda np_, x: np_.nansum(x, axis=0), A, None),
     ("sum_list", lambda np_, x: np_.sum([x[0], x[1]], axis=0), A, None),
     ("mean_dtype", lambda np_, x: np_.mean(x, dtype=np.float64), A, None),
+    ("var_0d", lambda np_, x: np_.var(x[0, 0, 0]) + np_.std(x[0, 0, 0]), A, None),
+    ("var_empty_axes", lambda np_, x: np_.var(x, axis=()), A, None),
+    ("sum_0d", lambda np_, x: np_.sum(x[1, 1, 1]) * np_.mean(x[0, 1, 0]), A, None),
 ]
 
 
@@ -56,6 +59,15 @@ SAMPLES = [
 def test_reduction(name, f, x, tf):
     check_values(f, (x,))
     check_grads(f, (x,), np.random.default_rng(11), tf, torch)
+
+
+Z = R.standard_normal((3, 4)) + 1j * R.standard_normal((3, 4))
+
+
+@pytest.mark.parametrize("f", [lambda np_, z: np_.max(z), lambda np_, z: np_.min(z, axis=0),
+                               lambda np_, z: np_.amax(z, 1, keepdims=True)])
+def test_complex_max_min_order_lexicographically(f):
+    check_values(f, (Z,))
 
 
 def test_integer_dtypes_follow_numpy():

@@ -87,7 +87,9 @@ def tensor(x, dtype=None):
         from_list = _stack_nested(x)
         return tensor(from_list, dtype)
     arr = _np.asarray(x) if dtype is None else _np.asarray(x, dtype=dtype)
-    return _as_tensor(_np.array(arr))
+    if not (arr.flags.c_contiguous and arr.flags.writeable) or arr.dtype.kind not in "biufc":
+        arr = _np.array(arr)   # (a data array is used as it is: graphgrad never writes to it)
+    return _as_tensor(arr)
 
 
 def _stack_nested(items):

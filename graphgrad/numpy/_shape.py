@@ -60,6 +60,25 @@ def _reverse_dims(t):
     return t.permute(tuple(range(t.ndim - 1, -1, -1))) if t.ndim > 1 else t
 
 
+def _check_reshape(old, shape):
+    """NumPy's ValueErrors for a shape that does not hold the array's elements."""
+    n = 1
+    for s in old:
+        n *= s
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise ValueError("negative dimensions not allowed")
+            known *= s
+    if (n != known) if not unknown else (known == 0 or n % known):
+        raise ValueError(f"cannot reshape array of size {n} into shape "
+                         f"{tuple(shape)} (graphgrad.numpy.reshape)")
+
+
 @on_tensors(_np.reshape)
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     """``order='F'`` reshapes the reversed axes (Fortran order); 'A' is 'C' here."""
@@ -67,10 +86,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         shape = newshape
     t = tensor(a)
     shape = (shape,) if isinstance(shape, (int, _np.integer)) else tuple(shape)
-    try:
-        _np.broadcast_to(_np.empty((), _np.int8), t.shape).reshape(shape)
-    except ValueError as e:
-        raise ValueError(f"{e} (graphgrad.numpy.reshape of shape {tuple(t.shape)})") from None
+    _check_reshape(tuple(t.shape), shape)
     if order == "F":
         return _reverse_dims(_reverse_dims(t).reshape(shape[::-1]))
     return t.reshape(shape)

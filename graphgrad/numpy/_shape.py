@@ -65,14 +65,12 @@ def _check_reshape(old, shape):
     n = 1
     for s in old:
         n *= s
-    unknown = [i for i, s in enumerate(shape) if s == -1]
+    unknown = [i for i, s in enumerate(shape) if s < 0]   # (NumPy takes any negative)
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
     known = 1
     for s in shape:
-        if s != -1:
-            if s < 0:
-                raise ValueError("negative dimensions not allowed")
+        if s >= 0:
             known *= s
     if (n != known) if not unknown else (known == 0 or n % known):
         raise ValueError(f"cannot reshape array of size {n} into shape "
@@ -87,6 +85,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     t = tensor(a)
     shape = (shape,) if isinstance(shape, (int, _np.integer)) else tuple(shape)
     _check_reshape(tuple(t.shape), shape)
+    shape = tuple(-1 if s < 0 else s for s in shape)
     if order == "F":
         return _reverse_dims(_reverse_dims(t).reshape(shape[::-1]))
     return t.reshape(shape)

@@ -7,7 +7,7 @@ import numpy as _np
 
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
-from ._core import has_tensor, normalize_axis_index, on_tensors, result_dtype, tensor
+from ._core import data_of, has_tensor, normalize_axis_index, on_tensors, result_dtype, tensor
 from ._shape import atleast_1d, concatenate, moveaxis, take_along_axis
 
 __all__ = ["linspace", "nan_to_num", "select", "real_if_close", "partition", "gradient",
@@ -87,7 +87,7 @@ def real_if_close(a, tol=100):
     if t._data.dtype.kind != "c":
         return t
     eps = _np.finfo(t._data.dtype).eps
-    if _np.all(_np.abs(t.detach()._data.imag) < (tol * eps if tol > 1 else tol)):
+    if _np.all(_np.abs(data_of(t).imag) < (tol * eps if tol > 1 else tol)):
         return _G["real"](t)
     return t
 
@@ -98,7 +98,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     t = tensor(a)
     if axis is None:
         t, axis = t.reshape(-1), 0
-    idx = _np.argpartition(t.detach()._data, kth, axis=axis)
+    idx = _np.argpartition(data_of(t), kth, axis=axis)
     return take_along_axis(t, idx, axis)
 
 

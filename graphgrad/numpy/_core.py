@@ -160,7 +160,8 @@ class numpy_errors:
         return self
 
     def __exit__(self, tp, exc, tb):
-        if tp is None or tp is NotImplementedError or not issubclass(tp, RuntimeError):
+        if tp is None or tp is NotImplementedError or not issubclass(tp, RuntimeError) or \
+                str(exc).startswith("vmap:"):
             return False
         msg = f"graphgrad.numpy.{self.name}: {exc}"
         if issubclass(tp, _gg_linalg.LinAlgError):
@@ -201,9 +202,16 @@ def nondifferentiable(np_func):
     return fn
 
 
+def data_of(t):
+    """A Tensor's values as an ndarray, for the data-dependent parts (indices, masks): under
+    vmap this raises vmap's RuntimeError (data-dependent control flow) instead of reading
+    one example's data."""
+    return t.detach().numpy()
+
+
 def _detached(x):
     if isinstance(x, Tensor):
-        return x.detach()._data
+        return data_of(x)
     if isinstance(x, (list, tuple)) and has_tensor(x):
         return type(x)(_detached(i) for i in x) if isinstance(x, tuple) else \
             [_detached(i) for i in x]

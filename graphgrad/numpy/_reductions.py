@@ -9,7 +9,7 @@ import numpy as _np
 
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
-from ._core import axes, complex_of, on_tensors, result_dtype, tensor
+from ._core import axes, complex_of, data_of, on_tensors, result_dtype, tensor
 from ._shape import concatenate, take_along_axis
 
 __all__ = ["sum", "mean", "var", "std", "max", "min", "amax", "amin", "prod", "cumsum",
@@ -110,7 +110,7 @@ def _complex_extreme(name, t, dims, keepdims, is_max):
                                   "axes is not supported on graphgrad Tensors")
     d = dims[0]
     pick = _np.argmax if is_max else _np.argmin
-    idx = pick(t.detach()._data, axis=d, keepdims=True)
+    idx = pick(data_of(t), axis=d, keepdims=True)
     out = take_along_axis(t, idx, d)
     return out if keepdims else out.squeeze(d)
 

@@ -11,7 +11,7 @@ from .._tensor.tensor import Tensor
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
 from ..nn.functional import pad as _f_pad
-from ._core import axes, has_tensor, normalize_axis_index, numpy_errors, on_tensors, \
+from ._core import axes, data_of, has_tensor, normalize_axis_index, numpy_errors, on_tensors, \
     result_dtype, tensor
 
 __all__ = ["array", "asarray", "copy", "reshape", "ravel", "transpose", "swapaxes",
@@ -449,7 +449,7 @@ def tril(m, k=0):
 @on_tensors(_np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
     t = tensor(a)
-    idx = _np.asarray(indices.detach()._data if isinstance(indices, Tensor) else indices)
+    idx = _np.asarray(data_of(indices) if isinstance(indices, Tensor) else indices)
     if axis is None:
         t, axis = t.reshape(-1), 0
     ax = normalize_axis_index(axis, t.ndim)
@@ -468,7 +468,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
 @on_tensors(_np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     t = tensor(arr)
-    idx = indices.detach()._data if isinstance(indices, Tensor) else _np.asarray(indices)
+    idx = data_of(indices) if isinstance(indices, Tensor) else _np.asarray(indices)
     if axis is None:
         t, axis = t.reshape(-1), 0
     ax = normalize_axis_index(axis, t.ndim)

@@ -12,8 +12,8 @@ import numpy as _np
 from .._tensor.tensor import Tensor
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
-from ._core import as_result, cast_args, has_tensor, numpy_errors, on_tensors, result_dtype, \
-    tensor
+from ._core import as_result, cast_args, data_of, has_tensor, numpy_errors, on_tensors, \
+    result_dtype, tensor
 
 __all__ = []
 
@@ -187,7 +187,7 @@ def _pow(a, b):
 
 def _power_checked(a, b):
     if isinstance(a, Tensor) and a._data.dtype.kind in "iu":
-        exps = b if not isinstance(b, Tensor) else b.detach()._data
+        exps = b if not isinstance(b, Tensor) else data_of(b)
         if _np.any(_np.asarray(exps) < 0):
             raise ValueError("Integers to negative integer powers are not allowed.")
     return _pow(a, b)
@@ -231,7 +231,7 @@ def where(condition, *xy):
     if not has_tensor(condition, *xy):
         return _np.where(condition, *xy)
     if not xy:
-        return _np.nonzero(tensor(condition).detach()._data)
+        return _np.nonzero(data_of(tensor(condition)))
     x, y = xy
     with numpy_errors("where"):
         _broadcast_check("where", condition, x, y)

@@ -11,7 +11,7 @@ import numpy as _np
 from .. import linalg as _gl
 from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
 from ..ops.registry import PUBLIC as _G
-from ._core import axes, complex_of, numpy_only, on_tensors, result_dtype, tensor
+from ._core import axes, complex_of, data_of, numpy_only, on_tensors, result_dtype, tensor
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "qr",
            "norm", "matrix_power", "pinv", "LinAlgError"]
@@ -168,8 +168,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     cut = rtol if rtol is not None else rcond
     if cut is None:
         cut = max(t.shape[-2:]) * _np.finfo(t._data.dtype).eps
-    smax = s.detach()._data.max(axis=-1, keepdims=True) if s.numel() else 0
-    keep = tensor(s.detach()._data > cut * smax)
+    smax = data_of(s).max(axis=-1, keepdims=True) if s.numel() else 0
+    keep = tensor(data_of(s) > cut * smax)
     sinv = _G["where"](keep, 1 / _G["where"](keep, s, 1.0), 0.0)
     return _G["matmul"](vh.transpose(-1, -2).conj() * sinv.unsqueeze(-2),
                         u.transpose(-1, -2).conj())

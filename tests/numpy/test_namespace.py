@@ -90,3 +90,12 @@ def test_second_order_through_reductions_and_linalg():
     np.testing.assert_allclose(gg, (grad(nll)(np.array(0.3 + eps)) -
                                     grad(nll)(np.array(0.3 - eps))) / (2 * eps), rtol=1e-6)
     assert type(g) is np.ndarray and g.shape == ()
+
+
+def test_data_dependent_functions_refuse_batched_values_under_vmap():
+    """They read a Tensor's values (indices, masks): under vmap that is vmap's
+    RuntimeError, as ``.numpy()`` of a batched value, never one example's data."""
+    for f in (lambda v: gnp.partition(v, 1), lambda v: gnp.argmax(v),
+              lambda v: gnp.take(v, gnp.argsort(v))):
+        with pytest.raises(RuntimeError, match="vmap"):
+            vmap(f)(graphgrad.tensor(X))

@@ -95,6 +95,7 @@ def check_grads(f, args, rng, torch_f=None, torch=None):
     lhs = sum(float(np.sum(as_np(v) * t)) for v, t in zip(vjps, tangents))
     rhs = sum(float(np.sum(c * n)) for c, n in zip(cots, numeric))
     assert abs(lhs - rhs) <= 1e-5 * (1 + abs(rhs)), (lhs, rhs)
+    _check_second_order(g, primals, cots, tangents)
     if torch_f is not None:
         tp = [torch.tensor(args[i], requires_grad=True) for i in idx]
         tfull = [torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -107,3 +108,20 @@ def check_grads(f, args, rng, torch_f=None, torch=None):
         for ours, theirs in zip(vjps, tg):
             theirs = np.zeros(tuple(ours.shape)) if theirs is None else theirs.numpy()
             np.testing.assert_allclose(as_np(ours), theirs, rtol=1e-9, atol=1e-10)
+
+
+def _check_second_order(g, primals, cots, tangents):
+    """Forward-over-reverse: the JVP of ``x -> vjp(g, x)(u)`` along ``v`` equals the
+    central difference of that VJP (a Hessian-vector product for a scalar ``g``)."""
+    u = tuple(graphgrad.tensor(c) for c in cots)
+
+    def vjp_at(*xs):
+        return vjp(g, *xs)[1](u)
+
+    _, hv = jvp(vjp_at, tuple(primals), tuple(graphgrad.tensor(t) for t in tangents))
+    h = 1e-5
+    plus = vjp_at(*[p + h * graphgrad.tensor(t) for p, t in zip(primals, tangents)])
+    minus = vjp_at(*[p - h * graphgrad.tensor(t) for p, t in zip(primals, tangents)])
+    for got, a, b in zip(hv, plus, minus):
+        want = (as_np(a) - as_np(b)) / (2 * h)
+        np.testing.assert_allclose(as_np(got), want, rtol=1e-4, atol=1e-5)

@@ -9,7 +9,7 @@ import numpy as np
 
 import graphgrad
 import graphgrad.numpy as gnp
-from graphgrad.func import jvp, vjp
+from graphgrad.func import jvp, vjp, vmap
 
 EPS = 1e-6
 
@@ -125,3 +125,27 @@ def _check_second_order(g, primals, cots, tangents):
     for got, a, b in zip(hv, plus, minus):
         want = (as_np(a) - as_np(b)) / (2 * h)
         np.testing.assert_allclose(as_np(got), want, rtol=1e-4, atol=1e-5)
+
+
+def check_vmap(f, args):
+    """``vmap`` over a batch of two perturbed copies of the float64 arguments gives each
+    example's result (the functions run on BatchedTensors through the batching rules)."""
+    idx = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype == np.float64]
+    consts = tensors(args)
+    batches = [np.stack([args[i], args[i] * 0.9 + 0.05]) for i in idx]
+
+    def g(*xs):
+        full = list(consts)
+        for i, x in zip(idx, xs):
+            full[i] = x
+        return tuple(o for o in flat(f(gnp, *full)) if isinstance(o, graphgrad.Tensor))
+
+    got = vmap(g)(*[graphgrad.tensor(b) for b in batches])
+    for k in range(2):
+        full = list(args)
+        for i, b in zip(idx, batches):
+            full[i] = b[k]
+        want = [w for w in flat(f(gnp, *tensors(full))) if isinstance(w, graphgrad.Tensor)]
+        assert len(want) == len(got)
+        for gg, w in zip(got, want):
+            np.testing.assert_allclose(as_np(gg)[k], as_np(w), rtol=1e-12, atol=1e-12)

@@ -8,7 +8,7 @@ import pytest
 import graphgrad
 import graphgrad.numpy as gnp
 from tests.conftest import torch
-from tests.numpy._harness import check_grads, check_values
+from tests.numpy._harness import check_grads, check_values, check_vmap
 
 R = np.random.default_rng(40)
 S = R.standard_normal((3, 3)) + 3 * np.eye(3)
@@ -31,7 +31,7 @@ SAMPLES = [
     ("slogdet", lambda np_, x: np_.linalg.slogdet(x)[1], S,
      lambda t, x: t.linalg.slogdet(x)[1]),
     ("solve_vec", lambda np_, x: np_.linalg.solve(x, B3), S, None),
-    ("solve_mat", lambda np_, x: np_.linalg.solve(x, x[:, :2] + B32), S, None),
+    ("solve_mat", lambda np_, x: np_.linalg.solve(x, np_.add(x[:, :2], B32)), S, None),
     ("solve_batched", lambda np_, x: np_.linalg.solve(x, B32), SB, None),
     ("cholesky", lambda np_, x: np_.linalg.cholesky(_sym(x)), SPD,
      lambda t, x: t.linalg.cholesky(_sym(x))),
@@ -63,6 +63,8 @@ def test_linalg(name, f, x, tf):
     check_values(f, (x,)) if name not in ("pinv",) else \
         np.testing.assert_allclose(f(gnp, graphgrad.tensor(x)).numpy(), f(np, x), atol=1e-12)
     check_grads(f, (x,), np.random.default_rng(41), tf, torch)
+    if name != "pinv":   # (which singular values count is read from the data)
+        check_vmap(f, (x,))
 
 
 def test_errors_have_numpy_types():

@@ -8,7 +8,7 @@ import pytest
 import graphgrad
 import graphgrad.numpy as gnp
 from tests.conftest import torch
-from tests.numpy._harness import check_grads, check_values
+from tests.numpy._harness import check_grads, check_values, check_vmap
 
 R = np.random.default_rng(30)
 V3, W3 = R.standard_normal(3), R.standard_normal(3)
@@ -53,6 +53,7 @@ SAMPLES = [
 @pytest.mark.parametrize("name,f,x,y,tf", SAMPLES, ids=[s[0] for s in SAMPLES])
 def test_product(name, f, x, y, tf):
     check_values(f, (x, y))
+    check_vmap(f, (x, y))
     check_grads(f, (x, y), np.random.default_rng(31), tf, torch)
 
 

@@ -7,7 +7,7 @@ import pytest
 import graphgrad
 import graphgrad.numpy as gnp
 from tests.conftest import torch
-from tests.numpy._harness import check_grads, check_values
+from tests.numpy._harness import check_grads, check_values, check_vmap
 
 R = np.random.default_rng(10)
 A = R.standard_normal((3, 4, 2))
@@ -58,6 +58,7 @@ SAMPLES = [
 @pytest.mark.parametrize("name,f,x,tf", SAMPLES, ids=[s[0] for s in SAMPLES])
 def test_reduction(name, f, x, tf):
     check_values(f, (x,))
+    check_vmap(f, (x,))
     check_grads(f, (x,), np.random.default_rng(11), tf, torch)
 
 

@@ -7,7 +7,7 @@ import pytest
 import graphgrad
 import graphgrad.numpy as gnp
 from tests.conftest import torch
-from tests.numpy._harness import check_grads, check_values
+from tests.numpy._harness import check_grads, check_values, check_vmap
 
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated")
 
@@ -94,6 +94,7 @@ SAMPLES = [
 @pytest.mark.parametrize("name,f,x,tf", SAMPLES, ids=[s[0] for s in SAMPLES])
 def test_shape_function(name, f, x, tf):
     check_values(f, (x,))
+    check_vmap(f, (x,))
     check_grads(f, (x,), np.random.default_rng(21), tf, torch)
 
 

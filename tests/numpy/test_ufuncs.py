@@ -8,7 +8,7 @@ import pytest
 import graphgrad
 import graphgrad.numpy as gnp
 from tests.conftest import torch
-from tests.numpy._harness import check_grads, check_values
+from tests.numpy._harness import check_grads, check_values, check_vmap
 
 R = np.random.default_rng(0)
 A = R.standard_normal((3, 4))
@@ -53,6 +53,8 @@ def _torch_unary(name):
 def test_unary(name, x, tname):
     f = lambda np_, x: getattr(np_, name)(x)   # noqa: E731
     check_values(f, (x,))
+    check_vmap(f, (x,))
+    check_vmap(f, (x,))
     if name in ("floor", "ceil", "trunc", "fix", "rint", "round", "around", "sign"):
         tname = None   # (zero derivative; torch agrees, finite differences too)
     check_grads(f, (x,), np.random.default_rng(1), _torch_unary(tname), torch)
@@ -62,6 +64,8 @@ def test_unary(name, x, tname):
 def test_binary(name, x, y, tname):
     f = lambda np_, x, y: getattr(np_, name)(x, y)   # noqa: E731
     check_values(f, (x, y))
+    if name != "copysign":   # (graphgrad's signbit reads the data: vmap refuses)
+        check_vmap(f, (x, y))
     tf = None if tname is None else (lambda t, x, y: getattr(t, tname)(x, y))
     check_grads(f, (x, y), np.random.default_rng(2), tf, torch)
 

@@ -58,6 +58,9 @@ SAMPLES = [
     ("norm_logcdf", lambda s, x: s.stats.norm.logcdf(x), A),
     ("mvn_logpdf", lambda s, x: s.stats.multivariate_normal.logpdf(x[:, :3], A[0, :3], COV), A),
     ("mvn_pdf", lambda s, x: s.stats.multivariate_normal.pdf(x[0, :3], None, COV), A),
+    ("t_logpdf", lambda s, x: s.stats.t.logpdf(x, 3.5, 0.2, 1.5), A),
+    ("t_logpdf_df", lambda s, x: s.stats.t.logpdf(0.3, x * x + 1.0), A),
+    ("t_pdf", lambda s, x: s.stats.t.pdf(x, 2.0), A),
 ]
 
 

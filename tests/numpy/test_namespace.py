@@ -99,3 +99,17 @@ def test_data_dependent_functions_refuse_batched_values_under_vmap():
               lambda v: gnp.take(v, gnp.argsort(v))):
         with pytest.raises(RuntimeError, match="vmap"):
             vmap(f)(graphgrad.tensor(X))
+
+
+def test_arrays_meet_batched_tensors_through_operators():
+    """``x - data`` inside vmap (and vmap(grad)) as outside: the batched operator declines
+    the ndarray as the unbatched one does, and NumPy's reflected operator hands it back."""
+    d = R.standard_normal(4)
+    xs = graphgrad.tensor(X)
+    for f in (lambda v: v + d, lambda v: d - v, lambda v: (v * d) / (d ** 2 + 1),
+              lambda v: v @ d, lambda v: d @ v, lambda v: (v > d) * 1.0):
+        got = vmap(f)(xs)
+        for i in range(3):
+            np.testing.assert_allclose(got[i].numpy(), f(xs[i]).numpy(), rtol=1e-14)
+    per = vmap(grad(lambda v: gnp.sum((v - d) ** 2)))(xs)
+    np.testing.assert_allclose(per.numpy(), 2 * (X - d), rtol=1e-14)

@@ -20,7 +20,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     the last point ``stop`` itself with ``endpoint``)."""
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    dt = result_dtype(lambda a, b: _np.linspace(a, b, 2), start, stop)
+    dt = result_dtype(lambda a, b: _np.linspace(a, b, 2), start, stop, key="linspace")
     a, b = tensor(start, dt), tensor(stop, dt)
     shape = _np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     a, b = a.expand(shape), b.expand(shape)

@@ -54,25 +54,30 @@ def _standin(x):
     return _np.ones((), _np.result_type(x))
 
 
-def result_dtype(np_func, *args, **kwargs):
+def result_dtype(np_func, *args, key=None, **kwargs):
     """The dtype NumPy's ``np_func`` gives for arguments of these dtypes (it is asked on
     0-d stand-ins, so its own rules decide: ints to float64 for float functions, Python
-    scalars weak, NEP 50)."""
-    key = (np_func,) + tuple(type(a) if isinstance(a, (bool, int, float, complex))
+    scalars weak, NEP 50).  Answers are cached by ``key`` (default: ``np_func`` itself,
+    unless it is a lambda made per call, which is then asked every time)."""
+    if key is None and getattr(np_func, "__name__", "") != "<lambda>":
+        key = np_func
+    if key is not None:
+        key = (key,) + tuple(type(a) if isinstance(a, (bool, int, float, complex))
                              else np_dtype(a) for a in args) + tuple(sorted(kwargs.items()))
-    try:
-        return _DTYPES[key]
-    except (KeyError, TypeError):
-        pass
+        try:
+            return _DTYPES[key]
+        except (KeyError, TypeError):
+            pass
     with _np.errstate(all="ignore"):
         out = np_func(*[_standin(a) for a in args], **kwargs)
     if isinstance(out, tuple):
         out = out[0]
     dt = _np.result_type(out)
-    try:
-        _DTYPES[key] = dt
-    except TypeError:
-        pass
+    if key is not None:
+        try:
+            _DTYPES[key] = dt
+        except TypeError:
+            pass
     return dt
 
 
@@ -113,11 +118,11 @@ def tensors(dtype, *args):
     return [tensor(a, dtype) for a in args]
 
 
-def cast_args(np_func, *args, keep_scalars=False, **kwargs):
+def cast_args(np_func, *args, keep_scalars=False, key=None, **kwargs):
     """The NumPy result dtype of ``np_func`` on ``args``, and the arguments ready for the
     graphgrad op: Tensors and arrays as Tensors of the dtype the computation runs in
     (that dtype when it is inexact, else NumPy's common dtype), Python scalars as they are."""
-    dt = result_dtype(np_func, *args, **kwargs)
+    dt = result_dtype(np_func, *args, key=key, **kwargs)
     work = dt if dt.kind in "fc" else _np.result_type(*[_standin(a) for a in args])
     if work.kind == "f" and any(np_dtype(a).kind == "c" for a in args):
         work = complex_of(work)   # (abs, angle of complex inputs: computed on them)

@@ -14,8 +14,8 @@ __all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "einsum", "kr
            "trace"]
 
 
-def _pair(np_func, a, b):
-    dt = result_dtype(np_func, a, b)
+def _pair(np_func, a, b, key=None):
+    dt = result_dtype(np_func, a, b, key=key)
     return tensor(a, dt), tensor(b, dt)
 
 
@@ -27,7 +27,7 @@ def _mismatch(name, a, b, da, db):
 
 @on_tensors(_np.dot)
 def dot(a, b, out=None):
-    a, b = _pair(lambda x, y: _np.dot(_np.atleast_1d(x), _np.atleast_1d(y)), a, b)
+    a, b = _pair(lambda x, y: _np.dot(_np.atleast_1d(x), _np.atleast_1d(y)), a, b, "dot")
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     db = -1 if b.ndim == 1 else -2
@@ -40,7 +40,8 @@ def dot(a, b, out=None):
 
 @on_tensors(_np.matmul)
 def matmul(x1, x2, /, out=None, **kwargs):
-    a, b = _pair(lambda x, y: _np.matmul(_np.atleast_1d(x), _np.atleast_1d(y)), x1, x2)
+    a, b = _pair(lambda x, y: _np.matmul(_np.atleast_1d(x), _np.atleast_1d(y)), x1, x2,
+                 "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand 0 does not have enough dimensions (has 0, "
                          "gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
@@ -64,7 +65,7 @@ def vdot(a, b):
 
 @on_tensors(_np.inner)
 def inner(a, b):
-    a, b = _pair(lambda x, y: _np.inner(_np.atleast_1d(x), _np.atleast_1d(y)), a, b)
+    a, b = _pair(lambda x, y: _np.inner(_np.atleast_1d(x), _np.atleast_1d(y)), a, b, "inner")
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     if a.shape[-1] != b.shape[-1]:
@@ -80,7 +81,8 @@ def outer(a, b, out=None):
 
 @on_tensors(_np.tensordot)
 def tensordot(a, b, axes=2):
-    a, b = _pair(lambda x, y: _np.tensordot(_np.atleast_1d(x), _np.atleast_1d(y), 0), a, b)
+    a, b = _pair(lambda x, y: _np.tensordot(_np.atleast_1d(x), _np.atleast_1d(y), 0), a, b,
+                 "tensordot")
     if isinstance(axes, (int, _np.integer)):
         n = int(axes)
         if n < 0 or n > a.ndim or n > b.ndim:
@@ -110,7 +112,8 @@ def einsum(*operands, out=None, optimize=False, **kwargs):
     else:
         subs, ops = _sublist_subscripts(operands)
     with numpy_errors("einsum"):
-        dt = result_dtype(lambda *xs: _np.einsum(",".join("" for _ in xs), *xs), *ops)
+        dt = result_dtype(lambda *xs: _np.einsum(",".join("" for _ in xs), *xs), *ops,
+                          key=("einsum", len(ops)))
         ts = [tensor(o, dt) for o in ops]
         # NumPy's own parser checks the subscripts against the shapes (its ValueError)
         if all(t.numel() < 4096 for t in ts):
@@ -159,7 +162,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = _pair(lambda x, y: _np.cross(_np.ones(3, _np.result_type(x)),
-                                        _np.ones(3, _np.result_type(y))), a, b)
+                                        _np.ones(3, _np.result_type(y))), a, b, "cross")
     a = _G["movedim"](a, normalize_axis_index(axisa, a.ndim), -1)
     b = _G["movedim"](b, normalize_axis_index(axisb, b.ndim), -1)
     if a.shape[-1] != 3 or b.shape[-1] != 3:
@@ -178,7 +181,8 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     t = tensor(a)
     if t.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
-    dt = result_dtype(lambda x: _np.trace(_np.ones((1, 1), _np.result_type(x)), dtype=dtype), t)
+    dt = result_dtype(lambda x: _np.trace(_np.ones((1, 1), _np.result_type(x)), dtype=dtype), t,
+                      key=("trace", dtype))
     d = _G["diagonal"](tensor(t, dt), offset, normalize_axis_index(axis1, t.ndim),
                        normalize_axis_index(axis2, t.ndim))
     return d.sum(-1)

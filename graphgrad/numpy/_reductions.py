@@ -27,7 +27,8 @@ def _prep(np_func, a, dtype, **kw):
     """``a`` as a Tensor in the dtype NumPy's reduction computes in."""
     t = tensor(a)
     extra = {"dtype": dtype} if dtype is not None else {}
-    dt = result_dtype(lambda z: np_func(_np.atleast_1d(z), **extra, **kw), t)
+    dt = result_dtype(lambda z: np_func(_np.atleast_1d(z), **extra, **kw), t,
+                      key=(np_func, dtype) + tuple(sorted(kw.items())))
     work = complex_of(dt) if t._data.dtype.kind == "c" and dt.kind == "f" else dt
     return tensor(t, work), dt
 
@@ -166,7 +167,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         return (m, m * 0 + t.numel() // builtins.max(1, m.numel())) if returned else m
     w = tensor(weights)
     dt = result_dtype(lambda x, y: _np.average(_np.atleast_1d(x), weights=_np.atleast_1d(y)),
-                      t, w)
+                      t, w, key="average")
     t, w = tensor(t, dt), tensor(w, dt)
     if w.shape != t.shape:
         if axis is None:

@@ -492,5 +492,5 @@ def pad(array, pad_width, mode="constant", **kwargs):
     flat = []
     for lo, hi in widths[::-1].tolist():
         flat += [lo, hi]
-    dt = result_dtype(lambda x: _np.pad(_np.atleast_1d(x), 1), t)
+    dt = result_dtype(lambda x: _np.pad(_np.atleast_1d(x), 1), t, key="pad")
     return _f_pad(tensor(t, dt), tuple(flat), value=float(_np.asarray(value)))

@@ -31,9 +31,19 @@ def _check_kwargs(name, kwargs):
 def _unary(name, body):
     npf = getattr(_np, name)
 
+    same = {}   # input dtype -> whether NumPy's result has it (the fast path below)
+
     def fn(x, /, *args, **kwargs):
         if not isinstance(x, Tensor) and not has_tensor(x):
             return npf(x, *args, **kwargs)
+        if not args and not kwargs and isinstance(x, Tensor):
+            d = x._data.dtype
+            keep = same.get(d)
+            if keep is None:
+                keep = same[d] = result_dtype(npf, x) == d
+            if keep:   # (a float Tensor in, the same dtype out: the op alone)
+                with numpy_errors(name):
+                    return body(x)
         if args:
             raise TypeError(f"graphgrad.numpy.{name}: the ufunc's out argument is not "
                             "supported on graphgrad Tensors")
@@ -50,12 +60,23 @@ def _unary(name, body):
     return fn
 
 
-def _binary(name, body, keep_scalars=False):
+def _binary(name, body, keep_scalars=False, scalar_ok=False):
     npf = getattr(_np, name)
 
     def fn(x1, x2, /, *args, **kwargs):
         if not has_tensor(x1, x2):
             return npf(x1, x2, *args, **kwargs)
+        if scalar_ok and not args and not kwargs:
+            # a float Tensor and a Python float or int: NumPy's weak scalar keeps the
+            # Tensor's dtype, as graphgrad's own Python-number operands do
+            if x1.__class__ in _NUMBERS and isinstance(x2, Tensor) and \
+                    x2._data.dtype.kind in "fc":
+                with numpy_errors(name):
+                    return body(x1, x2)
+            if x2.__class__ in _NUMBERS and isinstance(x1, Tensor) and \
+                    x1._data.dtype.kind in "fc":
+                with numpy_errors(name):
+                    return body(x1, x2)
         if args:
             raise TypeError(f"graphgrad.numpy.{name}: the ufunc's out argument is not "
                             "supported on graphgrad Tensors")
@@ -71,6 +92,9 @@ def _binary(name, body, keep_scalars=False):
     globals()[name] = fn
     __all__.append(name)
     return fn
+
+
+_NUMBERS = (float, int)
 
 
 def _broadcast_check(name, *xs):
@@ -167,8 +191,11 @@ def round(a, decimals=0, out=None):  # noqa: A001
 _alias("around", "round")
 
 # ----------------------------------------------------------------- binary math
-for _name, _gg in [("add", "add"), ("subtract", "sub"), ("multiply", "mul"),
-                   ("true_divide", "div"), ("maximum", "maximum"), ("minimum", "minimum"),
+for _name, _op in [("add", "__add__"), ("subtract", "__sub__"), ("multiply", "__mul__"),
+                   ("true_divide", "__truediv__")]:
+    _binary(_name, (lambda op: lambda a, b: getattr(a, op)(b) if isinstance(a, Tensor)
+                    else getattr(b, "__r" + op[2:])(a))(_op), scalar_ok=True)
+for _name, _gg in [("maximum", "maximum"), ("minimum", "minimum"),
                    ("arctan2", "atan2"), ("hypot", "hypot"), ("logaddexp", "logaddexp"),
                    ("remainder", "remainder"), ("fmod", "fmod"),
                    ("floor_divide", "floor_divide"),
@@ -235,7 +262,7 @@ def where(condition, *xy):
     x, y = xy
     with numpy_errors("where"):
         _broadcast_check("where", condition, x, y)
-        dt, (a, b) = cast_args(lambda p, q: _np.where(True, p, q), x, y)
+        dt, (a, b) = cast_args(lambda p, q: _np.where(True, p, q), x, y, key="where")
         c = tensor(condition)
         if c._data.dtype != _np.bool_:
             c = c != 0
@@ -258,7 +285,8 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
         return tensor(a)
     args = [x for x in (a, a_min, a_max) if x is not None]
     _broadcast_check("clip", *args)
-    dt, _ = cast_args(lambda *p: _np.clip(p[0], *(p[1:] + (None,) * (3 - len(p)))), *args)
+    dt, _ = cast_args(lambda *p: _np.clip(p[0], *(p[1:] + (None,) * (3 - len(p)))), *args,
+                      key=("clip", a_min is None, a_max is None))
     t = tensor(a, dt)
     lo = None if a_min is None else tensor(a_min, dt)
     hi = None if a_max is None else tensor(a_max, dt)

@@ -27,11 +27,11 @@ def _square(name, t):
         raise LinAlgError("Last 2 dimensions of the array must be square")
 
 
-def _float(np_func, a):
+def _float(np_func, a, key):
     """``a`` as a Tensor in the dtype NumPy computes ``np_func`` in (ints to float64; a
     complex input stays complex where the result is real, as ``norm``'s)."""
     t = tensor(a)
-    dt = result_dtype(lambda x: np_func(_np.eye(2, dtype=_np.result_type(x))), t)
+    dt = result_dtype(lambda x: np_func(_np.eye(2, dtype=_np.result_type(x))), t, key=key)
     if t._data.dtype.kind == "c" and dt.kind == "f":
         dt = complex_of(dt)
     return tensor(t, dt)
@@ -53,21 +53,21 @@ def _hermitian_from(t, UPLO):
 
 @on_tensors(_np.linalg.inv)
 def inv(a):
-    t = _float(_np.linalg.inv, a)
+    t = _float(_np.linalg.inv, a, "inv")
     _square("inv", t)
     return _gl.inv(t)
 
 
 @on_tensors(_np.linalg.det)
 def det(a):
-    t = _float(_np.linalg.det, a)
+    t = _float(_np.linalg.det, a, "det")
     _square("det", t)
     return _gl.det(t)
 
 
 @on_tensors(_np.linalg.slogdet)
 def slogdet(a):
-    t = _float(lambda x: _np.linalg.slogdet(x)[1], a)
+    t = _float(lambda x: _np.linalg.slogdet(x)[1], a, "slogdet")
     _square("slogdet", t)
     return _gl.slogdet(t)
 
@@ -75,9 +75,10 @@ def slogdet(a):
 @on_tensors(_np.linalg.solve)
 def solve(a, b):
     """``b`` 1-d is a vector; otherwise ``(..., M, K)`` matrices (NumPy 2's rule)."""
-    A = _float(_np.linalg.inv, a)
+    A = _float(_np.linalg.inv, a, "inv")
     B = tensor(b, result_dtype(lambda x, y: _np.linalg.solve(
-        _np.eye(2, dtype=_np.result_type(x)), _np.ones(2, _np.result_type(y))), A, b))
+        _np.eye(2, dtype=_np.result_type(x)), _np.ones(2, _np.result_type(y))), A, b,
+        key="solve"))
     A = tensor(A, B._data.dtype)
     _square("solve", A)
     if B.ndim == 1:
@@ -96,14 +97,14 @@ def solve(a, b):
 
 @on_tensors(_np.linalg.cholesky)
 def cholesky(a, /, *, upper=False):
-    t = _float(_np.linalg.cholesky, a)
+    t = _float(_np.linalg.cholesky, a, "cholesky")
     _square("cholesky", t)
     return _gl.cholesky(_hermitian_from(t, "U" if upper else "L"), upper=upper)
 
 
 @on_tensors(_np.linalg.eigh)
 def eigh(a, UPLO="L"):
-    t = _float(lambda x: _np.linalg.eigh(x)[0], a)
+    t = _float(lambda x: _np.linalg.eigh(x)[0], a, "eigh")
     _square("eigh", t)
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
@@ -112,7 +113,7 @@ def eigh(a, UPLO="L"):
 
 @on_tensors(_np.linalg.eigvalsh)
 def eigvalsh(a, UPLO="L"):
-    t = _float(_np.linalg.eigvalsh, a)
+    t = _float(_np.linalg.eigvalsh, a, "eigvalsh")
     _square("eigvalsh", t)
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
@@ -121,7 +122,7 @@ def eigvalsh(a, UPLO="L"):
 
 @on_tensors(_np.linalg.svd)
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    t = _float(lambda x: _np.linalg.svd(x, compute_uv=False), a)
+    t = _float(lambda x: _np.linalg.svd(x, compute_uv=False), a, "svd")
     if t.ndim < 2:
         raise LinAlgError(f"{t.ndim}-dimensional array given. Array must be at least "
                           "two-dimensional")
@@ -132,7 +133,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 @on_tensors(_np.linalg.qr)
 def qr(a, mode="reduced"):
-    t = _float(lambda x: _np.linalg.qr(x)[0], a)
+    t = _float(lambda x: _np.linalg.qr(x)[0], a, "qr")
     if mode not in ("reduced", "complete", "r"):
         raise NotImplementedError(f"graphgrad.numpy.linalg.qr: mode={mode!r} is not supported on "
                                   "graphgrad Tensors")
@@ -163,7 +164,7 @@ def matrix_power(a, n):
 def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     """Through the SVD; singular values under ``rcond * max(s)`` are dropped (their
     pattern is taken from the data and held fixed for the derivative)."""
-    t = _float(_np.linalg.pinv, a)
+    t = _float(_np.linalg.pinv, a, "pinv")
     u, s, vh = _gl.svd(t, full_matrices=False)
     cut = rtol if rtol is not None else rcond
     if cut is None:
@@ -180,7 +181,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     """NumPy's rules: ``axis=None`` is the 2-norm of the flattened array when ``ord`` is
     None, else a vector (1-d) or matrix (2-d) norm; an int ``axis`` a vector norm, a pair a
     matrix norm."""
-    t = _float(lambda z: _np.linalg.norm(_np.ones(2, _np.result_type(z))), x)
+    t = _float(lambda z: _np.linalg.norm(_np.ones(2, _np.result_type(z))), x, "norm")
     if axis is None:
         if ord is None:
             r = _gl.vector_norm(t.reshape(-1), 2)

@@ -54,5 +54,6 @@ psi = _unary("psi", "digamma")
 
 @scipy_or_tensors("scipy.special:xlogy")
 def xlogy(x, y):
-    dt, (a, b) = _core.cast_args(lambda p, q: _np.multiply(p, _np.log(q)), x, y)
+    dt, (a, b) = _core.cast_args(lambda p, q: _np.multiply(p, _np.log(q)), x, y,
+                                 key="xlogy")
     return _G["xlogy"](a, b)

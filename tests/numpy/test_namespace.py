@@ -113,3 +113,18 @@ def test_arrays_meet_batched_tensors_through_operators():
             np.testing.assert_allclose(got[i].numpy(), f(xs[i]).numpy(), rtol=1e-14)
     per = vmap(grad(lambda v: gnp.sum((v - d) ** 2)))(xs)
     np.testing.assert_allclose(per.numpy(), 2 * (X - d), rtol=1e-14)
+
+
+def test_dtype_answers_are_cached_per_function_not_per_call():
+    from graphgrad.numpy import _core
+    t = graphgrad.tensor(X)
+    calls = [lambda: gnp.sum(t, axis=0), lambda: gnp.var(t, ddof=1), lambda: gnp.dot(X, t.T),
+             lambda: gnp.where(t > 0, t, 0.0), lambda: gnp.clip(t, -1, 1),
+             lambda: gnp.linalg.norm(t), lambda: gnp.einsum("ij->j", t)]
+    for c in calls:
+        c()
+    n = len(_core._DTYPES)
+    for _ in range(3):
+        for c in calls:
+            c()
+    assert len(_core._DTYPES) == n

@@ -56,6 +56,8 @@ LAYERS = [
     ("graphgrad.serialization", 6),
     ("graphgrad.demo", 6),
     ("graphgrad.func", 6),
+    ("graphgrad.numpy", 6),           # NumPy's namespace over Tensors (HIPS autograd's users)
+    ("graphgrad.scipy", 6),           # the few scipy functions HIPS autograd's examples use
     ("graphgrad", 7),                 # the package itself: puts the layers together
 ]
 

@@ -285,12 +285,23 @@ class _Level:
             sig = args[1:]
         else:   # a generated entry (graphgrad.sin(input, out=), Tensor.__mul__(x0, x1))
             kind, sig = "out", args
+        if (entry is _binary or _is_operator(entry)) and \
+                any(a.__class__ is np.ndarray for a in sig):
+            # (an ndarray operand: NotImplemented, as the unbatched binary/operator says, so
+            # that NumPy's reflected operator hands it back as a Tensor through
+            # Tensor.__array_ufunc__)
+            return NotImplemented
         out = kwargs.get("out") if kwargs else None
         res = batch_op(op, kind, tuple(sig), self)
         if out is not None:
             out.copy_(res)
             return out
         return res
+
+
+def _is_operator(entry):
+    name = getattr(entry, "__name__", "")
+    return name.startswith("__") and name.endswith("__")
 
 
 def batch_op(op, kind, sig, lv):

@@ -638,3 +638,19 @@ def test_detach_in_place_drops_the_tangent():
             return (fwAD.unpack_dual(out).tangent, fwAD.unpack_dual(a).tangent,
                     fwAD.unpack_dual(dual.detach()).tangent, out)
     run_both(program)
+
+
+def test_dot_tangent_of_operands_that_require_grad_keeps_the_output_shape():
+    """dot's JVP with one tangent absent adds a recorded zero (PyTorch's ZeroTensor); that
+    zero is the result's 0-d shape, not the operand's (it made the tangent shape (3,))."""
+    def prog(lib):
+        fw = lib.autograd.forward_ad
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+        y = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 1.0, -1.0], dtype=lib.float64)
+        with fw.dual_level():
+            yd = fw.make_dual(y.clone(), v)
+            return [fw.unpack_dual(lib.dot(x, yd)).tangent,
+                    fw.unpack_dual(lib.dot(yd, x)).tangent,
+                    fw.unpack_dual(x @ yd).tangent]
+    run_both(prog)

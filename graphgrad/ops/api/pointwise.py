@@ -342,7 +342,7 @@ _UFUNC_OPERATORS = {
     np.greater: ("__gt__", "__lt__"), np.greater_equal: ("__ge__", "__le__"),
     np.equal: ("__eq__", "__eq__"), np.not_equal: ("__ne__", "__ne__"),
     np.bitwise_and: ("__and__", "__rand__"), np.bitwise_or: ("__or__", "__ror__"),
-    np.bitwise_xor: ("__xor__", "__rxor__"),
+    np.bitwise_xor: ("__xor__", "__rxor__"), np.matmul: ("__matmul__", "__rmatmul__"),
 }
 
 
@@ -352,7 +352,13 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     Python hands ``t * np.float64(2)`` to NumPy once Tensor's operator declines the scalar,
     and NumPy's scalar operators call this (comparisons pass the scalar as a 0-d array);
     the scalar becomes a Python number (a wrapped number for type promotion: float32 stays
-    float32) and the Tensor's own operator runs.  Anything else is refused (TypeError)."""
+    float32) and the Tensor's own operator runs.
+
+    An ndarray and a Tensor (``x - t``, ``t * x``, ``x @ t``, either side): the array
+    becomes a Tensor and the Tensor's operator runs -- a deliberate difference from
+    PyTorch, which refuses the mix, so that NumPy code ported with graphgrad.numpy
+    (data arrays meeting parameter Tensors) runs (docs/differences.md).  Anything else is
+    refused (TypeError)."""
     names = _UFUNC_OPERATORS.get(ufunc)
     if names is None or method != "__call__" or kwargs or len(inputs) != 2:
         return NotImplemented
@@ -365,6 +371,8 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         return NotImplemented
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x[()]
+    if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
+        return getattr(t, name)(Tensor._wrap(np.array(x)))
     if not isinstance(x, _NP_SCALARS):
         return NotImplemented
     return getattr(t, name)(x.item())

@@ -45,10 +45,16 @@ def _product_jvp(f, a_t, b_t, a, b):
     (PyTorch's ZeroTensor: an inf or NaN in the other operand does not make it NaN). Only
     dot's: PyTorch's mm/mv/bmm tangents compute both terms (NaN there)."""
     if F.absent(b_t):
-        return F.plus(f(a_t, b), F.absent_term(a))
+        return F.plus(f(a_t, b), _reduced(F.absent_term(a)))
     if F.absent(a_t):
-        return F.plus(f(a, b_t), F.absent_term(b))
+        return F.plus(f(a, b_t), _reduced(F.absent_term(b)))
     return f(a_t, b) + f(a, b_t)
+
+
+def _reduced(z):
+    """dot's absent term: its zeros (an operand's shape) summed to the 0-d result's shape,
+    so that the tangent keeps the output's shape."""
+    return None if z is None else z.sum()
 
 
 MM = defop("mm(self, mat2)", _mm_kernel, "MmBackward0", promote=True,

@@ -157,3 +157,30 @@ def test_names():
     assert gp.supported_activities() == {gp.ProfilerActivity.CPU}
     assert {a.name for a in gp.ProfilerAction} == {a.name for a in torch.profiler.ProfilerAction
                                                   if a.name != "DEVICE_STOPPED"}
+
+
+def test_with_stack_and_chrome_trace_through_the_new_api(tmp_path):
+    import json
+
+    def user_step(t):
+        return (t * t).sum()
+
+    x = graphgrad.tensor(np.ones(4), requires_grad=True)
+    with gp.profile(activities=[gp.ProfilerActivity.CPU], with_stack=True) as p:
+        user_step(x).backward()
+    (mul,) = [e for e in p.events() if e.name == "aten::mul"]
+    assert mul.stack and mul.stack[0].endswith(": user_step")
+    assert "Source Location" in p.key_averages(group_by_stack_n=2).table()
+    path = tmp_path / "t.json"
+    p.export_chrome_trace(str(path))
+    events = json.loads(path.read_text())["traceEvents"]
+    assert {"aten::mul", "autograd::engine::evaluate_function: MulBackward0"} <= \
+        {e["name"] for e in events if e["ph"] == "X"}
+    assert len([e for e in events if e["ph"] == "f"]) == 2  # MulBackward0, SumBackward0
+
+
+def test_use_cpu_false_raises_as_torch():
+    for lib in (graphgrad, torch):
+        with pytest.raises(AssertionError):
+            with lib.autograd.profiler.profile(use_cpu=False):
+                lib.ones(1).exp()

@@ -79,7 +79,10 @@ def _sizes(key, edge):
 
 
 def _strides(key, edge):
-    return lambda node: _operand(node, key, edge)[1]
+    # PyTorch saves an operand's strides for that operand's own gradient only: () when the
+    # operand does not require grad
+    return lambda node: _operand(node, key, edge)[1] if node._next_nodes[edge] is not None \
+        else ()
 
 
 def _numel(node):
@@ -105,6 +108,18 @@ for _name in ("MaxBackward0", "MinBackward0", "SortBackward0", "TopkBackward0",
               "CummaxBackward0", "CumminBackward0", "KthvalueBackward0", "ModeBackward0",
               "MedianBackward1", "NanmedianBackward1"):
     _EXTRAS.setdefault(_name, {})["indices"] = lambda node: node._get_saved("result1", False)
+
+
+# what graphgrad's rules save and PyTorch's nodes do not (their backward reads the target
+# shape from elsewhere, or recomputes a constant): no ``_saved_<name>`` for these, so that
+# dir(node), and torchviz's show_attrs, list PyTorch's attributes
+_HIDDEN = {"ViewBackward0": ("size",), "ExpandBackward0": ("size",),
+           "TBackward0": ("self_sym_sizes",), "NativeLayerNormBackward0": ("eps",)}
+
+
+def hidden_attributes(op):
+    """The names of ``op``'s saved values that PyTorch's node does not show."""
+    return _HIDDEN.get(op.node_name, ())
 
 
 def extra_attributes(op):

@@ -20,12 +20,14 @@ import warnings
 
 import graphgrad as _gg
 from ..autograd.engine.task import _local as _engine_local  # the running graph task
+from ._checkpoint_debug import DEBUG_TIP, debug_contexts
 from ._selective_checkpoint import (CheckpointPolicy, SAC_IGNORED_OPS,  # noqa: F401
                                     SelectiveCheckpointContext,
                                     create_selective_checkpoint_contexts)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "detach_variable",
            "check_backward_validity", "noop_context_fn", "set_checkpoint_early_stop",
+           "set_checkpoint_debug_enabled",
            "CheckpointPolicy", "SelectiveCheckpointContext", "SAC_IGNORED_OPS",
            "create_selective_checkpoint_contexts"]
 
@@ -50,6 +52,27 @@ def set_checkpoint_early_stop(enable):
         yield
     finally:
         _EARLY_STOP[0] = prev
+
+
+_DEBUG = [None]
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Whether non-reentrant checkpoints put the ops of the forward and of the
+    recomputation into their errors; overrides ``debug=`` while set (``None``: don't)."""
+    prev = _DEBUG[0]
+    _DEBUG[0] = enabled
+    try:
+        yield
+    finally:
+        _DEBUG[0] = prev
+
+
+def _autocast_state():
+    """The CPU autocast state, which a recomputation runs under as the forward did."""
+    return dict(enabled=_gg.is_autocast_enabled("cpu"), dtype=_gg.get_autocast_dtype("cpu"),
+                cache_enabled=_gg.is_autocast_cache_enabled())
 
 
 def detach_variable(inputs):
@@ -96,11 +119,16 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve, *args)
+    error_cb = None
+    if _DEBUG[0] if _DEBUG[0] is not None else debug:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        context_fn, error_cb = debug_contexts()
     if determinism_check not in ("default", "none"):
         raise ValueError(
             f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
     return _checkpoint_non_reentrant(function, preserve, context_fn, determinism_check,
-                                     args, kwargs)
+                                     args, kwargs, error_cb)
 
 
 # ---------------------------------------------------------------- reentrant
@@ -119,6 +147,7 @@ class CheckpointFunction(_gg.autograd.Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
+        ctx.autocast_state = _autocast_state()
         if preserve_rng_state:
             ctx.fwd_cpu_state = _gg.get_rng_state()
         ctx.inputs = []
@@ -150,7 +179,7 @@ class CheckpointFunction(_gg.autograd.Function):
             if ctx.preserve_rng_state:
                 _gg.set_rng_state(ctx.fwd_cpu_state)
             detached = detach_variable(tuple(inputs))
-            with _gg.enable_grad():
+            with _gg.enable_grad(), _gg.autocast("cpu", **ctx.autocast_state):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, _gg.Tensor):
             outputs = (outputs,)
@@ -177,7 +206,8 @@ class _StopRecomputation(Exception):
 class _Frame:
     """One checkpointed call: the slots its forward saved and their recomputed values."""
 
-    def __init__(self, function, args, kwargs, preserve, rng_state, context_fn, determinism_check):
+    def __init__(self, function, args, kwargs, preserve, rng_state, context_fn, determinism_check,
+                 error_cb=None):
         self.function = function
         self.args = args
         self.kwargs = kwargs
@@ -185,6 +215,8 @@ class _Frame:
         self.rng_state = rng_state
         self.context_fn = context_fn
         self.determinism_check = determinism_check
+        self.error_cb = error_cb    # debug=True: adds the logged ops to a CheckpointError
+        self.autocast_state = _autocast_state()
         self.early_stop = _EARLY_STOP[0]
         self.meta = []          # (shape, dtype) of each tensor the forward saved
         # False while fn runs: a backward inside fn (autograd.grad in the checkpointed
@@ -203,6 +235,14 @@ class _Frame:
         return len(self.meta) - 1
 
     def unpack(self, slot):
+        try:
+            return self._unpack(slot)
+        except CheckpointError as exc:
+            if self.error_cb is None:
+                raise
+            raise self.error_cb(exc) from None
+
+    def _unpack(self, slot):
         task = getattr(_engine_local, "task", None)
         if task is None:
             # outside a backward (``grad_fn._saved_result``): every access recomputes and
@@ -263,8 +303,8 @@ class _Frame:
                 _gg.set_rng_state(self.rng_state)
             _, recompute_ctx = self.context_fn()
             try:
-                with _gg.enable_grad(), _gg.autograd.graph.saved_tensors_hooks(pack, unpack), \
-                        recompute_ctx:
+                with _gg.enable_grad(), _gg.autocast("cpu", **self.autocast_state), \
+                        _gg.autograd.graph.saved_tensors_hooks(pack, unpack), recompute_ctx:
                     self.function(*self.args, **self.kwargs)
             except _StopRecomputation:
                 pass
@@ -274,7 +314,8 @@ class _Frame:
             raise CheckpointError(
                 "torch.utils.checkpoint: trying to save more tensors during recomputation than "
                 f"during the original forward pass ({len(got)} vs {n}). Make sure the checkpointed "
-                "function does the same thing when it is rerun (no branches on global state).")
+                "function does the same thing when it is rerun (no branches on global state)."
+                + DEBUG_TIP)
         if self.determinism_check == "default":
             if len(got) != n:
                 raise CheckpointError(
@@ -282,7 +323,8 @@ class _Frame:
                     f"original forward and recomputation.\nNumber of tensors saved during forward: "
                     f"{n}\nNumber of tensors saved during recomputation: {len(got)}.\nMake sure the "
                     "checkpointed function does the same thing when it is rerun (for example, "
-                    "no branches on global state), or pass determinism_check='none'.")
+                    "no branches on global state), or pass determinism_check='none'."
+                    + DEBUG_TIP)
             bad = [(i, self.meta[i], (tuple(got[i].shape), got[i].dtype)) for i in range(n)
                    if (tuple(got[i].shape), got[i].dtype) != self.meta[i]]
             if bad:
@@ -293,16 +335,17 @@ class _Frame:
                     "torch.utils.checkpoint: Recomputed values for the following tensors have "
                     f"different metadata than during the forward pass.\n{lines}\nMake sure the "
                     "checkpointed function is deterministic in shapes and dtypes, or pass "
-                    "determinism_check='none'.")
+                    "determinism_check='none'." + DEBUG_TIP)
         return {i: t for i, t in got.items() if i < n}
 
 
-def _checkpoint_non_reentrant(function, preserve, context_fn, determinism_check, args, kwargs):
+def _checkpoint_non_reentrant(function, preserve, context_fn, determinism_check, args, kwargs,
+                              error_cb=None):
     rng_state = _gg.get_rng_state() if preserve else None
     # one pair per call: a selective checkpoint's two contexts share the forward's cache
     forward_ctx, recompute_ctx = context_fn()
     frame = _Frame(function, args, kwargs, preserve, rng_state,
-                   lambda: (forward_ctx, recompute_ctx), determinism_check)
+                   lambda: (forward_ctx, recompute_ctx), determinism_check, error_cb)
     with _gg.autograd.graph.saved_tensors_hooks(frame.pack, frame.unpack), forward_ctx:
         out = function(*args, **kwargs)
     frame.forward_completed = True

@@ -482,3 +482,32 @@ def test_saved_sizes_and_strides_stay_readable_after_backward():
         return (fn._saved_self_sym_sizes, fn._saved_self_sym_strides, fn._saved_mat2_sym_sizes,
                 fn._saved_mat2_sym_strides)
     run_both(prog)
+
+
+_SAVED_ATTR_SETS = {
+    "view": lambda lib, x: x.view(6),
+    "reshape": lambda lib, x: (x * 1).reshape(3, 2),
+    "expand": lambda lib, x: x[:1].expand(4, 3),
+    "expand_as": lambda lib, x: x[:1].expand_as(x),
+    "flatten": lambda lib, x: x.flatten(),
+    "t": lambda lib, x: x.t(),
+    "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (3,)),
+    "mm_mat2_only": lambda lib, x: lib.ones(4, 2, dtype=lib.float64).mm(x),
+    "mm_self_only": lambda lib, x: x.mm(lib.ones(3, 2, dtype=lib.float64)),
+}
+# (not yet PyTorch's: AddmmBackward0 saves mat2 when only mat2 requires grad and no beta
+# when self does not; SplitBackward0 lacks split_size, NllLossBackward0 self/total_weight)
+
+
+@pytest.mark.parametrize("name", sorted(_SAVED_ATTR_SETS))
+def test_saved_attribute_sets_and_values_are_pytorchs(name):
+    # exactly PyTorch's _saved_* names (torchviz's show_attrs lists them all), with its
+    # values: an operand's strides are saved only when that operand requires grad
+    f = _SAVED_ATTR_SETS[name]
+
+    def prog(lib):
+        fn = f(lib, lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()).grad_fn
+        names = sorted(a for a in dir(fn) if a.startswith("_saved_"))
+        return type(fn).__name__, names, [getattr(fn, a) for a in names
+                                          if not a.startswith("_saved_result")]
+    run_both(prog)

@@ -216,6 +216,34 @@ def test_render_dot_writes_something(tmp_path):
     assert "MulBackward0" in text
 
 
+def test_render_dot_without_the_dot_program_writes_the_source(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no Graphviz executables on it
+    a = graphgrad.ones(2, requires_grad=True)
+    dot = make_dot((a * 3).sum(), params={"a": a})
+    with pytest.raises(graphviz.ExecutableNotFound):
+        dot.render(tmp_path / "direct", format="svg")  # (graphviz's own render needs it)
+    path = render_dot(dot, tmp_path / "g", format="png")
+    assert path.endswith(".gv")
+    assert open(path).read() == dot.source
+
+
+@pytest.mark.parametrize("fmt, magic", [("svg", b"<?xml"), ("png", b"\x89PNG")])
+def test_render_with_the_dot_program(tmp_path, fmt, magic):
+    import shutil
+    if shutil.which("dot") is None:
+        pytest.skip("the Graphviz dot program is not installed")
+    a = graphgrad.ones(2, requires_grad=True)
+    dot = make_dot((a * 3).sum(), params={"a": a})
+    for path in (render_dot(dot, tmp_path / "g", format=fmt),
+                 dot.render(tmp_path / "direct", format=fmt, cleanup=True)):
+        assert path.endswith("." + fmt)
+        with open(path, "rb") as f:
+            head = f.read()
+        assert head.startswith(magic)
+        if fmt == "svg":
+            assert b"MulBackward0" in head and b"lightblue" in head
+
+
 def _model():
     graphgrad.manual_seed(0)
     nn = graphgrad.nn
@@ -343,3 +371,22 @@ def test_gradient_monitor_vanishing_exploding_and_plot():
     mon.remove()
     with pytest.raises(TypeError, match="named_parameters"):
         GradientMonitor(object())
+
+
+@pytest.mark.parametrize("prog", [_prog_mlp, _prog_views, _prog_shared])
+@pytest.mark.parametrize("kw", [dict(), dict(show_saved=True),
+                                dict(show_saved=True, show_attrs=True)],
+                         ids=["plain", "saved", "saved-attrs"])
+def test_make_dot_equals_torchviz_on_torch(torch, prog, kw):
+    """The quality bar's check against torchviz itself: torchviz.make_dot of PyTorch's graph
+    and make_dot of graphgrad's for the same program have the same node labels, colours and
+    edges (addresses excluded)."""
+    torchviz = pytest.importorskip("torchviz")
+    import warnings
+    out, params = prog(graphgrad)
+    t_out, t_params = prog(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = torchviz.make_dot(t_out, params=t_params, **kw)
+    ours = make_dot(out, params=params, extras=False, **kw)
+    assert _canon(*_parse(ours)) == _canon(*_parse(theirs))

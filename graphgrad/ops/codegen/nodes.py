@@ -14,7 +14,7 @@ from ..._tensor.tensor import Tensor
 from ...autograd.saved import SavedVariable
 from .sources import lazy_function
 from ..node import FormulaNode, _FREED, _unpack_stale
-from ...autograd._saved_attrs import extra_attributes
+from ...autograd._saved_attrs import extra_attributes, hidden_attributes
 from ...autograd._saved_attrs import free_tensor_attributes
 
 _ndarray = np.ndarray
@@ -30,7 +30,10 @@ def make_node_class(op):
                      if kind in ("input", "result"))
     attrs = {"__slots__": slots + versions, "_slots": slots, "_op": op, "_srcs": tuple(srcs),
              "__module__": "graphgrad.autograd.generated"}
+    hidden = hidden_attributes(op)
     for key in names:
+        if key in hidden:
+            continue
         attrs["_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, False))
         attrs["_raw_saved_" + key] = property(lambda self, _k=key: self._get_saved(_k, True))
     for key, fn in extra_attributes(op).items():  # PyTorch's, computed when read

@@ -48,14 +48,24 @@ def _subtract(a, b):
 def _subtract_alpha(a, b, alpha):
     if a.dtype == np.bool_ or _is_bool(b):
         _no_bool_sub((a, b))
-    return a - alpha * b
+    return _into_scaled(np.subtract, a, alpha * b)
 
 
 @half_in_float32(round_scalars=True)
 def _add_alpha(a, b, alpha):
     # (an int alpha would turn bool operands into int64: the result keeps the operands' dtype)
-    r = a + alpha * b
+    r = _into_scaled(np.add, a, alpha * b)
     return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+
+def _into_scaled(ufunc, a, t):
+    """``ufunc(a, t)`` for ``t = alpha * b``, written into ``t`` when it is a fresh array of
+    the result's shape and dtype: one temporary instead of two (``p.sub_(grad, alpha=lr)``,
+    an SGD update, allocated twice the parameter's size)."""
+    if t.__class__ is np.ndarray and t.shape == np.broadcast_shapes(np.shape(a), t.shape) \
+            and np.result_type(a, t) == t.dtype:
+        return ufunc(a, t, out=t)
+    return ufunc(a, t)
 
 
 @half_in_float32(round_scalars=True)

@@ -59,17 +59,33 @@ def _replace(args, argnums, new):
     return tuple(args)
 
 
+_ARRAY, _SCALAR = 1, 2   # _from_numpy's flags (both true): an ndarray, a NumPy/Python scalar
+
+
+def _numpy_kind(x):
+    if isinstance(x, np.ndarray):
+        return _ARRAY
+    if isinstance(x, np.generic) or type(x) is float:
+        return _SCALAR
+    return 0
+
+
 def _from_numpy(leaves):
-    """Leaves with ndarrays (and NumPy scalars) turned into Tensors, and which were."""
-    flags = [isinstance(x, (np.ndarray, np.generic)) for x in leaves]
+    """Leaves with ndarrays, NumPy scalars and Python floats (the arguments of HIPS
+    autograd programs) turned into Tensors, and which were: a flag per leaf, 0 for the
+    others, ``_ARRAY`` or ``_SCALAR`` (both true)."""
+    flags = [_numpy_kind(x) for x in leaves]
     if not any(flags):
         return leaves, flags
     return [as_tensor(np.array(x)) if f else x for x, f in zip(leaves, flags)], flags
 
 
-def _to_numpy(x):
+def _to_numpy(x, kind=_ARRAY):
+    """``x`` as an ndarray -- a NumPy scalar when it is 0-d and belongs to a scalar argument
+    (``kind == _SCALAR``), as HIPS autograd gives."""
     if isinstance(x, Tensor):
-        return x.detach()._data
+        x = x.detach()._data
+        return x[()] if kind == _SCALAR else x
     return x
 
 
@@ -79,11 +95,15 @@ def _numpy_tree(tree):
 
 
 def _args_from_numpy(args):
-    """The positional arguments with their ndarrays turned into Tensors (the function sees
-    Tensors everywhere once the caller works with NumPy)."""
+    """The positional arguments with their ndarrays and NumPy scalars turned into Tensors
+    (the function sees Tensors everywhere once the caller works with NumPy); Python floats
+    that are not differentiated stay floats."""
     leaves, spec = tree_flatten(args)
-    leaves, flags = _from_numpy(leaves)
-    return tree_unflatten(leaves, spec) if any(flags) else args
+    flags = [isinstance(x, (np.ndarray, np.generic)) for x in leaves]   # (not Python floats)
+    if not any(flags):
+        return args
+    return tree_unflatten([as_tensor(np.array(x)) if f else x for x, f in zip(leaves, flags)],
+                          spec)
 
 
 def _check_leaves(leaves):

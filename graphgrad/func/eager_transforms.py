@@ -90,9 +90,23 @@ def grad_and_value(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def grad(func, argnums=0, has_aux=False):
+def _hips_argnums(argnums, argnum, api):
+    """``argnums``, or HIPS autograd's ``argnum=`` (an int or a tuple/list of ints) when
+    given instead."""
+    if argnum is None:
+        return argnums
+    if not (isinstance(argnums, int) and not isinstance(argnums, bool) and argnums == 0):
+        raise TypeError(f"{api}() got both argnums={argnums!r} and argnum={argnum!r} (HIPS "
+                        "autograd's name for it); pass one of them")
+    return tuple(argnum) if isinstance(argnum, list) else argnum
+
+
+def grad(func, argnums=0, has_aux=False, *, argnum=None):
     """``grad(func)(*args)``: the gradient of the scalar ``func`` with respect to the
-    arguments ``argnums``; ``(gradient, aux)`` with ``has_aux``."""
+    arguments ``argnums``; ``(gradient, aux)`` with ``has_aux``.  ``argnum=`` (HIPS
+    autograd's name; an int or a tuple/list) may be given instead of ``argnums``."""
+    argnums = _hips_argnums(argnums, argnum, "grad")
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
@@ -140,7 +154,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     res = []
     for g, c, is_np in zip(gs, copies, np_flags):
         g = _zeros(c._data.shape, c._data.dtype) if g is None else scope.export(g)
-        res.append(_to_numpy(g) if is_np else g)
+        res.append(_to_numpy(g, is_np) if is_np else g)
     value = scope.export(output, external)
     if np_flags and all(np_flags):
         value = _to_numpy(value)
@@ -214,7 +228,7 @@ def _vjp(func, *primals, has_aux=False):
                 g = scope.export(g)
             else:
                 g = g.detach()
-            res.append(_to_numpy(g) if is_np else g)
+            res.append(_to_numpy(g, is_np) if is_np else g)
         return tree_unflatten(res, spec)
 
     if has_aux:
@@ -411,7 +425,7 @@ def _jacrev(func, argnums, has_aux, chunk_size, args):
                 j = scope.export(part.reshape(shape))
             else:
                 j = _wrap(b._data[off:off + n].reshape(shape))
-            row.append(_to_numpy(j) if is_np else j)
+            row.append(_to_numpy(j, is_np) if is_np else j)
         res.append(tree_unflatten(row, spec))
         off += n
     result = tree_unflatten(res, out_spec)
@@ -500,14 +514,16 @@ def _jacfwd(func, argnums, has_aux, args):
             if tan is not None and tan._data.dtype != o._data.dtype:
                 tan = tan.to(o.dtype)
             j = _jacobian_block(tan, off, n, o._data, t._data)
-            row.append(_to_numpy(j) if is_np else j)
+            row.append(_to_numpy(j, is_np) if is_np else j)
             off += n
         res.append(tree_unflatten(row, spec))
     result = tree_unflatten(res, out_spec)
     return (result, aux) if has_aux else result
 
 
-def hessian(func, argnums=0):
+def hessian(func, argnums=0, *, argnum=None):
     """``hessian(func, argnums)(*args)``: ``jacfwd(jacrev(func, argnums), argnums)``
-    (forward-over-reverse), as in PyTorch."""
+    (forward-over-reverse), as in PyTorch.  ``argnum=`` (HIPS autograd's name) may be
+    given instead of ``argnums``."""
+    argnums = _hips_argnums(argnums, argnum, "hessian")
     return jacfwd(jacrev(func, argnums), argnums)

@@ -219,7 +219,12 @@ def _vjp(func, *primals, has_aux=False):
                     or any(c._requires_grad for c in flat_cot)))
             else:
                 cg = bool(create_graph)
-            gs = _backward(flat_out, copies, flat_cot, cg)
+            if _vmap_levels() and _in_vmap().any_batched(flat_cot):   # vmap(vjp_fn)
+                gs = _in_vmap().vjp_of_unbatched_graph(
+                    flat_out, flat_cot,
+                    lambda cots: _backward(flat_out, copies, cots, cg, batched=True))
+            else:
+                gs = _backward(flat_out, copies, flat_cot, cg)
         res = []
         for g, c, is_np in zip(gs, copies, np_flags):
             if g is None:

@@ -21,6 +21,7 @@ from ..ops.api.copies import cat
 from . import _batching as _bt
 from . import _batching_function, _batching_rules  # noqa: F401  (they register themselves)
 from ._pytree import TreeSpec, tree_flatten, tree_unflatten
+from ._transform_scope import _check_outputs
 
 __all__ = ["vmap"]
 
@@ -305,6 +306,28 @@ def batched_vjp(func, primals, has_aux, vjp_impl):
     return out, vjp_fn
 
 
+def any_batched(tensors):
+    return any(_bt.is_batched(t) for t in tensors)
+
+
+def vjp_of_unbatched_graph(flat_out, flat_cot, backward):
+    """A ``vjp_fn`` made outside vmap called inside it (``vmap(vjp_fn)(cotangents)``, the
+    tutorials' Jacobian row by row): its graph is not batched but the cotangents are.  One
+    batched backward (``backward(cots)`` with ``is_grads_batched``) with every active level's
+    batch dim flattened into one leading dim; the VJPs come back batched like the
+    cotangents.  (Handing the wrappers to the engine would read example 0's values only.)"""
+    lvls = list(_bt.levels())
+    sizes = tuple(s for _, s, _ in lvls)
+    n = 1
+    for s in sizes:
+        n *= s
+    cots = [_to_physical(c, lvls).reshape((n,) + tuple(o.shape))
+            for c, o in zip(flat_cot, flat_out)]
+    gs = backward(cots)
+    return [None if g is None else
+            _from_physical(g.reshape(sizes + tuple(g.shape[1:])), lvls) for g in gs]
+
+
 def batched_jvp(func, primals, tangents, strict, has_aux, jvp_impl):
     lvls = list(_bt.levels())
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
@@ -344,6 +367,7 @@ def batched_jac(func, argnums, has_aux, args, jac_impl, normalize, select, repla
         if has_aux:
             out, aux = out
         flat, ospec = tree_flatten(out)
+        _check_outputs(flat, "jacrev/jacfwd(f)(*args)")
         info["spec"], info["ranks"] = ospec, [o.dim() for o in flat]
         summed = [_to_physical(o, lvls).sum(tuple(range(nb))) for o in flat]
         res = tree_unflatten(summed, ospec)

@@ -1,0 +1,252 @@
+"""graphgrad.func against torch.func where vmap meets the other transforms and options:
+a ``vjp_fn`` made outside vmap mapped over cotangents (the tutorials' Jacobian row by
+row), has_aux and argnums tuples inside vmap, chunk_size with transforms inside, the
+randomness modes (the same structure: which raise, which rows are equal), and the error
+types of the unsupported cases."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import graphgrad
+from tests.conftest import Raised, _run, torch
+from tests.func.test_vmap import _close, _no_fallback
+
+RNG = np.random.default_rng(2107)
+X3 = RNG.standard_normal(3)
+M33 = RNG.standard_normal((3, 3))
+XB = RNG.standard_normal((4, 3))
+EYE3 = np.eye(3)
+
+
+def both(program, tol=1e-10):
+    ours, theirs = _run(program, graphgrad), _run(program, torch)
+    if isinstance(ours, Raised) or isinstance(theirs, Raised):
+        assert isinstance(ours, Raised) and isinstance(theirs, Raised), (ours, theirs)
+        assert type(ours.exc).__name__ == type(theirs.exc).__name__, (ours, theirs)
+        return ours, theirs
+    _close(ours, theirs, tol)
+    return ours, theirs
+
+
+# ----------------------------------------------------------------- vmap over an outside vjp_fn
+def test_vmap_of_a_vjp_fn_made_outside_vmap():
+    def f(L):
+        W, x = L.tensor(M33), L.tensor(X3)
+        _, fn = L.func.vjp(lambda x: (W @ x).tanh(), x)
+        return L.func.vmap(fn)(L.tensor(EYE3))
+    ours, _ = both(f)
+    # (each row its own: not example 0's answer repeated)
+    assert not np.allclose(ours[0][0].numpy(), ours[0][1].numpy())
+
+
+def test_vmap_of_an_outside_vjp_fn_pytrees_and_partly_batched_cotangents():
+    def f(L):
+        x, y = L.tensor(X3), L.tensor(M33[0])
+        _, fn = L.func.vjp(lambda x, y: {"a": x.sin() * y, "b": (x * y).sum()}, x, y)
+        cots_a = L.tensor(XB)
+        return L.func.vmap(lambda ca, cb: fn({"a": ca, "b": cb}), in_dims=(0, None))(
+            cots_a, L.tensor(0.5))
+    both(f)
+
+
+def test_nested_vmap_of_an_outside_vjp_fn_and_an_unreached_input():
+    def f(L):
+        x, z = L.tensor(X3), L.tensor(X3[:2])
+        _, fn = L.func.vjp(lambda x, z: x.exp() * 2, x, z)
+        cots = L.tensor(np.stack([XB, XB * 2]))
+        return L.func.vmap(L.func.vmap(fn))(cots)
+    both(f)
+
+
+def test_vmap_of_an_outside_vjp_fn_inside_grad():
+    def f(L):
+        def g(w):
+            _, fn = L.func.vjp(lambda x: (w * x).sin(), L.tensor(X3))
+            return L.func.vmap(fn)(L.tensor(EYE3))[0].sum()
+        return L.func.grad(g)(L.tensor(M33[1]))
+    both(f)
+
+
+# ----------------------------------------------------------------- has_aux / argnums inside vmap
+def _loss(w, b, x):
+    y = (x @ w + b).tanh()
+    return (y * y).sum(), {"y": y, "n": y.abs().max()}
+
+
+@pytest.mark.parametrize("argnums", [0, (0, 1), (1, 0), (2,)])
+def test_grad_and_value_inside_vmap_with_argnums_tuples_and_aux(argnums):
+    def f(L):
+        w, b = L.tensor(M33), L.tensor(X3)
+        return L.func.vmap(L.func.grad_and_value(_loss, argnums=argnums, has_aux=True),
+                           in_dims=(None, None, 0))(w, b, L.tensor(XB))
+    both(f)
+
+
+@pytest.mark.parametrize("jac", ["jacrev", "jacfwd"])
+def test_jacobians_inside_vmap_with_aux_and_argnums(jac):
+    def f(L):
+        def g(w, x):
+            y = (x @ w).sin()
+            return y, y.sum()
+        return L.func.vmap(getattr(L.func, jac)(g, argnums=(0, 1), has_aux=True),
+                           in_dims=(None, 0))(L.tensor(M33), L.tensor(XB))
+    both(f)
+
+
+def test_vjp_and_jvp_inside_vmap_with_aux():
+    def f(L):
+        F = L.func
+
+        def g(x):
+            return {"s": x.sin(), "c": x.cos() * x}, x.sum()
+
+        def per(x):
+            out, fn, aux = F.vjp(g, x, has_aux=True)
+            v = fn({"s": x, "c": x * 0 + 1})
+            o2, t, aux2 = F.jvp(g, (x,), (x.exp(),), has_aux=True)
+            return out, v, aux, t, aux2
+        return F.vmap(per)(L.tensor(XB))
+    both(f)
+
+
+# ----------------------------------------------------------------- chunk_size
+@pytest.mark.parametrize("chunk_size", [1, 3, 4, 100])
+def test_vmap_chunk_size_with_transforms_inside(chunk_size):
+    def f(L):
+        F = L.func
+        return (F.vmap(F.grad(lambda w, x: _loss(w, L.zeros(3, dtype=L.float64), x)[0]),
+                       in_dims=(None, 0), chunk_size=chunk_size)(L.tensor(M33), L.tensor(XB)),
+                F.vmap(F.jacrev(lambda x: x.sin() * x.sum(), chunk_size=2),
+                       chunk_size=chunk_size)(L.tensor(XB)),
+                F.vmap(lambda x: {"a": x * 2, "b": (x.sum(),)}, chunk_size=chunk_size,
+                       out_dims={"a": 1, "b": (0,)})(L.tensor(XB)))
+    both(f)
+
+
+def test_jacrev_chunk_size_composed():
+    def f(L):
+        F = L.func
+        h = lambda x: (x.sin() * x.exp()).sum()  # noqa: E731
+        return (F.jacrev(F.jacrev(h, chunk_size=1), chunk_size=2)(L.tensor(X3)),
+                F.jacfwd(F.jacrev(h, chunk_size=2))(L.tensor(X3)))
+    both(f)
+
+
+# ----------------------------------------------------------------- randomness
+RANDOM_OPS = {
+    "rand_like": lambda L, x: x + L.rand_like(x),
+    "randn": lambda L, x: x + L.randn(3, dtype=L.float64),
+    "bernoulli": lambda L, x: x * L.full_like(x, 0.5).bernoulli(),
+    "dropout": lambda L, x: L.nn.functional.dropout(x, 0.5, training=True),
+    "normal_": lambda L, x: x.clone().normal_(),
+    "uniform_": lambda L, x: x.clone().uniform_(),
+}
+
+
+def _rows_equal(t):
+    a = t.detach().numpy() if hasattr(t, "detach") else t
+    return all(np.array_equal(a[0], a[i]) for i in range(1, len(a)))
+
+
+# docs/differences.md (vmap): random tensors made from a shape inside vmap are not
+# batched, so under "different" every example gets the same values; and "same" on a
+# batched input (which PyTorch refuses) replays one draw for every example
+KNOWN = {("rand_like", "different"): ((4, 3), True), ("randn", "different"): ((4, 3), True),
+         ("bernoulli", "same"): ((4, 3), True)}
+
+
+@pytest.mark.parametrize("op", sorted(RANDOM_OPS))
+@pytest.mark.parametrize("mode", ["error", "different", "same"])
+def test_randomness_modes_match_torch(op, mode):
+    def f(L):
+        L.manual_seed(0)
+        x = L.zeros(4, 3, dtype=L.float64)   # every example the same: only the draws differ
+        out = L.func.vmap(lambda a: RANDOM_OPS[op](L, a), randomness=mode)(x)
+        return tuple(out.shape), _rows_equal(out)
+    ours, theirs = _run(f, graphgrad), _run(f, torch)
+    if (op, mode) in KNOWN:
+        assert ours == KNOWN[op, mode]
+        return
+    if isinstance(theirs, Raised):
+        assert isinstance(ours, Raised), (op, mode, ours, theirs)
+        assert type(ours.exc).__name__ == type(theirs.exc).__name__
+        assert "randomness" in str(ours.exc)
+    else:
+        assert ours == theirs, (op, mode)
+
+
+@pytest.mark.parametrize("mode", ["different", "same"])
+def test_randomness_with_a_batched_input_to_the_sampler(mode):
+    # bernoulli of batched probabilities: per example in "different"; torch refuses "same"
+    def f(L):
+        L.manual_seed(0)
+        p = L.full((4, 3), 0.5, dtype=L.float64)
+        out = L.func.vmap(lambda a: L.bernoulli(a), randomness=mode)(p)
+        return tuple(out.shape), _rows_equal(out)
+    ours, theirs = _run(f, graphgrad), _run(f, torch)
+    if mode == "same":   # (PyTorch refuses; graphgrad replays one draw: see KNOWN above)
+        assert isinstance(theirs, Raised) and ours == ((4, 3), True)
+    else:
+        assert ours == theirs == ((4, 3), False)
+
+
+@pytest.mark.parametrize("mode", ["different", "same", "error"])
+def test_multinomial_of_a_batched_input_raises_rather_than_read_example_0(mode):
+    p = graphgrad.tensor(np.eye(3))
+    with pytest.raises(RuntimeError, match="randomness error mode" if mode == "error"
+                       else "multinomial of a batched tensor"):
+        graphgrad.func.vmap(lambda q: graphgrad.multinomial(q, 1), randomness=mode)(p)
+    # (a batch of distributions outside vmap: one row each)
+    assert graphgrad.multinomial(p, 1).flatten().tolist() == [0, 1, 2]
+
+
+def test_randomness_with_chunk_size_and_grad_inside():
+    def f(L):
+        L.manual_seed(0)
+        x = L.zeros(6, 3, dtype=L.float64)
+        g = L.func.grad(lambda a: (a + L.rand_like(a)).pow(2).sum())
+        d = L.func.vmap(g, randomness="different", chunk_size=2)(x)
+        s = L.func.vmap(g, randomness="same", chunk_size=4)(x)
+        return _rows_equal(d), _rows_equal(s)
+    ours, theirs = _run(f, graphgrad), _run(f, torch)
+    assert ours == theirs == (False, True)
+
+
+# ----------------------------------------------------------------- unsupported cases
+UNSUPPORTED = {
+    "grad_of_a_vector_inside_vmap": lambda L: L.func.vmap(L.func.grad(lambda a: a * 2))(
+        L.tensor(XB)),
+    "grad_bad_aux_inside_vmap": lambda L: L.func.vmap(
+        L.func.grad(lambda a: a.sum(), has_aux=True))(L.tensor(XB)),
+    "grad_argnum_out_of_range_inside_vmap": lambda L: L.func.vmap(
+        L.func.grad(lambda a: a.sum(), argnums=1))(L.tensor(XB)),
+    "item_inside_grad_inside_vmap": lambda L: L.func.vmap(
+        L.func.grad(lambda a: a.sum() * a.sum().item()))(L.tensor(XB)),
+    "vmap_in_dims_mismatch_inside_grad": lambda L: L.func.grad(
+        lambda a: L.func.vmap(lambda r: r.sum(), in_dims=(0, 0))(a).sum())(L.tensor(XB)),
+    "jacrev_non_tensor_output_inside_vmap": lambda L: L.func.vmap(
+        L.func.jacrev(lambda a: (a, "s")))(L.tensor(XB)),
+    "vjp_fn_wrong_shape_inside_vmap": lambda L: L.func.vmap(
+        L.func.vjp(lambda x: x.sin(), L.tensor(X3))[1])(L.tensor(M33[:, :2])),
+    "jvp_tangent_shape_inside_vmap": lambda L: L.func.vmap(
+        lambda a: L.func.jvp(L.sin, (a,), (L.ones(2, dtype=L.float64),)))(L.tensor(XB)),
+    "random_in_jacrev_inside_vmap": lambda L: L.func.vmap(
+        L.func.jacrev(lambda a: a * L.rand_like(a)))(L.tensor(XB)),
+    "inplace_into_captured_inside_vmap_grad": lambda L: L.func.vmap(
+        L.func.grad(lambda a: L.zeros(3, dtype=L.float64).add_(a).sum()))(L.tensor(XB)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNSUPPORTED))
+def test_unsupported_cases_raise_torchs_exception_types(case):
+    ours, theirs = _run(UNSUPPORTED[case], graphgrad), _run(UNSUPPORTED[case], torch)
+    assert isinstance(theirs, Raised), theirs
+    assert isinstance(ours, Raised), f"graphgrad returned {ours!r}, torch raised {theirs!r}"
+    assert type(ours.exc).__name__ == type(theirs.exc).__name__, (ours, theirs)
+
+
+def test_no_fallback_for_the_outside_vjp_fn():
+    W, x = graphgrad.tensor(M33), graphgrad.tensor(X3)
+    _, fn = graphgrad.func.vjp(lambda x: (W @ x).tanh(), x)
+    _no_fallback(lambda: graphgrad.func.vmap(fn)(graphgrad.tensor(EYE3)))

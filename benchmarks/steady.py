@@ -111,14 +111,48 @@ def _graph_workload(modname):
     return setup
 
 
+def per_sample_grads_mlp(lib):
+    """Per-sample gradients, torch.func's tutorial way: ``vmap(grad(loss), in_dims=(None, 0,
+    0))`` of a 64-128-10 MLP (ReLU, cross entropy, float32) over a batch of 64 examples
+    (issue 21's performance bar: graphgrad <= 1.0x torch.func)."""
+    import numpy as np
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, 10, 64))
+
+    def loss(p, xi, yi):
+        out = lib.func.functional_call(model, p, (xi.unsqueeze(0),))
+        return nn.functional.cross_entropy(out, yi.unsqueeze(0))
+    per_sample = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))
+    return lambda: per_sample(params, x, y)
+
+
+def w7_func_grad(lib):
+    """W7 (Rosenbrock-10, float64) by the function transform: ``func.grad(f)(x)`` -- the
+    gradient only, as HIPS autograd's ``grad(f)(x)`` (its peer, ``--peers autograd``)."""
+    import importlib
+    wl = importlib.import_module("benchmarks.w7_rosenbrock")
+    x = lib.tensor(wl.make_data(0)["x"])
+    g = lib.func.grad(wl.rosenbrock)
+    return lambda: g(x)
+
+
 GRAPH_WORKLOADS = {"w7_rosenbrock": "w7_rosenbrock", "w8_transformer": "w8_transformer",
                    "w9_cnn": "w9_cnn"}
 WORKLOADS = {"module_call": module_call, "digits_mlp_epoch": digits_mlp_epoch,
              "digits_adam_epoch": digits_adam_epoch,
-             **{name: _graph_workload(mod) for name, mod in GRAPH_WORKLOADS.items()}}
+             **{name: _graph_workload(mod) for name, mod in GRAPH_WORKLOADS.items()},
+             "per_sample_grads_mlp": per_sample_grads_mlp, "w7_func_grad": w7_func_grad}
 REPEAT = {"module_call": 20, "digits_mlp_epoch": 1, "digits_adam_epoch": 1,
-          "w7_rosenbrock": 200, "w8_transformer": 1, "w9_cnn": 1}
-UNITS = {"module_call": ("us/call", 1e6 / 1000), "w7_rosenbrock": ("us", 1e6)}
+          "w7_rosenbrock": 200, "w8_transformer": 1, "w9_cnn": 1,
+          "per_sample_grads_mlp": 20, "w7_func_grad": 200}
+UNITS = {"module_call": ("us/call", 1e6 / 1000), "w7_rosenbrock": ("us", 1e6),
+         "w7_func_grad": ("us", 1e6)}
+PEER_WORKLOADS = {"w7_rosenbrock": "value_and_grad", "w7_func_grad": "grad"}  # --peers
 
 
 def check_graph_workloads(names):
@@ -157,7 +191,7 @@ def child(libname, workload, samples):
     import importlib
     if libname.startswith("peer:"):  # a NumPy-based W7 peer (autograd, mygrad, numpy)
         wl = importlib.import_module("benchmarks.w7_rosenbrock")
-        step = wl.peer_step(libname[5:], wl.make_data(0))
+        step = wl.peer_step(libname[5:], wl.make_data(0), PEER_WORKLOADS[workload])
     else:
         lib = importlib.import_module(libname)
         if libname == "torch":
@@ -205,8 +239,9 @@ def main(argv=None):
     p.add_argument("--samples", type=int, default=15)
     p.add_argument("--child", nargs=3, metavar=("LIB", "WORKLOAD", "SAMPLES"))
     p.add_argument("--peers", default="",
-                   help="W7 only: NumPy-based peers timed in the same rounds, e.g. "
-                   "numpy,autograd,mygrad (numpy: the hand-written value and gradient)")
+                   help="W7 only (w7_rosenbrock, w7_func_grad): NumPy-based peers timed in the "
+                   "same rounds, e.g. numpy,autograd,mygrad (numpy: the hand-written value and "
+                   "gradient)")
     p.add_argument("--peer-python", default=None,
                    help="the interpreter that has the peers installed (default: this one)")
     p.add_argument("--check", action="store_true",
@@ -220,7 +255,7 @@ def main(argv=None):
           "   max RSS g / t, tracemalloc peak g")
     for w in args.only.split(","):
         ratios, gs, ts, mem = [], [], [], {}
-        peers = [f"peer:{p}" for p in args.peers.split(",") if p] if w == "w7_rosenbrock" \
+        peers = [f"peer:{p}" for p in args.peers.split(",") if p] if w in PEER_WORKLOADS \
             else []
         peer_ratios = {p: [] for p in peers}
         peer_times = {p: [] for p in peers}

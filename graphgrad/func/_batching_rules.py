@@ -26,6 +26,7 @@ from ..ops.api.copies import stack  # noqa: F401
 from ..ops.api.linalg import matmul
 from ..ops.registry import ELEMENTWISE, LINEAR, POINTWISE
 from . import _batching
+from ._row_matmul import RowMatmul, row_matmul_applies
 from ._batching import _align, _expand, _phys, _run, _wrap
 
 _DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2")
@@ -231,9 +232,17 @@ def _mat(sig, level, i):
     return sig[i] if p is None else p
 
 
+def _bmatmul(a, b):
+    """``a @ b`` of physical operands; one row per example times a differentiated batched
+    matrix (a Linear on one example inside ``vmap(grad(f))``) by _row_matmul.RowMatmul."""
+    if row_matmul_applies(a, b):
+        return RowMatmul.apply(a, b)
+    return matmul(a, b)
+
+
 def mm_rule(op, kind, sig, nt, lv):
     a, b = _mat(sig, lv.level, 0), _mat(sig, lv.level, 1)
-    return _wrap(matmul(a, b), lv.level)
+    return _wrap(_bmatmul(a, b), lv.level)
 
 
 def mv_rule(op, kind, sig, nt, lv):
@@ -252,7 +261,7 @@ def addmm_rule(op, kind, sig, nt, lv):
     level = lv.level
     s, m1, m2 = sig[0], _mat(sig, level, 1), _mat(sig, level, 2)
     beta, alpha = sig[3], sig[4]
-    r = matmul(m1, m2)
+    r = _bmatmul(m1, m2)
     if alpha != 1:
         r = r * alpha
     if beta != 0:

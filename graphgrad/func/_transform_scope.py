@@ -183,20 +183,20 @@ class _Scope:
                         return True
                 else:
                     stack.append(fn)
-        seen = set()
+        # (every node is looked at once, when first met: leaves' AccumulateGrad nodes are
+        # checked there and never pushed)
+        seen = set(stack)
         add, pop, push = seen.add, stack.pop, stack.append
         Acc = AccumulateGrad
         while stack:
-            node = pop()
-            if node in seen:
-                continue
-            add(node)
-            if type(node) is Acc:
-                if id(node.variable) not in internal:
-                    return True
-                continue
-            for n in node._next_nodes:
-                if n is not None and n not in seen:
+            for n in pop()._next_nodes:
+                if n is None or n in seen:
+                    continue
+                add(n)
+                if n.__class__ is Acc:
+                    if id(n.variable) not in internal:
+                        return True
+                else:
                     push(n)
         return False
 

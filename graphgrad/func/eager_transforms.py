@@ -41,10 +41,12 @@ from .._core.state import tls
 from .._tensor.tensor import Tensor
 from ..autograd import backward as _ag_backward
 from ..autograd import grad as _ag_grad
+from ..autograd.engine import execute as _execute
+from ..autograd.views import _edge
 from ..autograd import forward_ad as fwAD
 from ..autograd.functional import _grad_mode, _jacobian_block, _standard_basis
 from ..ops.api.copies import cat as _cat
-from ._pytree import tree_flatten, tree_unflatten
+from ._pytree import LEAF, tree_flatten, tree_unflatten
 from ._batching import levels as _vmap_levels_fn
 from . import vmap as _vmap_module   # (the module; graphgrad.func.vmap becomes the function)
 from ._transform_scope import (  # noqa: F401  (re-exported: this module's names before the split)
@@ -84,7 +86,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
             return _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
-                                                     _grad_and_value, _normalize_argnums,
+                                                     _grad_and_value_batched, _normalize_argnums,
                                                      _select, _replace)
         return _grad_and_value(func, argnums, has_aux, args, kwargs)
     return wrapper
@@ -111,57 +113,109 @@ def grad(func, argnums=0, has_aux=False, *, argnum=None):
     def wrapper(*args, **kwargs):
         if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
             g, value = _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
-                                                         _grad_and_value, _normalize_argnums,
+                                                         _grad_and_value_batched,
+                                                         _normalize_argnums,
                                                          _select, _replace)
         else:
-            g, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
+            g, value = _grad_and_value(func, argnums, has_aux, args, kwargs, value=False)
         return (g, value[1]) if has_aux else g
     return wrapper
 
 
-def _grad_and_value(func, argnums, has_aux, args, kwargs):
+def _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=True, value=True):
+    """(``accumulate=False``: never the plain backward into the stand-ins, whose .grad
+    would be a copy when a stand-in is not dense -- vmap's expanded inputs; ``value=False``:
+    the value is not wanted (``grad``), None in its place)
+
+    The common call -- one Tensor argument differentiated, Tensors (or plain Python
+    values) for the others -- skips the pytree and NumPy handling: W7's ``grad(f)(x)``
+    costs no more than ``f(x).backward()``."""
     api = "grad_and_value(f)(*args)"
-    argnums = _normalize_argnums(argnums, len(args))
-    leaves, spec = tree_flatten(_select(args, argnums))
-    leaves, np_flags = _from_numpy(leaves)
-    args = _args_from_numpy(args)
-    _check_leaves(leaves)
+    n = len(args)
+    if argnums.__class__ is int and -n <= argnums < n:
+        argnums %= n
+        sel = args[argnums]
+    else:
+        argnums = _normalize_argnums(argnums, n)
+        sel = _select(args, argnums)
+    if sel.__class__ is Tensor:
+        leaves, spec, np_flags = [sel], LEAF, _NO_NUMPY
+    else:
+        leaves, spec = tree_flatten(sel)
+        leaves, np_flags = _from_numpy(leaves)
+        _check_leaves(leaves)
+    for a in args:
+        if a.__class__ is not Tensor and isinstance(a, _CONTAINERS_OR_NUMPY):
+            args = _args_from_numpy(args)
+            break
     scope = _Scope()
-    with _grad_mode(True):
+    prev_mode = tls.grad_enabled
+    if not prev_mode:
+        tls.grad_enabled = True
+    try:
         copies = [scope.fresh(t) for t in leaves]
-        output = func(*_replace(args, argnums, tree_unflatten(copies, spec)), **kwargs)
+        if argnums.__class__ is int:
+            new_args = list(args)
+            new_args[argnums] = copies[0] if spec is LEAF else tree_unflatten(copies, spec)
+        else:
+            new_args = _replace(args, argnums, tree_unflatten(copies, spec))
+        output = func(*new_args, **kwargs)
         aux = None
         if has_aux:
             output, aux = _split_aux(output, api)
         if not isinstance(output, Tensor):
             raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
                                f"{type(output)}")
-        if output._data.ndim != 0:
+        od = output._data
+        if od.ndim != 0:
             raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
-                               f"with {output._data.ndim} dims. Maybe you wanted to use the vjp "
+                               f"with {od.ndim} dims. Maybe you wanted to use the vjp "
                                "or jacrev APIs instead?")
         external = scope.reaches_external((output,))
-        if external or tls.fw_level is not None or not output._requires_grad:
-            gs = _backward((output,), copies, (None,), True if external else
-                           tls.fw_level is not None)
-        elif scope.ext_grad:
+        fw = tls.fw_level is not None
+        if external or fw or not output._requires_grad:
+            gs = _backward((output,), copies, (None,), True if external else fw)
+        elif scope.ext_grad and accumulate:
             # the output's graph reaches none but our stand-ins (just walked): a plain
-            # backward into them (the engine's fast loop) gives the gradients
-            _ag_backward(output)
+            # backward into them (the engine's fast loop; what Tensor.backward() runs,
+            # without its argument checks: the seed is a scalar of a float dtype) gives the
+            # gradients
+            if od.dtype.kind in "fc":
+                _execute([_edge(output)], [np.ones((), od.dtype)], False, False, inputs=None,
+                         accumulate=True)
+            else:
+                _ag_backward(output)   # (its error for the other dtypes)
             gs = [c._grad for c in copies]
         else:   # (the caller's leaves may be in the graph: they must not accumulate)
             gs = _backward((output,), copies, (None,), False)
+    finally:
+        if not prev_mode:
+            tls.grad_enabled = prev_mode
     res = []
     for g, c, is_np in zip(gs, copies, np_flags):
-        g = _zeros(c._data.shape, c._data.dtype) if g is None else scope.export(g)
+        if g is None:
+            g = _zeros(c._data.shape, c._data.dtype)
+        elif g._requires_grad:
+            g = scope.export(g)
         res.append(_to_numpy(g, is_np) if is_np else g)
-    value = scope.export(output, external)
-    if np_flags and all(np_flags):
-        value = _to_numpy(value)
-    g = tree_unflatten(res, spec)
+    if value:
+        value = scope.export(output, external)
+        if np_flags and all(np_flags):
+            value = _to_numpy(value)
+    else:
+        value = None
+    g = res[0] if spec is LEAF else tree_unflatten(res, spec)
     if has_aux:
         return g, (value, scope.export_tree(aux))
     return g, value
+
+
+_NO_NUMPY = (0,)
+_CONTAINERS_OR_NUMPY = (np.ndarray, np.generic, list, tuple, dict)
+
+
+def _grad_and_value_batched(func, argnums, has_aux, args, kwargs):
+    return _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=False)
 
 
 # ----------------------------------------------------------------- vjp

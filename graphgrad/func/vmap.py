@@ -18,6 +18,7 @@ import functools
 from .._tensor.random import get_rng_state, set_rng_state
 from .._tensor.tensor import Tensor
 from ..ops.api.copies import cat
+from ..ops.kernels.shape import _expand_kernel
 from . import _batching as _bt
 from . import _batching_function, _batching_rules  # noqa: F401  (they register themselves)
 from ._pytree import TreeSpec, tree_flatten, tree_unflatten
@@ -211,6 +212,10 @@ def _to_physical(t, lvls):
     for lev, size, _ in reversed(lvls):
         if _bt.is_batched(x, lev):
             x = x._value
+        elif x.__class__ is Tensor and not x._requires_grad and x._fw is None:
+            # (nothing to record: the expanded view itself, without two dispatches)
+            d = x._data
+            x = Tensor._wrap(_expand_kernel(d, (size,) + d.shape))
         else:
             x = x.unsqueeze(0).expand((size,) + tuple(x.shape))
     return x

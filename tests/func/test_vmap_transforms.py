@@ -250,3 +250,76 @@ def test_no_fallback_for_the_outside_vjp_fn():
     W, x = graphgrad.tensor(M33), graphgrad.tensor(X3)
     _, fn = graphgrad.func.vjp(lambda x: (W @ x).tanh(), x)
     _no_fallback(lambda: graphgrad.func.vmap(fn)(graphgrad.tensor(EYE3)))
+
+
+# ----------------------------------------------------------------- the per-example Linear
+# (inside vmap(grad(f)) a Linear on one example is a row times a batched weight: graphgrad
+# computes it with its own node, func/_row_matmul.py, whose backward must match bmm's)
+def _linear_loss(L, bias=True):
+    def loss(p, x, y):
+        h = L.nn.functional.linear(x.unsqueeze(0), p["w1"], p["b1"] if bias else None).tanh()
+        out = L.nn.functional.linear(h, p["w2"])
+        return L.nn.functional.cross_entropy(out, y.unsqueeze(0))
+    return loss
+
+
+def _linear_params(L, dtype):
+    r = np.random.default_rng(5)
+    return {"w1": L.tensor(r.standard_normal((6, 4)), dtype=dtype),
+            "b1": L.tensor(r.standard_normal(6), dtype=dtype),
+            "w2": L.tensor(r.standard_normal((3, 6)), dtype=dtype)}
+
+
+def _linear_data(L, dtype):
+    r = np.random.default_rng(6)
+    return L.tensor(r.standard_normal((5, 4)), dtype=dtype), L.tensor(r.integers(0, 3, 5))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_per_example_linear_grads(dtype, bias):
+    def f(L):
+        dt = getattr(L, dtype)
+        x, y = _linear_data(L, dt)
+        return L.func.vmap(L.func.grad(_linear_loss(L, bias)), in_dims=(None, 0, 0))(
+            _linear_params(L, dt), x, y)
+    both(f, tol=1e-5 if dtype == "float32" else 1e-10)
+
+
+def test_per_example_linear_second_order():
+    """create_graph through the per-example product's backward, and its batched backward
+    (jacrev inside vmap), against torch."""
+    def f(L):
+        F = L.func
+        x, y = _linear_data(L, L.float64)
+        p = _linear_params(L, L.float64)
+        loss = _linear_loss(L)
+        # the gradient of a function of the per-sample gradients
+        g2 = F.grad(lambda q: sum((g ** 2).sum() for g in F.vmap(
+            F.grad(loss), in_dims=(None, 0, 0))(q, x, y).values()))(p)
+        # per-example Jacobians of the logits with respect to the weights
+        jac = F.vmap(F.jacrev(lambda w, xi: L.nn.functional.linear(xi.unsqueeze(0), w).tanh()),
+                     in_dims=(None, 0))(p["w1"], x)
+        # per-example Hessians of the loss in w2, reverse over reverse
+        hess = F.vmap(F.jacrev(F.jacrev(lambda w2, xi, yi: loss({**p, "w2": w2}, xi, yi))),
+                      in_dims=(None, 0, 0))(p["w2"], x, y)
+        return g2, jac, hess
+    both(f)
+
+
+def test_per_example_linear_node_is_used():
+    from graphgrad.func import _row_matmul
+    calls = []
+    real = _row_matmul.RowMatmul.backward
+
+    def counting(ctx, g):
+        calls.append(g.shape)
+        return real(ctx, g)
+    _row_matmul.RowMatmul.backward = staticmethod(counting)
+    try:
+        x, y = _linear_data(graphgrad, graphgrad.float32)
+        graphgrad.func.vmap(graphgrad.func.grad(_linear_loss(graphgrad)), in_dims=(None, 0, 0))(
+            _linear_params(graphgrad, graphgrad.float32), x, y)
+    finally:
+        _row_matmul.RowMatmul.backward = staticmethod(real)
+    assert len(calls) == 2

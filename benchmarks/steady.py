@@ -201,12 +201,14 @@ def child(libname, workload, samples):
         step()
     gc.collect()
     gc.freeze()
-    times = []
+    times, cpu = [], []
     for _ in range(samples):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         for _ in range(REPEAT[workload]):
             step()
         times.append((time.perf_counter() - t0) / REPEAT[workload])
+        cpu.append((time.process_time() - c0) / REPEAT[workload])
     # peak memory, after the timing: max RSS of this process (the library's import
     # included), and the tracemalloc peak of one more step (NumPy reports its arrays to
     # tracemalloc, PyTorch's allocator does not: no figure for torch)
@@ -221,7 +223,7 @@ def child(libname, workload, samples):
         traced = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     print(json.dumps({"median": statistics.median(times), "min": min(times),
-                      "maxrss": rss, "traced": traced}))
+                      "cpu_median": statistics.median(cpu), "maxrss": rss, "traced": traced}))
 
 
 def run_child(libname, workload, samples, python=None):
@@ -244,6 +246,10 @@ def main(argv=None):
                    "gradient)")
     p.add_argument("--peer-python", default=None,
                    help="the interpreter that has the peers installed (default: this one)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="also print the CPU time (process_time) of each library and its ratio: "
+                   "on a machine loaded by other processes the wall time includes waiting for "
+                   "a CPU, the CPU time does not")
     p.add_argument("--check", action="store_true",
                    help="only compare graphgrad's and PyTorch's results on W7-W9")
     args = p.parse_args(argv)
@@ -255,10 +261,13 @@ def main(argv=None):
           "   max RSS g / t, tracemalloc peak g")
     for w in args.only.split(","):
         ratios, gs, ts, mem = [], [], [], {}
+        cpu = {"graphgrad": [], "torch": []}
         peers = [f"peer:{p}" for p in args.peers.split(",") if p] if w in PEER_WORKLOADS \
             else []
         peer_ratios = {p: [] for p in peers}
         peer_times = {p: [] for p in peers}
+        peer_gratios = {p: [] for p in peers}   # graphgrad / peer, same rounds
+        peer_cpu = {p: [] for p in peers}       # (peer, graphgrad) CPU times
         for r in range(args.rounds):
             order = ["graphgrad", "torch", *peers]
             if r % 2:
@@ -268,10 +277,14 @@ def main(argv=None):
                    for lib in order}
             gs.append(res["graphgrad"]["median"])
             ts.append(res["torch"]["median"])
+            for lib in cpu:
+                cpu[lib].append(res[lib]["cpu_median"])
             ratios.append(gs[-1] / ts[-1])
             for p in peers:
                 peer_times[p].append(res[p]["median"])
                 peer_ratios[p].append(res[p]["median"] / ts[-1])
+                peer_gratios[p].append(gs[-1] / res[p]["median"])
+                peer_cpu[p].append((res[p]["cpu_median"], res["graphgrad"]["cpu_median"]))
             mem = res
         unit, scale = UNITS.get(w, ("ms", 1e3))
         mib = 2.0 ** 20
@@ -281,11 +294,25 @@ def main(argv=None):
               f" [{min(ratios):.2f}-{max(ratios):.2f}]  ({args.rounds} rounds)"
               f"   {mem['graphgrad']['maxrss'] / mib:.0f} / {mem['torch']['maxrss'] / mib:.0f} MiB"
               + (f", {traced / mib:.1f} MiB" if traced is not None else ""))
+        if args.cpu_time:
+            cr = [g / t for g, t in zip(cpu["graphgrad"], cpu["torch"])]
+            print(f"  {'(CPU time)':<18} {statistics.median(cpu['graphgrad']) * scale:>9.2f} "
+                  f"{unit:<3}{statistics.median(cpu['torch']) * scale:>9.2f} {unit:<3} "
+                  f"{statistics.median(cr):5.2f} [{min(cr):.2f}-{max(cr):.2f}]")
         for p in peers:
             pr = peer_ratios[p]
             print(f"  {p[5:]:<18} {statistics.median(peer_times[p]) * scale:>9.2f} {unit:<3}"
                   f"{'':>12}    {statistics.median(pr):5.2f} [{min(pr):.2f}-{max(pr):.2f}]"
                   f"  (vs torch, same rounds)")
+            gr = peer_gratios[p]
+            line = (f"  {'':<18} graphgrad / {p[5:]}: {statistics.median(gr):5.2f} "
+                    f"[{min(gr):.2f}-{max(gr):.2f}]")
+            if args.cpu_time:
+                cg = [g / q for q, g in peer_cpu[p]]
+                line += (f"; CPU time {statistics.median([q for q, _ in peer_cpu[p]]) * scale:.2f}"
+                         f" {unit}, graphgrad / {p[5:]} {statistics.median(cg):5.2f} "
+                         f"[{min(cg):.2f}-{max(cg):.2f}]")
+            print(line)
 
 
 if __name__ == "__main__":

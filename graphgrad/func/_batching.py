@@ -261,6 +261,7 @@ _ENTRIES = {_dispatch: "out", _unary: "out", _binary: "out", _dispatch_inplace: 
 # set by the modules that define them (they import this one)
 RULE_FOR = [None]        # _batching_rules.rule_for
 FUNCTION_APPLY = [None]  # _batching_function.vmap_apply
+COMPOSITE_RULES = {}     # composite name -> rule(args, kwargs, level): _row_matmul.py's linear
 
 
 def _run(op, kind, args):
@@ -283,7 +284,14 @@ class _Level:
         self.level, self.size, self.randomness = level, size, randomness
 
     def __call__(self, op, call, args, kwargs):
-        if _max_level(args, kwargs) != self.level or isinstance(op, Composite):
+        if _max_level(args, kwargs) != self.level:
+            return call(args, kwargs)
+        if op.__class__ is Composite:   # (its ops are batched one by one, unless a rule
+            rule = COMPOSITE_RULES.get(op.name)   # takes the whole composite)
+            if rule is not None:
+                res = rule(args, kwargs, self)
+                if res is not NotImplemented:
+                    return res
             return call(args, kwargs)
         entry = getattr(call, "entry", None)
         kind = _ENTRIES.get(entry)

@@ -24,6 +24,7 @@ from .._tensor.random import numpy_rng
 from .._tensor.tensor import Tensor
 from ..ops.api.copies import stack  # noqa: F401
 from ..ops.api.linalg import matmul
+from ..ops.interpose import all_values
 from ..ops.registry import ELEMENTWISE, LINEAR, POINTWISE
 from . import _batching
 from ._row_matmul import RowMatmul, row_matmul_applies
@@ -425,6 +426,9 @@ def nll_rule(op, kind, sig, nt, lv):
         rest = tuple(px.shape[3:])
         r = _run(op, "out", [px.reshape((B * N, C) + rest), pt.reshape((B * N,) + rest), weight,
                              "none", ignore])
+        if N == 1 and not rest and red == "mean" and weight is None and \
+                not (all_values(pt._data) == ignore).any():
+            return _wrap(r, level)   # (one example's mean of one loss, none ignored: itself)
         lead = (B, N) + rest
     r = r.reshape(lead)
     if red == "none":

@@ -254,11 +254,21 @@ def test_no_fallback_for_the_outside_vjp_fn():
 
 # ----------------------------------------------------------------- the per-example Linear
 # (inside vmap(grad(f)) a Linear on one example is a row times a batched weight: graphgrad
-# computes it with its own node, func/_row_matmul.py, whose backward must match bmm's)
-def _linear_loss(L, bias=True):
+# computes F.linear, and a product x @ w.T written out, with its own nodes
+# (func/_row_matmul.py), whose backward must match the batched ops')
+def _linear_loss(L, bias=True, how="F.linear"):
+    def lin(x, w, b):
+        if how == "F.linear":
+            return L.nn.functional.linear(x, w, b)
+        y = x @ w.T
+        return y if b is None else y + b
+
     def loss(p, x, y):
-        h = L.nn.functional.linear(x.unsqueeze(0), p["w1"], p["b1"] if bias else None).tanh()
-        out = L.nn.functional.linear(h, p["w2"])
+        xi = x.unsqueeze(0) if how != "vector" else x
+        h = lin(xi, p["w1"], p["b1"] if bias else None).tanh()
+        out = lin(h, p["w2"], None)
+        if how == "vector":
+            out = out.unsqueeze(0)
         return L.nn.functional.cross_entropy(out, y.unsqueeze(0))
     return loss
 
@@ -275,15 +285,37 @@ def _linear_data(L, dtype):
     return L.tensor(r.standard_normal((5, 4)), dtype=dtype), L.tensor(r.integers(0, 3, 5))
 
 
+@pytest.mark.parametrize("how", ["F.linear", "matmul", "vector"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("bias", [True, False])
-def test_per_example_linear_grads(dtype, bias):
+def test_per_example_linear_grads(how, dtype, bias):
     def f(L):
         dt = getattr(L, dtype)
         x, y = _linear_data(L, dt)
-        return L.func.vmap(L.func.grad(_linear_loss(L, bias)), in_dims=(None, 0, 0))(
+        return L.func.vmap(L.func.grad(_linear_loss(L, bias, how)), in_dims=(None, 0, 0))(
             _linear_params(L, dt), x, y)
     both(f, tol=1e-5 if dtype == "float32" else 1e-10)
+
+
+def test_per_example_linear_with_unbatched_or_batched_pieces():
+    """The bias or the weight per example (in_dims 0), the input shared (in_dims None), a
+    bias that requires grad outside: the rule's other cases, against torch."""
+    def f(L):
+        x, y = _linear_data(L, L.float64)
+        p = _linear_params(L, L.float64)
+        F = L.func
+        loss = _linear_loss(L)
+        ws = L.stack([p["w1"], p["w1"] * 2, p["w1"] - 1, p["w1"], p["w1"]])
+        a = F.vmap(F.grad(lambda w, xi, yi: loss({**p, "w1": w}, xi, yi)), in_dims=(0, 0, 0))(
+            ws, x, y)
+        b = F.vmap(F.grad(lambda q, xi, yi: loss(q, xi, yi)), in_dims=(None, None, 0))(
+            p, x[0], y)
+        bb = p["b1"].clone().requires_grad_(True)
+        c = F.vmap(F.grad(lambda q, xi, yi: loss({**q, "b1": bb}, xi, yi)),
+                   in_dims=(None, 0, 0))(p, x, y)
+        (sum(v.sum() for v in c.values())).backward()
+        return a, b, c, bb.grad
+    both(f)
 
 
 def test_per_example_linear_second_order():
@@ -293,33 +325,40 @@ def test_per_example_linear_second_order():
         F = L.func
         x, y = _linear_data(L, L.float64)
         p = _linear_params(L, L.float64)
-        loss = _linear_loss(L)
-        # the gradient of a function of the per-sample gradients
-        g2 = F.grad(lambda q: sum((g ** 2).sum() for g in F.vmap(
-            F.grad(loss), in_dims=(None, 0, 0))(q, x, y).values()))(p)
-        # per-example Jacobians of the logits with respect to the weights
-        jac = F.vmap(F.jacrev(lambda w, xi: L.nn.functional.linear(xi.unsqueeze(0), w).tanh()),
-                     in_dims=(None, 0))(p["w1"], x)
-        # per-example Hessians of the loss in w2, reverse over reverse
-        hess = F.vmap(F.jacrev(F.jacrev(lambda w2, xi, yi: loss({**p, "w2": w2}, xi, yi))),
-                      in_dims=(None, 0, 0))(p["w2"], x, y)
-        return g2, jac, hess
+        out = []
+        for how in ("F.linear", "matmul"):
+            loss = _linear_loss(L, how=how)
+            # the gradient of a function of the per-sample gradients
+            out.append(F.grad(lambda q: sum((g ** 2).sum() for g in F.vmap(
+                F.grad(loss), in_dims=(None, 0, 0))(q, x, y).values()))(p))
+            # per-example Hessians of the loss in w2, reverse over reverse
+            out.append(F.vmap(F.jacrev(F.jacrev(
+                lambda w2, xi, yi: loss({**p, "w2": w2}, xi, yi))), in_dims=(None, 0, 0))(
+                    p["w2"], x, y))
+        # per-example Jacobians of the activations with respect to the weights
+        out.append(F.vmap(F.jacrev(
+            lambda w, xi: L.nn.functional.linear(xi.unsqueeze(0), w).tanh()),
+            in_dims=(None, 0))(p["w1"], x))
+        return out
     both(f)
 
 
-def test_per_example_linear_node_is_used():
+@pytest.mark.parametrize("how,node", [("F.linear", "RowLinear"), ("matmul", "RowMatmul")])
+def test_per_example_linear_node_is_used(how, node):
     from graphgrad.func import _row_matmul
+    cls = getattr(_row_matmul, node)
     calls = []
-    real = _row_matmul.RowMatmul.backward
+    real = cls.backward
 
     def counting(ctx, g):
         calls.append(g.shape)
         return real(ctx, g)
-    _row_matmul.RowMatmul.backward = staticmethod(counting)
+    cls.backward = staticmethod(counting)
     try:
         x, y = _linear_data(graphgrad, graphgrad.float32)
-        graphgrad.func.vmap(graphgrad.func.grad(_linear_loss(graphgrad)), in_dims=(None, 0, 0))(
-            _linear_params(graphgrad, graphgrad.float32), x, y)
+        graphgrad.func.vmap(graphgrad.func.grad(_linear_loss(graphgrad, how=how)),
+                            in_dims=(None, 0, 0))(_linear_params(graphgrad, graphgrad.float32),
+                                                  x, y)
     finally:
-        _row_matmul.RowMatmul.backward = staticmethod(real)
+        cls.backward = staticmethod(real)
     assert len(calls) == 2

@@ -243,7 +243,8 @@ def main(argv=None):
     p.add_argument("--peers", default="",
                    help="W7 only (w7_rosenbrock, w7_func_grad): NumPy-based peers timed in the "
                    "same rounds, e.g. numpy,autograd,mygrad (numpy: the hand-written value and "
-                   "gradient)")
+                   "gradient; graphgrad-backward: graphgrad's backward() path, which runs in "
+                   "this interpreter)")
     p.add_argument("--peer-python", default=None,
                    help="the interpreter that has the peers installed (default: this one)")
     p.add_argument("--cpu-time", action="store_true",
@@ -273,7 +274,8 @@ def main(argv=None):
             if r % 2:
                 order.reverse()
             res = {lib: run_child(lib, w, args.samples,
-                                  args.peer_python if lib.startswith("peer:") else None)
+                                  args.peer_python if lib.startswith("peer:") and
+                                  not lib.startswith("peer:graphgrad") else None)
                    for lib in order}
             gs.append(res["graphgrad"]["median"])
             ts.append(res["torch"]["median"])

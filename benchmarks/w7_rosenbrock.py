@@ -76,7 +76,8 @@ def run_numpy(data):
 # ---------------------------------------------------------------- peers (benchmarks.steady)
 def peer_step(name, data, what="value_and_grad"):
     """One value-and-gradient evaluation with a NumPy-based peer: ``"numpy"`` (the
-    hand-written limit), ``"autograd"`` (HIPS autograd) or ``"mygrad"``.  ``what="grad"``:
+    hand-written limit), ``"autograd"`` (HIPS autograd), ``"mygrad"`` or
+    ``"graphgrad-backward"`` (graphgrad's ``backward()`` path, W7's own).  ``what="grad"``:
     HIPS autograd's ``grad`` (the gradient only) instead of its ``value_and_grad``."""
     x0 = data["x"]
     if name == "numpy":
@@ -90,6 +91,10 @@ def peer_step(name, data, what="value_and_grad"):
             return anp.sum(100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2)
         vg = autograd.grad(f) if what == "grad" else autograd.value_and_grad(f)
         return lambda: vg(x0)
+    if name == "graphgrad-backward":   # (graphgrad's own backward() path, beside func.grad)
+        import graphgrad
+        x = leaf(graphgrad, x0)
+        return lambda: value_and_grad(x)
     if name == "mygrad":
         import mygrad as mg
         x = mg.tensor(x0)

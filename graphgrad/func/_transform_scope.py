@@ -138,6 +138,36 @@ def _zeros(shape, dtype):
 
 
 # ----------------------------------------------------------------- the transform's scope
+def reaches_other_leaf(tensors, internal):
+    """Whether the graph of ``tensors`` reaches a leaf that requires grad whose ``id`` is
+    not in ``internal`` (a transform's stand-ins)."""
+    stack = []
+    for t in tensors:
+        if isinstance(t, Tensor) and t._requires_grad:
+            fn = t._grad_fn
+            if fn is None:
+                if id(t) not in internal:
+                    return True
+            else:
+                stack.append(fn)
+    # (every node is looked at once, when first met: leaves' AccumulateGrad nodes are
+    # checked there and never pushed)
+    seen = set(stack)
+    add, pop, push = seen.add, stack.pop, stack.append
+    Acc = AccumulateGrad
+    while stack:
+        for n in pop()._next_nodes:
+            if n is None or n in seen:
+                continue
+            add(n)
+            if n.__class__ is Acc:
+                if id(n.variable) not in internal:
+                    return True
+            else:
+                push(n)
+    return False
+
+
 class _Scope:
     """One transform call: its stand-ins for the differentiated inputs, and what the
     caller's grad mode was (see the module docstring)."""
@@ -173,32 +203,7 @@ class _Scope:
         (so a caller's tensor -- or an outer transform's stand-in -- depends on them)."""
         if not self.ext_grad:
             return False
-        internal = self.internal
-        stack = []
-        for t in tensors:
-            if isinstance(t, Tensor) and t._requires_grad:
-                fn = t._grad_fn
-                if fn is None:
-                    if id(t) not in internal:
-                        return True
-                else:
-                    stack.append(fn)
-        # (every node is looked at once, when first met: leaves' AccumulateGrad nodes are
-        # checked there and never pushed)
-        seen = set(stack)
-        add, pop, push = seen.add, stack.pop, stack.append
-        Acc = AccumulateGrad
-        while stack:
-            for n in pop()._next_nodes:
-                if n is None or n in seen:
-                    continue
-                add(n)
-                if n.__class__ is Acc:
-                    if id(n.variable) not in internal:
-                        return True
-                else:
-                    push(n)
-        return False
+        return reaches_other_leaf(tensors, self.internal)
 
     def need_graph(self, tensors):
         return tls.fw_level is not None or self.reaches_external(tensors)

@@ -50,8 +50,9 @@ from ._pytree import LEAF, tree_flatten, tree_unflatten
 from ._batching import levels as _vmap_levels_fn
 from . import vmap as _vmap_module   # (the module; graphgrad.func.vmap becomes the function)
 from ._transform_scope import (  # noqa: F401  (re-exported: this module's names before the split)
-    _Scope, _args_from_numpy, _check_argnums_type, _check_leaves, _check_outputs, _from_numpy,
-    _normalize_argnums, _numpy_tree, _replace, _select, _split_aux, _to_numpy, _zeros)
+    _ARRAY, _Scope, _args_from_numpy, _check_argnums_type, _check_leaves, _check_outputs, _from_numpy,
+    _normalize_argnums, _numpy_tree, _replace, _select, _split_aux, _to_numpy, _zeros,
+    reaches_other_leaf)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
            "hessian"]
@@ -117,6 +118,10 @@ def grad(func, argnums=0, has_aux=False, *, argnum=None):
                                                          _normalize_argnums,
                                                          _select, _replace)
         else:
+            if not has_aux and argnums.__class__ is int:
+                g = _grad_one(func, argnums, args, kwargs)
+                if g is not _SLOW:
+                    return g
             g, value = _grad_and_value(func, argnums, has_aux, args, kwargs, value=False)
         return (g, value[1]) if has_aux else g
     return wrapper
@@ -125,11 +130,7 @@ def grad(func, argnums=0, has_aux=False, *, argnum=None):
 def _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=True, value=True):
     """(``accumulate=False``: never the plain backward into the stand-ins, whose .grad
     would be a copy when a stand-in is not dense -- vmap's expanded inputs; ``value=False``:
-    the value is not wanted (``grad``), None in its place)
-
-    The common call -- one Tensor argument differentiated, Tensors (or plain Python
-    values) for the others -- skips the pytree and NumPy handling: W7's ``grad(f)(x)``
-    costs no more than ``f(x).backward()``."""
+    the value is not wanted (``grad``), None in its place)"""
     api = "grad_and_value(f)(*args)"
     n = len(args)
     if argnums.__class__ is int and -n <= argnums < n:
@@ -163,34 +164,39 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=True, value
         aux = None
         if has_aux:
             output, aux = _split_aux(output, api)
-        if not isinstance(output, Tensor):
-            raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
-                               f"{type(output)}")
-        od = output._data
-        if od.ndim != 0:
-            raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
-                               f"with {od.ndim} dims. Maybe you wanted to use the vjp "
-                               "or jacrev APIs instead?")
-        external = scope.reaches_external((output,))
-        fw = tls.fw_level is not None
-        if external or fw or not output._requires_grad:
-            gs = _backward((output,), copies, (None,), True if external else fw)
-        elif scope.ext_grad and accumulate:
-            # the output's graph reaches none but our stand-ins (just walked): a plain
-            # backward into them (the engine's fast loop; what Tensor.backward() runs,
-            # without its argument checks: the seed is a scalar of a float dtype) gives the
-            # gradients
-            if od.dtype.kind in "fc":
-                _execute([_edge(output)], [np.ones((), od.dtype)], False, False, inputs=None,
-                         accumulate=True)
-            else:
-                _ag_backward(output)   # (its error for the other dtypes)
-            gs = [c._grad for c in copies]
-        else:   # (the caller's leaves may be in the graph: they must not accumulate)
-            gs = _backward((output,), copies, (None,), False)
+        return _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumulate,
+                              value)
     finally:
         if not prev_mode:
             tls.grad_enabled = prev_mode
+
+
+def _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumulate, value):
+    """grad_and_value once ``func`` ran on the stand-ins ``copies`` (under grad mode): the
+    output's checks, the backward, the results for the caller."""
+    api = "grad_and_value(f)(*args)"
+    if not isinstance(output, Tensor):
+        raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
+                           f"{type(output)}")
+    od = output._data
+    if od.ndim != 0:
+        raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
+                           f"with {od.ndim} dims. Maybe you wanted to use the vjp "
+                           "or jacrev APIs instead?")
+    external = scope.reaches_external((output,))
+    fw = tls.fw_level is not None
+    if external or fw or not output._requires_grad:
+        gs = _backward((output,), copies, (None,), True if external else fw)
+    elif scope.ext_grad and accumulate:
+        # the output's graph reaches none but our stand-ins (just walked): a plain
+        # backward into them (the engine's fast loop) gives the gradients
+        if od.dtype.kind == "f":
+            _plain_backward(output)
+        else:
+            _ag_backward(output)   # (its checks: bfloat16 passes, complex raises)
+        gs = [c._grad for c in copies]
+    else:   # (the caller's leaves may be in the graph: they must not accumulate)
+        gs = _backward((output,), copies, (None,), False)
     res = []
     for g, c, is_np in zip(gs, copies, np_flags):
         if g is None:
@@ -208,6 +214,63 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=True, value
     if has_aux:
         return g, (value, scope.export_tree(aux))
     return g, value
+
+
+_ONES = {}   # dtype -> a 0-d one (copied for each seed)
+
+
+def _plain_backward(output):
+    """``output.backward()`` for a scalar float output that requires grad: the engine's
+    plain loop, without Tensor.backward's argument checks."""
+    dt = output._data.dtype
+    one = _ONES.get(dt)
+    if one is None:
+        one = _ONES[dt] = np.ones((), dt)
+    _execute([_edge(output)], [one.copy()], False, False, inputs=None, accumulate=True)
+
+
+_SLOW = object()
+
+
+def _grad_one(func, i, args, kwargs):
+    """``grad(func, i)(*args)`` for the common call -- argument ``i`` a Tensor that does
+    not require grad (or a float ndarray), the others Tensors or plain Python values, grad
+    mode on, no forward-mode level, not inside vmap -- at the cost of ``f(x).backward()``:
+    no pytree, no scope unless the output turns out to need one.  ``_SLOW`` when the call
+    is not of that kind (the general path then runs it)."""
+    n = len(args)
+    if not -n <= i < n or not tls.grad_enabled or tls.fw_level is not None:
+        return _SLOW
+    t = args[i]
+    kind = 0
+    if t.__class__ is not Tensor:
+        if t.__class__ is not np.ndarray or t.dtype.kind != "f":
+            return _SLOW
+        t, kind = _wrap(np.array(t)), _ARRAY
+    elif t._requires_grad or t._fw is not None:
+        return _SLOW
+    for a in args:
+        if a.__class__ is not Tensor and isinstance(a, _CONTAINERS_OR_NUMPY) and a is not args[i]:
+            return _SLOW
+    c = t.detach()
+    c.requires_grad_(True)
+    new_args = list(args)
+    new_args[i] = c
+    output = func(*new_args, **kwargs)
+    if output.__class__ is Tensor and output._requires_grad and output._data.ndim == 0 and \
+            output._data.dtype.kind == "f" and not reaches_other_leaf((output,), (id(c),)):
+        _plain_backward(output)
+        g = c._grad
+        if g is None:
+            g = _zeros(c._data.shape, c._data.dtype)
+        return _to_numpy(g, kind) if kind else g
+    # anything else (an error to raise, a graph reaching outside): the general path's end,
+    # with the scope fresh() would have made
+    scope = _Scope()
+    scope.internal.add(id(c))
+    scope.keep += [c, c]
+    scope.originals[id(c)] = t
+    return _grad_epilogue(scope, [c], output, None, LEAF, (kind,), False, True, False)[0]
 
 
 _NO_NUMPY = (0,)

@@ -178,6 +178,31 @@ def test_grad_errors():
                                                     has_aux=True)(T(lib, X3)))
     # integer inputs cannot be differentiated
     both(lambda lib: gr(lib, lambda x: x.sum())(lib.ones(2, dtype=lib.int64)))
+    # a complex output has no gradient (only real scalar outputs seed a backward)
+    for dt in ("float64", "complex128"):
+        assert "real scalar" in msg(lambda lib: gr(lib, lambda x: (x * (1 + 2j)).sum())(
+            lib.ones(2, dtype=getattr(lib, dt))))
+    assert "real scalar" in msg(lambda lib: F(lib).grad_and_value(
+        lambda x: (x * (1 + 2j)).sum())(lib.ones(2, dtype=lib.float64)))
+
+
+def test_grad_fast_path_cases():
+    """The common call (one Tensor argument) takes a shorter path in graphgrad: the cases
+    where its output needs the general treatment, against torch."""
+    def f(lib):
+        w = T(lib, Y3, requires_grad=True)
+        x = T(lib, X3)
+        g_ext = F(lib).grad(lambda x: (w * x.sin()).sum())(x)      # reaches the caller's w
+        (g_ext.sum()).backward()
+        g_const = F(lib).grad(lambda x: (w * 2).sum())(x)          # independent of x
+        g_noreq = F(lib).grad(lambda x: T(lib, 2.0))(x)            # no graph at all
+        g_kw = F(lib).grad(lambda x, k=1.0: (x * k).sum())(x, k=3.0)
+        g_arg = F(lib).grad(lambda x, y, s: (x * y).sum() * s, 1)(x, T(lib, Y3), 2.0)
+        with lib.no_grad():
+            g_nograd = F(lib).grad(lambda x: (w * x).sum())(x)
+        bf = F(lib).grad(lambda x: (x * x).sum())(lib.ones(2, dtype=lib.bfloat16))
+        return g_ext, w.grad, g_const, g_noreq, g_kw, g_arg, g_nograd, bf
+    both(f)
 
 
 # ----------------------------------------------------------------- vjp

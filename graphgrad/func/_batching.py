@@ -31,6 +31,7 @@ from .._core.state import tls
 from .._tensor import random as _rand
 from .._tensor.creation import arange as _arange
 from .._tensor.tensor import Tensor
+from .. import autograd as _autograd
 from ..autograd import function as _function
 from ..ops.api import conversion as _conversion
 from ..ops.api import indexing as _indexing
@@ -262,6 +263,7 @@ _ENTRIES = {_dispatch: "out", _unary: "out", _binary: "out", _dispatch_inplace: 
 RULE_FOR = [None]        # _batching_rules.rule_for
 FUNCTION_APPLY = [None]  # _batching_function.vmap_apply
 COMPOSITE_RULES = {}     # composite name -> rule(args, kwargs, level): _row_matmul.py's linear
+AUTOGRAD_HOOKS = [None, None]   # vmap.py's hooks for autograd.backward / autograd.grad
 
 
 def _run(op, kind, args):
@@ -402,6 +404,8 @@ def _hooks(delta):
         _function._vmap_hook = FUNCTION_APPLY[0] if on else None
         _conversion.vmap_index_hook = index_hook if on else None
         _indexing.vmap_index_hook = index_hook if on else None
+        _autograd.vmap_backward_hook = AUTOGRAD_HOOKS[0] if on else None
+        _autograd.vmap_grad_hook = AUTOGRAD_HOOKS[1] if on else None
 
 
 def _key_items(key):

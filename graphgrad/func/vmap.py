@@ -17,6 +17,7 @@ import functools
 
 from .._tensor.random import get_rng_state, set_rng_state
 from .._tensor.tensor import Tensor
+from ..autograd import grad as _ag_grad
 from ..ops.api.copies import cat
 from ..ops.kernels.shape import _expand_kernel
 from . import _batching as _bt
@@ -331,6 +332,43 @@ def vjp_of_unbatched_graph(flat_out, flat_cot, backward):
     gs = backward(cots)
     return [None if g is None else
             _from_physical(g.reshape(sizes + tuple(g.shape[1:])), lvls) for g in gs]
+
+
+_BATCHED_BACKWARD = (
+    "vmap: backward() or autograd.grad() of a batched value inside vmap is not supported "
+    "(the graph of a batched value is the whole batch's). Use graphgrad.func.grad / vjp "
+    "inside vmap instead (vmap(grad(f)) gives per-sample gradients), or vmap a vjp_fn made "
+    "outside vmap over a batch of cotangents.")
+
+
+def _backward_hook(tensors, grad_tensors):
+    """autograd.backward inside vmap: batched values raise (as PyTorch's does) instead of
+    running on example 0's arrays."""
+    gs = () if grad_tensors is None else (
+        (grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors))
+    if any(_bt.is_batched(t) for t in tensors) or any(_bt.is_batched(g) for g in gs):
+        raise RuntimeError(_BATCHED_BACKWARD)
+
+
+def _grad_hook(outputs, inputs, grad_outputs, **options):
+    """autograd.grad inside vmap: with unbatched outputs and batched grad_outputs (vmap over
+    the VJP of a graph made outside vmap) one batched backward; other batched values raise.
+    None: nothing batched, autograd.grad carries on."""
+    outs_b = any(_bt.is_batched(o) for o in outputs)
+    gos_b = any(_bt.is_batched(g) for g in grad_outputs)
+    ins_b = any(_bt.is_batched(i) for i in inputs)
+    if not (outs_b or gos_b or ins_b):
+        return None
+    if outs_b or ins_b or options["is_grads_batched"] or \
+            any(g is None for g in grad_outputs):
+        raise RuntimeError(_BATCHED_BACKWARD)
+    options["is_grads_batched"] = True
+    return tuple(vjp_of_unbatched_graph(
+        list(outputs), list(grad_outputs),
+        lambda cots: _ag_grad(outputs, inputs, cots, **options)))
+
+
+_bt.AUTOGRAD_HOOKS[:] = [_backward_hook, _grad_hook]
 
 
 def batched_jvp(func, primals, tangents, strict, has_aux, jvp_impl):

@@ -362,3 +362,31 @@ def test_per_example_linear_node_is_used(how, node):
     finally:
         cls.backward = staticmethod(real)
     assert len(calls) == 2
+
+
+# ----------------------------------------------------------------- autograd inside vmap
+def test_autograd_grad_of_an_outside_graph_over_batched_grad_outputs():
+    def f(L):
+        x = L.tensor(X3, requires_grad=True)
+        y = {"a": x.sin() * 2, "b": (x * x).sum()}
+        z = L.tensor(X3[:2], requires_grad=True)
+        one = L.func.vmap(lambda v: L.autograd.grad(y["a"], x, v, retain_graph=True)[0])(
+            L.tensor(EYE3))
+        two = L.func.vmap(lambda v, s: L.autograd.grad(
+            (y["a"], y["b"]), (x, z), (v, s), retain_graph=True, allow_unused=True),
+            in_dims=(0, None))(L.tensor(XB), L.tensor(0.5))
+        return one, two[0], two[1] is None
+    both(f)
+
+
+def test_backward_inside_vmap_with_batched_values_raises():
+    def f(L):
+        x = L.tensor(X3, requires_grad=True)
+        y = x.sin() * 2
+        return L.func.vmap(lambda v: y.backward(v, retain_graph=True))(L.tensor(EYE3))
+    ours, theirs = _run(f, graphgrad), _run(f, torch)
+    assert isinstance(ours, Raised) and isinstance(theirs, Raised), (ours, theirs)
+    assert type(ours.exc) is RuntimeError and type(theirs.exc).__name__ == "RuntimeError"
+    with pytest.raises(RuntimeError, match="batched value inside vmap"):
+        graphgrad.func.vmap(lambda a: graphgrad.autograd.grad(
+            (a * a).sum(), a))(graphgrad.tensor(XB, requires_grad=True))

@@ -401,6 +401,7 @@ def _hooks(delta):
         _active[0] += delta
         on = _active[0] > 0
         _rand.vmap_random_check = _random_check if on else None
+        _rand.vmap_random_batch = _random_batch if on else None
         _function._vmap_hook = FUNCTION_APPLY[0] if on else None
         _conversion.vmap_index_hook = index_hook if on else None
         _indexing.vmap_index_hook = index_hook if on else None
@@ -475,6 +476,24 @@ def index_hook(self, key, value, setting, accumulate=False):
         sb = ps[b] if ps is not None else self
         outs.append(sb[kb if isinstance(key, tuple) else kb[0]])
     return _wrap(_stack(outs), level)
+
+
+def _random_batch():
+    """A random tensor drawn from a shape inside vmap: None (one draw) unless this thread's
+    levels include randomness="different" ones; then their sizes (outermost first) and how
+    to wrap the draw, batched at those levels (each example its own values)."""
+    ls = getattr(_state, "levels", None)
+    if not ls:
+        return None
+    diff = [(lev, size) for lev, size, r in ls if r == "different"]
+    if not diff:
+        return None
+
+    def wrap(t):
+        for lev, _ in diff:
+            t = _wrap(t, lev)
+        return t
+    return tuple(size for _, size in diff), wrap
 
 
 def _random_check():

@@ -137,6 +137,10 @@ def test_jacrev_chunk_size_composed():
 RANDOM_OPS = {
     "rand_like": lambda L, x: x + L.rand_like(x),
     "randn": lambda L, x: x + L.randn(3, dtype=L.float64),
+    "randn_like_complex": lambda L, x: x + L.randn_like(x.to(L.complex128)).real,
+    "rand_requires_grad": lambda L, x: x + L.rand(3, dtype=L.float64, requires_grad=True),
+    "randint": lambda L, x: x + L.randint(0, 1000, (3,)),
+    "normal_size": lambda L, x: x + L.normal(0.0, 1.0, (3,), dtype=L.float64),
     "bernoulli": lambda L, x: x * L.full_like(x, 0.5).bernoulli(),
     "dropout": lambda L, x: L.nn.functional.dropout(x, 0.5, training=True),
     "normal_": lambda L, x: x.clone().normal_(),
@@ -149,11 +153,9 @@ def _rows_equal(t):
     return all(np.array_equal(a[0], a[i]) for i in range(1, len(a)))
 
 
-# docs/differences.md (vmap): random tensors made from a shape inside vmap are not
-# batched, so under "different" every example gets the same values; and "same" on a
-# batched input (which PyTorch refuses) replays one draw for every example
-KNOWN = {("rand_like", "different"): ((4, 3), True), ("randn", "different"): ((4, 3), True),
-         ("bernoulli", "same"): ((4, 3), True)}
+# docs/differences.md (vmap): "same" on a batched input (which PyTorch refuses) replays
+# one draw for every example
+KNOWN = {("bernoulli", "same"): ((4, 3), True)}
 
 
 @pytest.mark.parametrize("op", sorted(RANDOM_OPS))
@@ -390,3 +392,21 @@ def test_backward_inside_vmap_with_batched_values_raises():
     with pytest.raises(RuntimeError, match="batched value inside vmap"):
         graphgrad.func.vmap(lambda a: graphgrad.autograd.grad(
             (a * a).sum(), a))(graphgrad.tensor(XB, requires_grad=True))
+
+
+def test_random_draws_per_example_in_nested_levels():
+    """A draw from a shape gets a batch dim per "different" level, none per "same" one."""
+    def f(L):
+        L.manual_seed(0)
+        x = L.zeros(2, 3, 4, dtype=L.float64)
+        inner = lambda a: a + L.rand(4, dtype=L.float64)  # noqa: E731
+        out = {}
+        for outer_mode in ("same", "different"):
+            for inner_mode in ("same", "different"):
+                r = L.func.vmap(L.func.vmap(inner, randomness=inner_mode),
+                                randomness=outer_mode)(x).numpy()
+                out[outer_mode, inner_mode] = (np.array_equal(r[0], r[1]),
+                                               np.array_equal(r[:, 0], r[:, 1]))
+        return out
+    ours, theirs = _run(f, graphgrad), _run(f, torch)
+    assert ours == theirs, (ours, theirs)

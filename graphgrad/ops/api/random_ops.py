@@ -20,7 +20,7 @@ from ..inplace import dispatch_inplace
 from ..interpose import all_values
 from ..registry import export
 from .conversion import _write_out
-from ..._tensor.creation import _check_device, _size, _finish, _dt
+from ..._tensor.creation import _check_device, _size, _finish, _dt, _drawn
 from ..derivatives.random_ops import (
     BERNOULLI, BERNOULLI_P, BERNOULLI_P_OUT, BERNOULLI_T, CAUCHY, EXPONENTIAL, GEOMETRIC,
     LOG_NORMAL, NORMAL_, NORMAL_FT, NORMAL_TF, NORMAL_TT, RANDOM, RANDOM_FROM, RANDOM_TO,
@@ -219,7 +219,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
                             "normal(0., 1., (3,))")
         _check_device(device)
         m_, s_ = _num(mean, "mean", "normal"), _num(std, "std", "normal")
-        r = _finish(g.normal(m_, s_, _size((size,))).astype(_dt(dtype)), requires_grad)
+        r = _drawn(lambda sh: g.normal(m_, s_, sh), _size((size,)), _dt(dtype), requires_grad)
     if out is not None:
         return _write_out(r, out)
     return r

@@ -196,7 +196,7 @@ def _plain_backward(output):
     one = _ONES.get(dt)
     if one is None:
         one = _ONES[dt] = np.ones((), dt)
-    _execute([_edge(output)], [one.copy()], False, False, inputs=None, accumulate=True)
+    _execute([_edge(output)], [one.copy()], False, False)   # (inputs=None, accumulate=True)
 
 
 _SLOW = object()

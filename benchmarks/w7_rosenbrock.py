@@ -32,6 +32,12 @@ def build(module, data):
     return {"x": leaf(module, data["x"])}
 
 
+def rosenbrock(x):
+    """f(x) of a tensor of any torch-like module (what the function transforms take)."""
+    a, b = x[:-1], x[1:]
+    return (100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2).sum()
+
+
 def value_and_grad(x):
     """One evaluation on a leaf ``x`` of any torch-like module: (f, df/dx)."""
     x.grad = None
@@ -68,9 +74,11 @@ def run_numpy(data):
 
 
 # ---------------------------------------------------------------- peers (benchmarks.steady)
-def peer_step(name, data):
+def peer_step(name, data, what="value_and_grad"):
     """One value-and-gradient evaluation with a NumPy-based peer: ``"numpy"`` (the
-    hand-written limit), ``"autograd"`` (HIPS autograd) or ``"mygrad"``."""
+    hand-written limit), ``"autograd"`` (HIPS autograd), ``"mygrad"`` or
+    ``"graphgrad-backward"`` (graphgrad's ``backward()`` path, W7's own).  ``what="grad"``:
+    HIPS autograd's ``grad`` (the gradient only) instead of its ``value_and_grad``."""
     x0 = data["x"]
     if name == "numpy":
         return lambda: _numpy_once(x0)
@@ -81,8 +89,12 @@ def peer_step(name, data):
         def f(x):
             a, b = x[:-1], x[1:]
             return anp.sum(100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2)
-        vg = autograd.value_and_grad(f)
+        vg = autograd.grad(f) if what == "grad" else autograd.value_and_grad(f)
         return lambda: vg(x0)
+    if name == "graphgrad-backward":   # (graphgrad's own backward() path, beside func.grad)
+        import graphgrad
+        x = leaf(graphgrad, x0)
+        return lambda: value_and_grad(x)
     if name == "mygrad":
         import mygrad as mg
         x = mg.tensor(x0)

@@ -227,6 +227,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 # --------------------------------------------------------------------- random
 # (the generators live in _tensor/random.py; ``generator=`` picks one, default_generator otherwise)
 from .random import get_rng_state, initial_seed, manual_seed, numpy_rng, seed, set_rng_state
+from . import random as _random
 
 
 def rng(generator=None):
@@ -234,11 +235,22 @@ def rng(generator=None):
     return numpy_rng(generator)
 
 
+def _drawn(draw, shape, np_dtype, requires_grad):
+    """The tensor ``draw(shape)`` of ``np_dtype`` -- inside vmap with randomness="different",
+    one draw per example (random.vmap_random_batch)."""
+    hook = _random.vmap_random_batch
+    batch = hook() if hook is not None else None
+    if batch is None:
+        return _finish(draw(tuple(shape)).astype(np_dtype), requires_grad)
+    sizes, wrap = batch
+    return wrap(_finish(draw(sizes + tuple(shape)).astype(np_dtype), requires_grad))
+
+
 def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None,
          out=None):
     _check_device(device)
     shape = _sizes("rand", sizes, size)
-    return _finish(numpy_rng(generator).random(shape).astype(_dt(dtype)), requires_grad)
+    return _drawn(numpy_rng(generator).random, shape, _dt(dtype), requires_grad)
 
 
 def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None,
@@ -248,9 +260,9 @@ def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, gener
     shape = _sizes("randn", sizes, size)
     g = numpy_rng(generator)
     if d.is_complex:
-        r = (g.standard_normal(shape) + 1j * g.standard_normal(shape))
-        return _finish((r / np.sqrt(2)).astype(d.np), requires_grad)
-    return _finish(g.standard_normal(shape).astype(d.np), requires_grad)
+        return _drawn(lambda s: (g.standard_normal(s) + 1j * g.standard_normal(s)) / np.sqrt(2),
+                      shape, d.np, requires_grad)
+    return _drawn(g.standard_normal, shape, d.np, requires_grad)
 
 
 def _int_arg(v, what):
@@ -294,7 +306,8 @@ def randint(*args, size=None, low=None, high=None, dtype=None, device=None, requ
                            f">= to={high}")
     d = to_dtype(dtype) or _dtype.int64
     shape = _size((size,))
-    return _finish(numpy_rng(generator).integers(low, high, shape).astype(d.np), requires_grad)
+    g = numpy_rng(generator)
+    return _drawn(lambda s: g.integers(low, high, s), shape, d.np, requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,

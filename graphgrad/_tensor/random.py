@@ -110,6 +110,10 @@ default_generator.seed()
 
 
 vmap_random_check = None   # set by graphgrad.func.vmap while a vmap level is active
+# also set by graphgrad.func.vmap: () -> None, or (batch sizes, wrap) when this thread's vmap
+# levels include randomness="different" ones (a tensor drawn from a shape gets their batch
+# dims in front, wrapped as their batched value: each example its own draw)
+vmap_random_batch = None
 
 
 def numpy_rng(generator=None):

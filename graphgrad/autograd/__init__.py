@@ -158,12 +158,20 @@ def _warn_create_graph():
         "cycle and avoid the leak.", UserWarning, stacklevel=3)
 
 
+# set by graphgrad.func while a vmap level is active (func/_batching.py): what backward and
+# grad do with vmap's batched values (whose arrays show example 0 only)
+vmap_backward_hook = None   # (tensors, grad_tensors) -> None; raises for batched values
+vmap_grad_hook = None       # (outputs, inputs, grad_outputs, **options) -> None or the grads
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_tuple(tensors)
+    if vmap_backward_hook is not None:
+        vmap_backward_hook(tensors, grad_tensors)
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
@@ -201,6 +209,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _tensor_or_tensors_to_tuple(grad_outputs, len(outputs))
+    if vmap_grad_hook is not None:
+        r = vmap_grad_hook(outputs, inputs, grad_outputs, retain_graph=retain_graph,
+                           create_graph=create_graph, allow_unused=allow_unused,
+                           is_grads_batched=is_grads_batched,
+                           materialize_grads=materialize_grads)
+        if r is not None:
+            return r
     grads = _make_grads(outputs, grad_outputs, create_graph, is_grads_batched)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "

@@ -27,9 +27,11 @@ import warnings
 
 import numpy as np
 
+from .._core.state import tls
 from .._tensor import random as _rand
 from .._tensor.creation import arange as _arange
 from .._tensor.tensor import Tensor
+from .. import autograd as _autograd
 from ..autograd import function as _function
 from ..ops.api import conversion as _conversion
 from ..ops.api import indexing as _indexing
@@ -260,10 +262,17 @@ _ENTRIES = {_dispatch: "out", _unary: "out", _binary: "out", _dispatch_inplace: 
 # set by the modules that define them (they import this one)
 RULE_FOR = [None]        # _batching_rules.rule_for
 FUNCTION_APPLY = [None]  # _batching_function.vmap_apply
+COMPOSITE_RULES = {}     # composite name -> rule(args, kwargs, level): _row_matmul.py's linear
+AUTOGRAD_HOOKS = [None, None]   # vmap.py's hooks for autograd.backward / autograd.grad
 
 
 def _run(op, kind, args):
-    """The op once more from the top of the interposer chain (lower levels batch it)."""
+    """The op once more from the top of the interposer chain (lower levels batch it).
+    When this level is the only interposer (one vmap, no profiler or autocast), there is
+    nobody to go through: the entry runs the op directly."""
+    chain = tls.interposers
+    if len(chain) == 1 and chain[0].__class__ is _Level:
+        tls.interpose_skip = True   # (consumed by the entry's interposition test)
     if kind == "inplace":
         return _dispatch_inplace(op, *args)
     return _dispatch(op, *args)
@@ -277,7 +286,14 @@ class _Level:
         self.level, self.size, self.randomness = level, size, randomness
 
     def __call__(self, op, call, args, kwargs):
-        if _max_level(args, kwargs) != self.level or isinstance(op, Composite):
+        if _max_level(args, kwargs) != self.level:
+            return call(args, kwargs)
+        if op.__class__ is Composite:   # (its ops are batched one by one, unless a rule
+            rule = COMPOSITE_RULES.get(op.name)   # takes the whole composite)
+            if rule is not None:
+                res = rule(args, kwargs, self)
+                if res is not NotImplemented:
+                    return res
             return call(args, kwargs)
         entry = getattr(call, "entry", None)
         kind = _ENTRIES.get(entry)
@@ -396,9 +412,12 @@ def _hooks(delta):
         _active[0] += delta
         on = _active[0] > 0
         _rand.vmap_random_check = _random_check if on else None
+        _rand.vmap_random_batch = _random_batch if on else None
         _function._vmap_hook = FUNCTION_APPLY[0] if on else None
         _conversion.vmap_index_hook = index_hook if on else None
         _indexing.vmap_index_hook = index_hook if on else None
+        _autograd.vmap_backward_hook = AUTOGRAD_HOOKS[0] if on else None
+        _autograd.vmap_grad_hook = AUTOGRAD_HOOKS[1] if on else None
 
 
 def _key_items(key):
@@ -468,6 +487,24 @@ def index_hook(self, key, value, setting, accumulate=False):
         sb = ps[b] if ps is not None else self
         outs.append(sb[kb if isinstance(key, tuple) else kb[0]])
     return _wrap(_stack(outs), level)
+
+
+def _random_batch():
+    """A random tensor drawn from a shape inside vmap: None (one draw) unless this thread's
+    levels include randomness="different" ones; then their sizes (outermost first) and how
+    to wrap the draw, batched at those levels (each example its own values)."""
+    ls = getattr(_state, "levels", None)
+    if not ls:
+        return None
+    diff = [(lev, size) for lev, size, r in ls if r == "different"]
+    if not diff:
+        return None
+
+    def wrap(t):
+        for lev, _ in diff:
+            t = _wrap(t, lev)
+        return t
+    return tuple(size for _, size in diff), wrap
 
 
 def _random_check():

@@ -24,8 +24,10 @@ from .._tensor.random import numpy_rng
 from .._tensor.tensor import Tensor
 from ..ops.api.copies import stack  # noqa: F401
 from ..ops.api.linalg import matmul
+from ..ops.interpose import all_values
 from ..ops.registry import ELEMENTWISE, LINEAR, POINTWISE
 from . import _batching
+from ._row_matmul import RowMatmul, row_matmul_applies
 from ._batching import _align, _expand, _phys, _run, _wrap
 
 _DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2")
@@ -231,9 +233,17 @@ def _mat(sig, level, i):
     return sig[i] if p is None else p
 
 
+def _bmatmul(a, b):
+    """``a @ b`` of physical operands; one row per example times a differentiated batched
+    matrix (a Linear on one example inside ``vmap(grad(f))``) by _row_matmul.RowMatmul."""
+    if row_matmul_applies(a, b):
+        return RowMatmul.apply(a, b)
+    return matmul(a, b)
+
+
 def mm_rule(op, kind, sig, nt, lv):
     a, b = _mat(sig, lv.level, 0), _mat(sig, lv.level, 1)
-    return _wrap(matmul(a, b), lv.level)
+    return _wrap(_bmatmul(a, b), lv.level)
 
 
 def mv_rule(op, kind, sig, nt, lv):
@@ -252,7 +262,7 @@ def addmm_rule(op, kind, sig, nt, lv):
     level = lv.level
     s, m1, m2 = sig[0], _mat(sig, level, 1), _mat(sig, level, 2)
     beta, alpha = sig[3], sig[4]
-    r = matmul(m1, m2)
+    r = _bmatmul(m1, m2)
     if alpha != 1:
         r = r * alpha
     if beta != 0:
@@ -416,6 +426,9 @@ def nll_rule(op, kind, sig, nt, lv):
         rest = tuple(px.shape[3:])
         r = _run(op, "out", [px.reshape((B * N, C) + rest), pt.reshape((B * N,) + rest), weight,
                              "none", ignore])
+        if N == 1 and not rest and red == "mean" and weight is None and \
+                not (all_values(pt._data) == ignore).any():
+            return _wrap(r, level)   # (one example's mean of one loss, none ignored: itself)
         lead = (B, N) + rest
     r = r.reshape(lead)
     if red == "none":

@@ -19,7 +19,13 @@ class TreeSpec:
         self.kind = kind
         self.context = context
         self.children = children
-        self.num_leaves = 1 if kind is None else sum(c.num_leaves for c in children)
+        if kind is None:
+            self.num_leaves = 1
+        else:
+            n = 0
+            for c in children:
+                n += c.num_leaves
+            self.num_leaves = n
 
     def __eq__(self, other):
         return (isinstance(other, TreeSpec) and self.kind == other.kind
@@ -56,17 +62,21 @@ def tree_flatten(tree):
 
 
 def _flatten(x, leaves):
+    cls = x.__class__
+    if cls not in _CONTAINERS and not isinstance(x, (list, tuple, dict)):
+        leaves.append(x)   # (the common case first: a leaf)
+        return LEAF
     if isinstance(x, list):
-        return TreeSpec("list", None, tuple(_flatten(v, leaves) for v in x))
+        return TreeSpec("list", None, tuple([_flatten(v, leaves) for v in x]))
     if isinstance(x, tuple):
         if _is_namedtuple(x):
-            return TreeSpec("namedtuple", type(x), tuple(_flatten(v, leaves) for v in x))
-        return TreeSpec("tuple", None, tuple(_flatten(v, leaves) for v in x))
-    if isinstance(x, dict):
-        keys = tuple(x)
-        return TreeSpec("dict", keys, tuple(_flatten(x[k], leaves) for k in keys))
-    leaves.append(x)
-    return LEAF
+            return TreeSpec("namedtuple", type(x), tuple([_flatten(v, leaves) for v in x]))
+        return TreeSpec("tuple", None, tuple([_flatten(v, leaves) for v in x]))
+    keys = tuple(x)
+    return TreeSpec("dict", keys, tuple([_flatten(x[k], leaves) for k in keys]))
+
+
+_CONTAINERS = {list, tuple, dict}
 
 
 def tree_unflatten(leaves, spec):
@@ -79,7 +89,7 @@ def _unflatten(it, spec):
     kind = spec.kind
     if kind is None:
         return next(it)
-    vals = [_unflatten(it, c) for c in spec.children]
+    vals = [next(it) if c is LEAF else _unflatten(it, c) for c in spec.children]
     if kind == "tuple":
         return tuple(vals)
     if kind == "list":

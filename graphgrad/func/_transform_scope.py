@@ -59,17 +59,33 @@ def _replace(args, argnums, new):
     return tuple(args)
 
 
+_ARRAY, _SCALAR = 1, 2   # _from_numpy's flags (both true): an ndarray, a NumPy/Python scalar
+
+
+def _numpy_kind(x):
+    if isinstance(x, np.ndarray):
+        return _ARRAY
+    if isinstance(x, np.generic) or type(x) is float:
+        return _SCALAR
+    return 0
+
+
 def _from_numpy(leaves):
-    """Leaves with ndarrays (and NumPy scalars) turned into Tensors, and which were."""
-    flags = [isinstance(x, (np.ndarray, np.generic)) for x in leaves]
+    """Leaves with ndarrays, NumPy scalars and Python floats (the arguments of HIPS
+    autograd programs) turned into Tensors, and which were: a flag per leaf, 0 for the
+    others, ``_ARRAY`` or ``_SCALAR`` (both true)."""
+    flags = [_numpy_kind(x) for x in leaves]
     if not any(flags):
         return leaves, flags
     return [as_tensor(np.array(x)) if f else x for x, f in zip(leaves, flags)], flags
 
 
-def _to_numpy(x):
+def _to_numpy(x, kind=_ARRAY):
+    """``x`` as an ndarray -- a NumPy scalar when it is 0-d and belongs to a scalar argument
+    (``kind == _SCALAR``), as HIPS autograd gives."""
     if isinstance(x, Tensor):
-        return x.detach()._data
+        x = x.detach()._data
+        return x[()] if kind == _SCALAR else x
     return x
 
 
@@ -79,11 +95,15 @@ def _numpy_tree(tree):
 
 
 def _args_from_numpy(args):
-    """The positional arguments with their ndarrays turned into Tensors (the function sees
-    Tensors everywhere once the caller works with NumPy)."""
+    """The positional arguments with their ndarrays and NumPy scalars turned into Tensors
+    (the function sees Tensors everywhere once the caller works with NumPy); Python floats
+    that are not differentiated stay floats."""
     leaves, spec = tree_flatten(args)
-    leaves, flags = _from_numpy(leaves)
-    return tree_unflatten(leaves, spec) if any(flags) else args
+    flags = [isinstance(x, (np.ndarray, np.generic)) for x in leaves]   # (not Python floats)
+    if not any(flags):
+        return args
+    return tree_unflatten([as_tensor(np.array(x)) if f else x for x, f in zip(leaves, flags)],
+                          spec)
 
 
 def _check_leaves(leaves):
@@ -118,6 +138,36 @@ def _zeros(shape, dtype):
 
 
 # ----------------------------------------------------------------- the transform's scope
+def reaches_other_leaf(tensors, internal):
+    """Whether the graph of ``tensors`` reaches a leaf that requires grad whose ``id`` is
+    not in ``internal`` (a transform's stand-ins)."""
+    stack = []
+    for t in tensors:
+        if isinstance(t, Tensor) and t._requires_grad:
+            fn = t._grad_fn
+            if fn is None:
+                if id(t) not in internal:
+                    return True
+            else:
+                stack.append(fn)
+    # (every node is looked at once, when first met: leaves' AccumulateGrad nodes are
+    # checked there and never pushed)
+    seen = set(stack)
+    add, pop, push = seen.add, stack.pop, stack.append
+    Acc = AccumulateGrad
+    while stack:
+        for n in pop()._next_nodes:
+            if n is None or n in seen:
+                continue
+            add(n)
+            if n.__class__ is Acc:
+                if id(n.variable) not in internal:
+                    return True
+            else:
+                push(n)
+    return False
+
+
 class _Scope:
     """One transform call: its stand-ins for the differentiated inputs, and what the
     caller's grad mode was (see the module docstring)."""
@@ -153,32 +203,7 @@ class _Scope:
         (so a caller's tensor -- or an outer transform's stand-in -- depends on them)."""
         if not self.ext_grad:
             return False
-        internal = self.internal
-        stack = []
-        for t in tensors:
-            if isinstance(t, Tensor) and t._requires_grad:
-                fn = t._grad_fn
-                if fn is None:
-                    if id(t) not in internal:
-                        return True
-                else:
-                    stack.append(fn)
-        seen = set()
-        add, pop, push = seen.add, stack.pop, stack.append
-        Acc = AccumulateGrad
-        while stack:
-            node = pop()
-            if node in seen:
-                continue
-            add(node)
-            if type(node) is Acc:
-                if id(node.variable) not in internal:
-                    return True
-                continue
-            for n in node._next_nodes:
-                if n is not None and n not in seen:
-                    push(n)
-        return False
+        return reaches_other_leaf(tensors, self.internal)
 
     def need_graph(self, tensors):
         return tls.fw_level is not None or self.reaches_external(tensors)

@@ -39,115 +39,23 @@ import numpy as np
 
 from .._core.state import tls
 from .._tensor.tensor import Tensor
-from ..autograd import backward as _ag_backward
 from ..autograd import grad as _ag_grad
 from ..autograd import forward_ad as fwAD
 from ..autograd.functional import _grad_mode, _jacobian_block, _standard_basis
 from ..ops.api.copies import cat as _cat
 from ._pytree import tree_flatten, tree_unflatten
 from ._batching import levels as _vmap_levels_fn
-from . import vmap as _vmap_module   # (the module; graphgrad.func.vmap becomes the function)
 from ._transform_scope import (  # noqa: F401  (re-exported: this module's names before the split)
     _Scope, _args_from_numpy, _check_argnums_type, _check_leaves, _check_outputs, _from_numpy,
     _normalize_argnums, _numpy_tree, _replace, _select, _split_aux, _to_numpy, _zeros)
+from ._grad import (  # noqa: F401  (grad's family, split off; _backward is every transform's)
+    _backward, _grad_and_value, _hips_argnums, _in_vmap, grad, grad_and_value)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
            "hessian"]
 
 _wrap = Tensor._wrap
 _vmap_levels = _vmap_levels_fn
-
-
-def _in_vmap():
-    return _vmap_module
-
-
-def _backward(outs, inputs, cots, cg, batched=False):
-    """``autograd.grad`` of the outputs that require grad, zeros for unreached inputs."""
-    pairs = [(o, c) for o, c in zip(outs, cots) if o._requires_grad]
-    if pairs:
-        gs = _ag_grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
-                      retain_graph=True, create_graph=cg, allow_unused=True,
-                      is_grads_batched=batched)
-    else:
-        gs = (None,) * len(inputs)
-    return gs
-
-
-# ----------------------------------------------------------------- grad / grad_and_value
-def grad_and_value(func, argnums=0, has_aux=False):
-    """``grad_and_value(func)(*args)`` -> ``(gradient, value)`` (``(gradient, (value,
-    aux))`` with ``has_aux``): the gradient of the scalar ``func`` with respect to the
-    arguments ``argnums`` (an int or a tuple of ints; each argument a Tensor or a pytree of
-    Tensors)."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
-            return _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
-                                                     _grad_and_value, _normalize_argnums,
-                                                     _select, _replace)
-        return _grad_and_value(func, argnums, has_aux, args, kwargs)
-    return wrapper
-
-
-def grad(func, argnums=0, has_aux=False):
-    """``grad(func)(*args)``: the gradient of the scalar ``func`` with respect to the
-    arguments ``argnums``; ``(gradient, aux)`` with ``has_aux``."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
-            g, value = _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
-                                                         _grad_and_value, _normalize_argnums,
-                                                         _select, _replace)
-        else:
-            g, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
-        return (g, value[1]) if has_aux else g
-    return wrapper
-
-
-def _grad_and_value(func, argnums, has_aux, args, kwargs):
-    api = "grad_and_value(f)(*args)"
-    argnums = _normalize_argnums(argnums, len(args))
-    leaves, spec = tree_flatten(_select(args, argnums))
-    leaves, np_flags = _from_numpy(leaves)
-    args = _args_from_numpy(args)
-    _check_leaves(leaves)
-    scope = _Scope()
-    with _grad_mode(True):
-        copies = [scope.fresh(t) for t in leaves]
-        output = func(*_replace(args, argnums, tree_unflatten(copies, spec)), **kwargs)
-        aux = None
-        if has_aux:
-            output, aux = _split_aux(output, api)
-        if not isinstance(output, Tensor):
-            raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
-                               f"{type(output)}")
-        if output._data.ndim != 0:
-            raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
-                               f"with {output._data.ndim} dims. Maybe you wanted to use the vjp "
-                               "or jacrev APIs instead?")
-        external = scope.reaches_external((output,))
-        if external or tls.fw_level is not None or not output._requires_grad:
-            gs = _backward((output,), copies, (None,), True if external else
-                           tls.fw_level is not None)
-        elif scope.ext_grad:
-            # the output's graph reaches none but our stand-ins (just walked): a plain
-            # backward into them (the engine's fast loop) gives the gradients
-            _ag_backward(output)
-            gs = [c._grad for c in copies]
-        else:   # (the caller's leaves may be in the graph: they must not accumulate)
-            gs = _backward((output,), copies, (None,), False)
-    res = []
-    for g, c, is_np in zip(gs, copies, np_flags):
-        g = _zeros(c._data.shape, c._data.dtype) if g is None else scope.export(g)
-        res.append(_to_numpy(g) if is_np else g)
-    value = scope.export(output, external)
-    if np_flags and all(np_flags):
-        value = _to_numpy(value)
-    g = tree_unflatten(res, spec)
-    if has_aux:
-        return g, (value, scope.export_tree(aux))
-    return g, value
 
 
 # ----------------------------------------------------------------- vjp
@@ -205,7 +113,12 @@ def _vjp(func, *primals, has_aux=False):
                     or any(c._requires_grad for c in flat_cot)))
             else:
                 cg = bool(create_graph)
-            gs = _backward(flat_out, copies, flat_cot, cg)
+            if _vmap_levels() and _in_vmap().any_batched(flat_cot):   # vmap(vjp_fn)
+                gs = _in_vmap().vjp_of_unbatched_graph(
+                    flat_out, flat_cot,
+                    lambda cots: _backward(flat_out, copies, cots, cg, batched=True))
+            else:
+                gs = _backward(flat_out, copies, flat_cot, cg)
         res = []
         for g, c, is_np in zip(gs, copies, np_flags):
             if g is None:
@@ -214,7 +127,7 @@ def _vjp(func, *primals, has_aux=False):
                 g = scope.export(g)
             else:
                 g = g.detach()
-            res.append(_to_numpy(g) if is_np else g)
+            res.append(_to_numpy(g, is_np) if is_np else g)
         return tree_unflatten(res, spec)
 
     if has_aux:
@@ -411,7 +324,7 @@ def _jacrev(func, argnums, has_aux, chunk_size, args):
                 j = scope.export(part.reshape(shape))
             else:
                 j = _wrap(b._data[off:off + n].reshape(shape))
-            row.append(_to_numpy(j) if is_np else j)
+            row.append(_to_numpy(j, is_np) if is_np else j)
         res.append(tree_unflatten(row, spec))
         off += n
     result = tree_unflatten(res, out_spec)
@@ -500,14 +413,16 @@ def _jacfwd(func, argnums, has_aux, args):
             if tan is not None and tan._data.dtype != o._data.dtype:
                 tan = tan.to(o.dtype)
             j = _jacobian_block(tan, off, n, o._data, t._data)
-            row.append(_to_numpy(j) if is_np else j)
+            row.append(_to_numpy(j, is_np) if is_np else j)
             off += n
         res.append(tree_unflatten(row, spec))
     result = tree_unflatten(res, out_spec)
     return (result, aux) if has_aux else result
 
 
-def hessian(func, argnums=0):
+def hessian(func, argnums=0, *, argnum=None):
     """``hessian(func, argnums)(*args)``: ``jacfwd(jacrev(func, argnums), argnums)``
-    (forward-over-reverse), as in PyTorch."""
+    (forward-over-reverse), as in PyTorch.  ``argnum=`` (HIPS autograd's name) may be
+    given instead of ``argnums``."""
+    argnums = _hips_argnums(argnums, argnum, "hessian")
     return jacfwd(jacrev(func, argnums), argnums)

@@ -17,10 +17,13 @@ import functools
 
 from .._tensor.random import get_rng_state, set_rng_state
 from .._tensor.tensor import Tensor
+from ..autograd import grad as _ag_grad
 from ..ops.api.copies import cat
+from ..ops.kernels.shape import _expand_kernel
 from . import _batching as _bt
 from . import _batching_function, _batching_rules  # noqa: F401  (they register themselves)
 from ._pytree import TreeSpec, tree_flatten, tree_unflatten
+from ._transform_scope import _check_outputs
 
 __all__ = ["vmap"]
 
@@ -210,6 +213,10 @@ def _to_physical(t, lvls):
     for lev, size, _ in reversed(lvls):
         if _bt.is_batched(x, lev):
             x = x._value
+        elif x.__class__ is Tensor and not x._requires_grad and x._fw is None:
+            # (nothing to record: the expanded view itself, without two dispatches)
+            d = x._data
+            x = Tensor._wrap(_expand_kernel(d, (size,) + d.shape))
         else:
             x = x.unsqueeze(0).expand((size,) + tuple(x.shape))
     return x
@@ -305,6 +312,65 @@ def batched_vjp(func, primals, has_aux, vjp_impl):
     return out, vjp_fn
 
 
+def any_batched(tensors):
+    return any(_bt.is_batched(t) for t in tensors)
+
+
+def vjp_of_unbatched_graph(flat_out, flat_cot, backward):
+    """A ``vjp_fn`` made outside vmap called inside it (``vmap(vjp_fn)(cotangents)``, the
+    tutorials' Jacobian row by row): its graph is not batched but the cotangents are.  One
+    batched backward (``backward(cots)`` with ``is_grads_batched``) with every active level's
+    batch dim flattened into one leading dim; the VJPs come back batched like the
+    cotangents.  (Handing the wrappers to the engine would read example 0's values only.)"""
+    lvls = list(_bt.levels())
+    sizes = tuple(s for _, s, _ in lvls)
+    n = 1
+    for s in sizes:
+        n *= s
+    cots = [_to_physical(c, lvls).reshape((n,) + tuple(o.shape))
+            for c, o in zip(flat_cot, flat_out)]
+    gs = backward(cots)
+    return [None if g is None else
+            _from_physical(g.reshape(sizes + tuple(g.shape[1:])), lvls) for g in gs]
+
+
+_BATCHED_BACKWARD = (
+    "vmap: backward() or autograd.grad() of a batched value inside vmap is not supported "
+    "(the graph of a batched value is the whole batch's). Use graphgrad.func.grad / vjp "
+    "inside vmap instead (vmap(grad(f)) gives per-sample gradients), or vmap a vjp_fn made "
+    "outside vmap over a batch of cotangents.")
+
+
+def _backward_hook(tensors, grad_tensors):
+    """autograd.backward inside vmap: batched values raise (as PyTorch's does) instead of
+    running on example 0's arrays."""
+    gs = () if grad_tensors is None else (
+        (grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors))
+    if any(_bt.is_batched(t) for t in tensors) or any(_bt.is_batched(g) for g in gs):
+        raise RuntimeError(_BATCHED_BACKWARD)
+
+
+def _grad_hook(outputs, inputs, grad_outputs, **options):
+    """autograd.grad inside vmap: with unbatched outputs and batched grad_outputs (vmap over
+    the VJP of a graph made outside vmap) one batched backward; other batched values raise.
+    None: nothing batched, autograd.grad carries on."""
+    outs_b = any(_bt.is_batched(o) for o in outputs)
+    gos_b = any(_bt.is_batched(g) for g in grad_outputs)
+    ins_b = any(_bt.is_batched(i) for i in inputs)
+    if not (outs_b or gos_b or ins_b):
+        return None
+    if outs_b or ins_b or options["is_grads_batched"] or \
+            any(g is None for g in grad_outputs):
+        raise RuntimeError(_BATCHED_BACKWARD)
+    options["is_grads_batched"] = True
+    return tuple(vjp_of_unbatched_graph(
+        list(outputs), list(grad_outputs),
+        lambda cots: _ag_grad(outputs, inputs, cots, **options)))
+
+
+_bt.AUTOGRAD_HOOKS[:] = [_backward_hook, _grad_hook]
+
+
 def batched_jvp(func, primals, tangents, strict, has_aux, jvp_impl):
     lvls = list(_bt.levels())
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
@@ -344,6 +410,7 @@ def batched_jac(func, argnums, has_aux, args, jac_impl, normalize, select, repla
         if has_aux:
             out, aux = out
         flat, ospec = tree_flatten(out)
+        _check_outputs(flat, "jacrev/jacfwd(f)(*args)")
         info["spec"], info["ranks"] = ospec, [o.dim() for o in flat]
         summed = [_to_physical(o, lvls).sum(tuple(range(nb))) for o in flat]
         res = tree_unflatten(summed, ospec)

@@ -8,7 +8,7 @@ import pytest
 
 import graphgrad
 import graphgrad.func as gfunc
-from graphgrad.func import eager_transforms as ET
+from graphgrad.func import _grad as G
 from tests.conftest import Raised, _run, dtype_name, to_numpy, torch
 
 # (torch.func.linearize traces with make_fx, which warns about its own internals)
@@ -171,13 +171,38 @@ def test_grad_errors():
         assert "(output, aux)" in msg(lambda lib: gr(lib, bad, has_aux=True)(T(lib, X3)))
     assert "unsupported type" in msg(lambda lib: gr(lib, lambda x: (x.sum(), [1]),
                                                     has_aux=True)(T(lib, X3)))
-    assert "must be Tensor" in msg(lambda lib: gr(lib, lambda x: x * x)(2.0))
+    assert "must be Tensor" in msg(lambda lib: gr(lib, lambda x: x * x)(2))
     assert "must be Tensor" in msg(lambda lib: gr(lib, lambda x: x[0].sum())([T(lib, X3), 3]))
     assert "must be Tensor" in msg(lambda lib: gr(lib, lambda x: x[0].sum())([T(lib, X3), None]))
     assert "unsupported type" in msg(lambda lib: gr(lib, lambda x: (x.sum(), None),
                                                     has_aux=True)(T(lib, X3)))
     # integer inputs cannot be differentiated
     both(lambda lib: gr(lib, lambda x: x.sum())(lib.ones(2, dtype=lib.int64)))
+    # a complex output has no gradient (only real scalar outputs seed a backward)
+    for dt in ("float64", "complex128"):
+        assert "real scalar" in msg(lambda lib: gr(lib, lambda x: (x * (1 + 2j)).sum())(
+            lib.ones(2, dtype=getattr(lib, dt))))
+    assert "real scalar" in msg(lambda lib: F(lib).grad_and_value(
+        lambda x: (x * (1 + 2j)).sum())(lib.ones(2, dtype=lib.float64)))
+
+
+def test_grad_fast_path_cases():
+    """The common call (one Tensor argument) takes a shorter path in graphgrad: the cases
+    where its output needs the general treatment, against torch."""
+    def f(lib):
+        w = T(lib, Y3, requires_grad=True)
+        x = T(lib, X3)
+        g_ext = F(lib).grad(lambda x: (w * x.sin()).sum())(x)      # reaches the caller's w
+        (g_ext.sum()).backward()
+        g_const = F(lib).grad(lambda x: (w * 2).sum())(x)          # independent of x
+        g_noreq = F(lib).grad(lambda x: T(lib, 2.0))(x)            # no graph at all
+        g_kw = F(lib).grad(lambda x, k=1.0: (x * k).sum())(x, k=3.0)
+        g_arg = F(lib).grad(lambda x, y, s: (x * y).sum() * s, 1)(x, T(lib, Y3), 2.0)
+        with lib.no_grad():
+            g_nograd = F(lib).grad(lambda x: (w * x).sum())(x)
+        bf = F(lib).grad(lambda x: (x * x).sum())(lib.ones(2, dtype=lib.bfloat16))
+        return g_ext, w.grad, g_const, g_noreq, g_kw, g_arg, g_nograd, bf
+    both(f)
 
 
 # ----------------------------------------------------------------- vjp
@@ -215,7 +240,7 @@ def test_vjp_errors():
                                                          has_aux=True))
     assert "floating-point" in msg(lambda lib: F(lib).vjp(lambda x: x.long(), T(lib, X3)))
     both(lambda lib: F(lib).vjp(lambda x: (x, 3), T(lib, X3)))
-    both(lambda lib: F(lib).vjp(lambda x: x, 3.0))
+    both(lambda lib: F(lib).vjp(lambda x: x, 3))
 
 
 # ----------------------------------------------------------------- jvp / linearize
@@ -255,7 +280,7 @@ def test_jvp_errors():
     assert "(output, aux)" in msg(lambda lib: j(lib, lambda x: x, (T(lib, X3),),
                                                 (T(lib, X3),), has_aux=True))
     both(lambda lib: j(lib, lambda x: x, (T(lib, X3),), (T(lib, [1.0, 2]),)))
-    assert "only contain Tensors" in msg(lambda lib: j(lib, lambda x: x, (1.0,), (1.0,)))
+    assert "only contain Tensors" in msg(lambda lib: j(lib, lambda x: x, (1,), (1,)))
 
 
 def test_linearize():
@@ -317,12 +342,12 @@ def test_jacobian_errors():
 
 def test_jacrev_is_one_batched_backward_per_chunk(monkeypatch):
     calls = []
-    real = ET._ag_grad
+    real = G._ag_grad
 
     def counting(*a, **k):
         calls.append(k.get("is_grads_batched"))
         return real(*a, **k)
-    monkeypatch.setattr(ET, "_ag_grad", counting)
+    monkeypatch.setattr(G, "_ag_grad", counting)   # (every transform's _backward)
     n_f = []
 
     def f(x):
@@ -447,9 +472,35 @@ def test_numpy_in_numpy_out():
     np.testing.assert_allclose(g, 6.0)
 
 
+def test_python_floats_are_numpy_scalars():
+    """A deliberate difference (docs/differences.md): torch.func rejects a Python float as
+    a differentiated argument; graphgrad treats it as a NumPy float64 scalar (HIPS
+    autograd programs differentiate functions of floats), and its derivative is one."""
+    for prog in (lambda lib: F(lib).grad(lambda x: x * x)(2.0),
+                 lambda lib: F(lib).vjp(lambda x: x * x, 2.0)[1](1.0),
+                 lambda lib: F(lib).jvp(lambda x: x * x, (2.0,), (1.0,)),
+                 lambda lib: F(lib).jacrev(lambda x: x * x)(2.0),
+                 lambda lib: F(lib).jacfwd(lambda x: x * x)(2.0),
+                 lambda lib: F(lib).hessian(lambda x: x ** 3)(2.0)):
+        assert isinstance(_run(prog, torch), Raised)
+    assert type(gfunc.grad(lambda x: x * x)(2.0)) is np.float64
+    assert gfunc.grad(lambda x: x * x)(2.0) == 4.0
+    assert gfunc.vjp(lambda x: x * x, 2.0)[1](1.0) == (4.0,)
+    out, t = gfunc.jvp(lambda x: x * x, (2.0,), (1.0,))
+    assert out == 4.0 and t == 4.0 and isinstance(t, np.ndarray)
+    assert gfunc.jacrev(lambda x: x * x)(2.0) == 4.0
+    assert gfunc.jacfwd(lambda x: x * x)(2.0) == 4.0
+    assert gfunc.hessian(lambda x: x ** 3)(2.0) == 12.0
+    assert type(gfunc.hessian(lambda x: x ** 3)(2.0)) is np.float64
+
+
+HIPS_NAMES = {"elementwise_grad", "value_and_grad", "jacobian"}   # test_differential_operators
+
+
 def test_graphgrad_func_names_are_torch_funcs():
     assert gfunc.vmap is graphgrad.vmap   # (tests/func/test_vmap.py)
-    assert set(gfunc.__all__) <= set(dir(torch.func))
+    assert set(gfunc.__all__) - HIPS_NAMES <= set(dir(torch.func))
+    assert not HIPS_NAMES & set(dir(torch.func))
 
 
 def test_more_compositions():

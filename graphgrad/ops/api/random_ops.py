@@ -17,9 +17,10 @@ from ..._tensor.random import numpy_rng
 from ..._tensor.tensor import Tensor
 from ..dispatch import dispatch
 from ..inplace import dispatch_inplace
+from ..interpose import all_values
 from ..registry import export
 from .conversion import _write_out
-from ..._tensor.creation import _check_device, _size, _finish, _dt
+from ..._tensor.creation import _check_device, _size, _finish, _dt, _drawn
 from ..derivatives.random_ops import (
     BERNOULLI, BERNOULLI_P, BERNOULLI_P_OUT, BERNOULLI_T, CAUCHY, EXPONENTIAL, GEOMETRIC,
     LOG_NORMAL, NORMAL_, NORMAL_FT, NORMAL_TF, NORMAL_TT, RANDOM, RANDOM_FROM, RANDOM_TO,
@@ -87,7 +88,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples, 1 with probability ``p`` (a number or a broadcastable tensor)."""
     g = numpy_rng(generator)
     if isinstance(p, Tensor):
-        pd = p._data
+        pd = all_values(p._data)   # (under vmap: every example's probabilities)
         if pd.size and (np.any(pd < 0) or np.any(pd > 1)):
             raise RuntimeError("bernoulli_ expects all elements of p to be in [0, 1]")
         return dispatch_inplace(BERNOULLI_T, self, p,
@@ -177,7 +178,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         _check_p(p, "bernoulli")
         return dispatch(BERNOULLI_P_OUT, input,
                         lambda a: (g.random(a.shape) < p).astype(a.dtype))
-    d = input._data
+    d = all_values(input._data)   # (under vmap: every example's probabilities)
     if d.size and (np.any(d < 0) or np.any(d > 1) or np.any(np.isnan(d))):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                            "(bernoulli: every probability in input must be in [0, 1])")
@@ -195,7 +196,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     g = numpy_rng(generator)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if mt and st:
-        if std._data.size and np.any(std._data < 0):
+        if std._data.size and np.any(all_values(std._data) < 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
         r = dispatch(NORMAL_TT, mean, std, lambda m, s: (
             m + s * g.standard_normal(np.broadcast_shapes(m.shape, s.shape))).astype(
@@ -208,7 +209,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
             m.dtype))
     elif st:
         m_ = _num(mean, "mean", "normal")
-        if std._data.size and np.any(std._data < 0):
+        if std._data.size and np.any(all_values(std._data) < 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
         r = dispatch(NORMAL_FT, std, lambda s: (m_ + s * g.standard_normal(s.shape)).astype(
             s.dtype))
@@ -218,7 +219,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
                             "normal(0., 1., (3,))")
         _check_device(device)
         m_, s_ = _num(mean, "mean", "normal"), _num(std, "std", "normal")
-        r = _finish(g.normal(m_, s_, _size((size,))).astype(_dt(dtype)), requires_grad)
+        r = _drawn(lambda sh: g.normal(m_, s_, sh), _size((size,)), _dt(dtype), requires_grad)
     if out is not None:
         return _write_out(r, out)
     return r
@@ -227,7 +228,14 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
 @export()
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices sampled with the (unnormalised) weights in each row of ``input`` (int64)."""
+    g = numpy_rng(generator)   # (first: inside vmap, randomness="error" raises here)
     d = input._data
+    if all_values(d) is not d:   # a batched input inside vmap: its ``d`` is example 0's
+        raise RuntimeError(
+            "vmap: multinomial of a batched tensor is not supported inside vmap (its sampler "
+            "runs outside graphgrad's op table, so it would draw from example 0's weights). "
+            "Call multinomial outside vmap on the whole batch of weights (its rows are "
+            "sampled independently).")
     if d.ndim not in (1, 2):
         raise RuntimeError(f"prob_dist must be 1 or 2 dim (got a tensor of shape "
                            f"{list(d.shape)})")
@@ -241,7 +249,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            f"replacement (n_sample={num_samples}, {n} categories)")
     if np.any(rows < 0) or not np.all(np.isfinite(rows)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    g = numpy_rng(generator)
     res = np.empty((rows.shape[0], num_samples), np.int64)
     for i, w in enumerate(rows):
         tot = w.sum()

@@ -1,0 +1,251 @@
+"""grad and grad_and_value (torch.func's), with the ``_backward`` every reverse-mode
+transform of eager_transforms.py uses.  (eager_transforms.py's docstring tells how a
+transform keeps its differentiation apart from the caller's.)
+
+``grad(f)(x)``'s common call -- one Tensor (or float ndarray) argument, grad mode on, not
+inside vmap -- takes ``_grad_one``, which costs what ``f(x).backward()`` does; everything
+else takes ``_grad_and_value``.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._core.state import tls
+from .._tensor.tensor import Tensor
+from ..autograd import backward as _ag_backward
+from ..autograd import grad as _ag_grad
+from ..autograd.engine import execute as _execute
+from ..autograd.views import _edge
+from ._pytree import LEAF, tree_flatten, tree_unflatten
+from ._batching import levels as _vmap_levels_fn
+from . import vmap as _vmap_module   # (the module; graphgrad.func.vmap becomes the function)
+from ._transform_scope import (
+    _ARRAY, _Scope, _args_from_numpy, _check_leaves, _from_numpy, _normalize_argnums,
+    _replace, _select, _split_aux, _to_numpy, _zeros, reaches_other_leaf)
+
+__all__ = ["grad", "grad_and_value"]
+
+_wrap = Tensor._wrap
+_vmap_levels = _vmap_levels_fn
+
+
+def _in_vmap():
+    return _vmap_module
+
+
+def _backward(outs, inputs, cots, cg, batched=False):
+    """``autograd.grad`` of the outputs that require grad, zeros for unreached inputs."""
+    pairs = [(o, c) for o, c in zip(outs, cots) if o._requires_grad]
+    if pairs:
+        gs = _ag_grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
+                      retain_graph=True, create_graph=cg, allow_unused=True,
+                      is_grads_batched=batched)
+    else:
+        gs = (None,) * len(inputs)
+    return gs
+
+
+# ----------------------------------------------------------------- grad / grad_and_value
+def grad_and_value(func, argnums=0, has_aux=False):
+    """``grad_and_value(func)(*args)`` -> ``(gradient, value)`` (``(gradient, (value,
+    aux))`` with ``has_aux``): the gradient of the scalar ``func`` with respect to the
+    arguments ``argnums`` (an int or a tuple of ints; each argument a Tensor or a pytree of
+    Tensors)."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
+            return _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
+                                                     _grad_and_value_batched, _normalize_argnums,
+                                                     _select, _replace)
+        return _grad_and_value(func, argnums, has_aux, args, kwargs)
+    return wrapper
+
+
+def _hips_argnums(argnums, argnum, api):
+    """``argnums``, or HIPS autograd's ``argnum=`` (an int or a tuple/list of ints) when
+    given instead."""
+    if argnum is None:
+        return argnums
+    if not (isinstance(argnums, int) and not isinstance(argnums, bool) and argnums == 0):
+        raise TypeError(f"{api}() got both argnums={argnums!r} and argnum={argnum!r} (HIPS "
+                        "autograd's name for it); pass one of them")
+    return tuple(argnum) if isinstance(argnum, list) else argnum
+
+
+def grad(func, argnums=0, has_aux=False, *, argnum=None):
+    """``grad(func)(*args)``: the gradient of the scalar ``func`` with respect to the
+    arguments ``argnums``; ``(gradient, aux)`` with ``has_aux``.  ``argnum=`` (HIPS
+    autograd's name; an int or a tuple/list) may be given instead of ``argnums``."""
+    argnums = _hips_argnums(argnums, argnum, "grad")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
+            g, value = _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
+                                                         _grad_and_value_batched,
+                                                         _normalize_argnums,
+                                                         _select, _replace)
+        else:
+            if not has_aux and argnums.__class__ is int:
+                g = _grad_one(func, argnums, args, kwargs)
+                if g is not _SLOW:
+                    return g
+            g, value = _grad_and_value(func, argnums, has_aux, args, kwargs, value=False)
+        return (g, value[1]) if has_aux else g
+    return wrapper
+
+
+def _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=True, value=True):
+    """(``accumulate=False``: never the plain backward into the stand-ins, whose .grad
+    would be a copy when a stand-in is not dense -- vmap's expanded inputs; ``value=False``:
+    the value is not wanted (``grad``), None in its place)"""
+    api = "grad_and_value(f)(*args)"
+    n = len(args)
+    if argnums.__class__ is int and -n <= argnums < n:
+        argnums %= n
+        sel = args[argnums]
+    else:
+        argnums = _normalize_argnums(argnums, n)
+        sel = _select(args, argnums)
+    if sel.__class__ is Tensor:
+        leaves, spec, np_flags = [sel], LEAF, _NO_NUMPY
+    else:
+        leaves, spec = tree_flatten(sel)
+        leaves, np_flags = _from_numpy(leaves)
+        _check_leaves(leaves)
+    for a in args:
+        if a.__class__ is not Tensor and isinstance(a, _CONTAINERS_OR_NUMPY):
+            args = _args_from_numpy(args)
+            break
+    scope = _Scope()
+    prev_mode = tls.grad_enabled
+    if not prev_mode:
+        tls.grad_enabled = True
+    try:
+        copies = [scope.fresh(t) for t in leaves]
+        if argnums.__class__ is int:
+            new_args = list(args)
+            new_args[argnums] = copies[0] if spec is LEAF else tree_unflatten(copies, spec)
+        else:
+            new_args = _replace(args, argnums, tree_unflatten(copies, spec))
+        output = func(*new_args, **kwargs)
+        aux = None
+        if has_aux:
+            output, aux = _split_aux(output, api)
+        return _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumulate,
+                              value)
+    finally:
+        if not prev_mode:
+            tls.grad_enabled = prev_mode
+
+
+def _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumulate, value):
+    """grad_and_value once ``func`` ran on the stand-ins ``copies`` (under grad mode): the
+    output's checks, the backward, the results for the caller."""
+    api = "grad_and_value(f)(*args)"
+    if not isinstance(output, Tensor):
+        raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
+                           f"{type(output)}")
+    od = output._data
+    if od.ndim != 0:
+        raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
+                           f"with {od.ndim} dims. Maybe you wanted to use the vjp "
+                           "or jacrev APIs instead?")
+    external = scope.reaches_external((output,))
+    fw = tls.fw_level is not None
+    if external or fw or not output._requires_grad:
+        gs = _backward((output,), copies, (None,), True if external else fw)
+    elif scope.ext_grad and accumulate:
+        # the output's graph reaches none but our stand-ins (just walked): a plain
+        # backward into them (the engine's fast loop) gives the gradients
+        if od.dtype.kind == "f":
+            _plain_backward(output)
+        else:
+            _ag_backward(output)   # (its checks: bfloat16 passes, complex raises)
+        gs = [c._grad for c in copies]
+    else:   # (the caller's leaves may be in the graph: they must not accumulate)
+        gs = _backward((output,), copies, (None,), False)
+    res = []
+    for g, c, is_np in zip(gs, copies, np_flags):
+        if g is None:
+            g = _zeros(c._data.shape, c._data.dtype)
+        elif g._requires_grad:
+            g = scope.export(g)
+        res.append(_to_numpy(g, is_np) if is_np else g)
+    if value:
+        value = scope.export(output, external)
+        if np_flags and all(np_flags):
+            value = _to_numpy(value)
+    else:
+        value = None
+    g = res[0] if spec is LEAF else tree_unflatten(res, spec)
+    if has_aux:
+        return g, (value, scope.export_tree(aux))
+    return g, value
+
+
+_ONES = {}   # dtype -> a 0-d one (copied for each seed)
+
+
+def _plain_backward(output):
+    """``output.backward()`` for a scalar float output that requires grad: the engine's
+    plain loop, without Tensor.backward's argument checks."""
+    dt = output._data.dtype
+    one = _ONES.get(dt)
+    if one is None:
+        one = _ONES[dt] = np.ones((), dt)
+    _execute([_edge(output)], [one.copy()], False, False)   # (inputs=None, accumulate=True)
+
+
+_SLOW = object()
+
+
+def _grad_one(func, i, args, kwargs):
+    """``grad(func, i)(*args)`` for the common call -- argument ``i`` a Tensor that does
+    not require grad (or a float ndarray), the others Tensors or plain Python values, grad
+    mode on, no forward-mode level, not inside vmap -- at the cost of ``f(x).backward()``:
+    no pytree, no scope unless the output turns out to need one.  ``_SLOW`` when the call
+    is not of that kind (the general path then runs it)."""
+    n = len(args)
+    if not -n <= i < n or not tls.grad_enabled or tls.fw_level is not None:
+        return _SLOW
+    t = args[i]
+    kind = 0
+    if t.__class__ is not Tensor:
+        if t.__class__ is not np.ndarray or t.dtype.kind != "f":
+            return _SLOW
+        t, kind = _wrap(np.array(t)), _ARRAY
+    elif t._requires_grad or t._fw is not None:
+        return _SLOW
+    for a in args:
+        if a.__class__ is not Tensor and isinstance(a, _CONTAINERS_OR_NUMPY) and a is not args[i]:
+            return _SLOW
+    c = t.detach()
+    c.requires_grad_(True)
+    new_args = list(args)
+    new_args[i] = c
+    output = func(*new_args, **kwargs)
+    if output.__class__ is Tensor and output._requires_grad and output._data.ndim == 0 and \
+            output._data.dtype.kind == "f" and not reaches_other_leaf((output,), (id(c),)):
+        _plain_backward(output)
+        g = c._grad
+        if g is None:
+            g = _zeros(c._data.shape, c._data.dtype)
+        return _to_numpy(g, kind) if kind else g
+    # anything else (an error to raise, a graph reaching outside): the general path's end,
+    # with the scope fresh() would have made
+    scope = _Scope()
+    scope.internal.add(id(c))
+    scope.keep += [c, c]
+    scope.originals[id(c)] = t
+    return _grad_epilogue(scope, [c], output, None, LEAF, (kind,), False, True, False)[0]
+
+
+_NO_NUMPY = (0,)
+_CONTAINERS_OR_NUMPY = (np.ndarray, np.generic, list, tuple, dict)
+
+
+def _grad_and_value_batched(func, argnums, has_aux, args, kwargs):
+    return _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=False)

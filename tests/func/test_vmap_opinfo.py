@@ -63,11 +63,12 @@ def _tensor_positions(args):
 CASES = [op for op in OP_DB if "float64" in op.dtypes and op.name not in SKIP]
 
 
-@pytest.mark.parametrize("how", ["dim0", "last_dim", "first_only"])
+@pytest.mark.parametrize("how", ["dim0", "dim1", "last_dim", "first_only"])
 @pytest.mark.parametrize("op", CASES, ids=[o.name for o in CASES])
 def test_vmap_op_table(op, how):
-    """``how``: every tensor argument batched at dim 0 (in_dims=0) or at its last dim
-    (in_dims=-1), or only the first one (in_dims=(0, None, ...), the others example 0's)."""
+    """``how``: every tensor argument batched at dim 0 (in_dims=0), at dim 1 (in_dims=1,
+    between an example's first and second dims) or at its last dim (in_dims=-1), or only
+    the first one (in_dims=(0, None, ...), the others example 0's)."""
     rng = np.random.default_rng(5)
     samples = op.samples(rng)
     sample = next((s for s in samples if _tensor_positions(s.args) and
@@ -88,7 +89,7 @@ def test_vmap_op_table(op, how):
         if how == "first_only":   # the other tensors are example 0's in every example
             mats = [([a if i not in pos[1:] else mats[0][0][i] for i, a in enumerate(m[0])],
                      m[1]) for m in mats]
-        dim = -1 if how == "last_dim" else 0
+        dim = {"last_dim": -1, "dim1": 1}.get(how, 0)
         batched = [lib.stack([m[0][i] for m in mats], dim) for i in pos]
         in_dims = tuple(dim if (how != "first_only" or j == 0) else None
                         for j in range(len(pos)))

@@ -514,3 +514,18 @@ def _random_check():
             "vmap: called random operation while in randomness error mode. Please either use "
             "the 'same' or 'different' randomness flags on vmap or perform the randomness "
             "operation out of vmap")
+
+
+def _out(r, level):
+    if isinstance(r, Tensor):
+        return _wrap(r, level)
+    if isinstance(r, tuple):
+        items = [_out(x, level) for x in r]
+        return type(r)(*items) if hasattr(type(r), "_fields") else tuple(items)
+    if isinstance(r, list):
+        return [_out(x, level) for x in r]
+    return r
+
+
+def _done(r, kind, sig, level):
+    return sig[0] if kind == "inplace" else _out(r, level)

@@ -494,7 +494,7 @@ class Tensor:
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from ..autograd import backward
+        backward = _autograd_backward or _load_autograd_backward()
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
@@ -514,6 +514,17 @@ class Tensor:
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient")
         return add_hook(self, "_post_acc_hooks", hook)
+
+
+_autograd_backward = None  # autograd.backward, bound on the first Tensor.backward()
+
+
+def _load_autograd_backward():
+    # (a function-local import per call costs about as much as a small node's backward)
+    global _autograd_backward
+    from ..autograd import backward
+    _autograd_backward = backward
+    return backward
 
 
 def _legacy_new(dtype, args, device, fn):

@@ -58,6 +58,12 @@ class _EdgeOutput:
         self.dtype = from_numpy_dtype(dt)
 
 
+def _one_like(od):
+    """A fresh 1 shaped like the one-element array ``od`` (the implicit seed gradient):
+    ``np.array`` for a 0-d output, about a fifth of ``np.ones_like``'s cost."""
+    return np.array(1.0, od.dtype) if od.ndim == 0 else np.ones(od.shape, od.dtype)
+
+
 def _make_grads(outputs, grads, create_graph, is_grads_batched):
     """The seed gradient of each output, checked like PyTorch's _make_grads."""
     out = []
@@ -76,7 +82,7 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched):
                     raise RuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got "
                         f"{o.dtype}")
-                g = np.ones_like(od)
+                g = _one_like(od)
                 out.append(Tensor._wrap(g) if create_graph else g)
             else:
                 out.append(None)
@@ -169,6 +175,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
     if grad_variables is not None:
         grad_tensors = grad_variables
+    elif grad_tensors is None and inputs is None and not create_graph and \
+            isinstance(tensors, Tensor) and tensors._requires_grad:
+        # the common call, ``loss.backward()``: _make_grads' and _root_edges' checks for
+        # one tensor with an implicit gradient (anything they would reject goes below)
+        od = tensors._data
+        if od.size == 1 and (od.dtype.kind in "fV" or tensors.dtype.category == 2):
+            execute([_edge(tensors)], [_one_like(od)], bool(retain_graph), False)
+            return
     tensors = _as_tuple(tensors)
     if vmap_backward_hook is not None:
         vmap_backward_hook(tensors, grad_tensors)

@@ -16,6 +16,7 @@ path sets only its three slots (and a generated class's saved-value slots).
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any, NamedTuple
 
 from .._core.hooks import add_hook
@@ -244,7 +245,6 @@ def grad_accumulator(t):
         acc = ref()
         if acc is not None:
             return acc
-    import weakref
     acc = AccumulateGrad(t)
     t._acc = weakref.ref(acc)
     return acc

@@ -70,3 +70,21 @@ def test_gelu_forward_and_backward_match_torch(dtype):
                                rtol=rtol, atol=1e-6 if dtype == np.float32 else 1e-15)
     np.testing.assert_allclose(xg.grad.numpy()[keep], xt.grad.numpy()[keep],
                                rtol=rtol, atol=1e-6 if dtype == np.float32 else 1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_blocked_gelu_is_the_whole_array_expression_bit_for_bit(dtype):
+    # NOTE [blocked gelu]: the block-by-block kernels (large contiguous inputs) apply the
+    # whole-array expressions' operations in the same dtype and order
+    from graphgrad.ops.kernels import nn_activation as K
+    x = _inputs(dtype)
+    g = np.random.default_rng(3).standard_normal(x.size).astype(dtype)
+    assert K._gelu_blocked(x)
+    want_y = 0.5 * x * K._erfc_np(x * K._NEG_SQRT_HALF)
+    want_dx = g * K._gelu_dx(x, "none")
+    np.testing.assert_array_equal(K._gelu_kernel(x, "none"), want_y)
+    np.testing.assert_array_equal(K._gelu_backward_kernel(g, x, "none"), want_dx)
+    xt = x.reshape(2, -1).T  # not C-contiguous: the whole-array expressions
+    assert not K._gelu_blocked(xt)
+    np.testing.assert_array_equal(K._gelu_kernel(xt, "none"),
+                                  0.5 * xt * K._erfc_np(xt * K._NEG_SQRT_HALF))

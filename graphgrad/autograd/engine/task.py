@@ -9,10 +9,13 @@ import sys
 import threading
 
 from ..._core.state import tls
-from ..graph import AccumulateGrad, Node
+from ..graph import AccumulateGrad, Node, zeros
 from ..anomaly_mode import report_backward_error
 from .accumulate import _Journal
 from .loop import _before_node, _heap_pop, _heap_push, _run, _run_by_seq
+
+_ONE_ZERO = zeros(1)
+
 
 class GraphRoot(Node):
     """A virtual node whose outputs are the gradients given for the roots."""
@@ -20,7 +23,11 @@ class GraphRoot(Node):
     __slots__ = ("_grads",)
 
     def __init__(self, edges, grads):
-        self._next_edges = tuple(edges)
+        if len(edges) == 1 and edges[0][1] == 0:  # (one root: what the setter would store)
+            self._next_nodes = (edges[0][0],)
+            self._next_nrs = _ONE_ZERO
+        else:
+            self._next_edges = tuple(edges)
         self._grads = grads
         self._seq = 1 << 63
 
@@ -126,7 +133,8 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     accumulate: True for backward (AccumulateGrad runs), False for grad (capture only).
     Returns the captured gradients, one per input edge (None when unreached).
     """
-    if tls.engine_depth and _deep_reentrant():
+    depth = tls.engine_depth
+    if depth and _deep_reentrant():
         return _execute_on_fresh_thread(roots, grad_outputs, keep_graph, create_graph, inputs,
                                         accumulate, batch_nd)
     root = GraphRoot(roots, grad_outputs)
@@ -154,11 +162,14 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             # backward(inputs=...) runs each input's node (PyTorch's init_to_execute marks
             # them all needed): a non-leaf input's node pre-hooks run too
             needed.update(targets)
-    prev_mode = tls.grad_enabled
+    # (each read or write of ``tls`` costs ~650 instructions, NOTE [hot flags]: a small
+    # graph's backward pays for every one of them)
+    prev_mode = tls._grad_enabled
     prev_saved_hooks = tls.saved_hooks
-    prev_anomaly_node = tls.anomaly_node
+    if anomaly:
+        prev_anomaly_node = tls.anomaly_node
     tls.grad_enabled = bool(create_graph)
-    tls.engine_depth += 1
+    tls.engine_depth = depth + 1
     journal = _Journal()
     prev_task = getattr(_local, "task", None)
     _local.task = task = [next(_task_ids), deps, needed, captures, accumulate, root, []]
@@ -193,7 +204,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         if tls.saved_hooks is not prev_saved_hooks:  # a hook entered/left a context
             tls.saved_hooks = prev_saved_hooks
             tls.refresh()
-        tls.engine_depth -= 1
+        tls.engine_depth = depth
         if anomaly:
             tls.anomaly_node = prev_anomaly_node  # (an enclosing backward's node)
         _local.task = prev_task

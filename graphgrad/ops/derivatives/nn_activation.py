@@ -10,7 +10,7 @@ from . import ZERO
 from ..registry import ELEMENTWISE, POINTWISE, defop
 from ..._core.opmath import half_in_float32
 from ..kernels.nn_activation import (
-    _GELU_C, _INV_SQRT_2PI, _SQRT_2_PI, _elu_backward_kernel, _elu_kernel, _gelu_dx,
+    _GELU_C, _INV_SQRT_2PI, _SQRT_2_PI, _elu_backward_kernel, _elu_kernel, _gelu_backward_kernel,
     _gelu_kernel, _leaky_relu_backward_kernel, _leaky_relu_kernel, _silu_kernel,
     _softplus_kernel, _threshold_kernel)
 
@@ -108,7 +108,7 @@ GELU = defop("gelu(self, *, approximate)", _gelu_kernel, "GeluBackward0",
              jvp=ELEMENTWISE)
 GELU_BACKWARD = defop(
     "gelu_backward(grad_output, self, *, approximate)",
-    half_in_float32(lambda g, a, approximate: g * _gelu_dx(a, approximate)),
+    _gelu_backward_kernel,
     "GeluBackwardBackward0",
     grad_output=lambda grad, self, approximate: F.gelu_backward(grad, self, approximate),
     self=lambda grad, grad_output, self, approximate:

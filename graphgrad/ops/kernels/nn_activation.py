@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import formulas as F
 from ..._core.opmath import half_in_float32
+from . import special as _special
 from .special import erfc as _erfc_kernel
 
 
@@ -61,13 +62,18 @@ def _erfc_np(x):
     return np.asarray(_erfc_kernel(x), dtype=x.dtype)
 
 
+_NEG_SQRT_HALF = -math.sqrt(0.5)
+
+
 @half_in_float32
 def _gelu_kernel(a, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_PI * (a + _GELU_C * a * a * a)
         return 0.5 * a * (1 + np.tanh(inner))
+    if _gelu_blocked(a):
+        return _gelu_erf_blocks(a, None)
     # Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation for negative x
-    return 0.5 * a * _erfc_np(a * -math.sqrt(0.5))
+    return 0.5 * a * _erfc_np(a * _NEG_SQRT_HALF)
 
 
 def _gelu_dx(a, approximate):
@@ -77,7 +83,64 @@ def _gelu_dx(a, approximate):
         t = np.tanh(_SQRT_2_PI * (a + _GELU_C * a2 * a))
         du = _SQRT_2_PI * (1 + 3 * _GELU_C * a2)
         return 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * du
-    return 0.5 * _erfc_np(a * -math.sqrt(0.5)) + a * (_INV_SQRT_2PI * np.exp(-0.5 * a * a))
+    return 0.5 * _erfc_np(a * _NEG_SQRT_HALF) + a * (_INV_SQRT_2PI * np.exp(-0.5 * a * a))
+
+
+@half_in_float32
+def _gelu_backward_kernel(g, a, approximate):
+    """grad_output * d gelu / dx (gelu_backward's kernel)."""
+    if approximate != "tanh" and g.__class__ is np.ndarray and g.dtype == a.dtype and \
+            g.shape == a.shape and g.flags.c_contiguous and _gelu_blocked(a):
+        return _gelu_erf_blocks(a, g)
+    return g * _gelu_dx(a, approximate)
+
+
+# NOTE [blocked gelu]
+# The erf form of gelu and of its gradient on a large C-contiguous float32/float64 array
+# runs block by block (special._BLOCK elements) through a few cache-sized buffers: the
+# same NumPy operations, in the same dtype and order, as the whole-array expressions above
+# (so the same values, bit for bit), but without their five to eight full-size
+# temporaries, each a fresh multi-MB allocation (and its page faults) per training step.
+# Other layouts, dtypes and small arrays take the whole-array expressions.
+def _gelu_blocked(a):
+    return a.__class__ is np.ndarray and a.size > _special._BLOCK and \
+        (a.dtype == np.float32 or a.dtype == np.float64) and a.flags.c_contiguous
+
+
+def _gelu_erf_blocks(a, g):
+    """gelu(a) (``g`` None) or g * gelu'(a), erf form, block by block (NOTE [blocked
+    gelu]); ``a`` and ``g`` C-contiguous, of one float dtype and shape."""
+    dt = a.dtype
+    terms = _special._terms(dt)
+    out = np.empty(a.shape, dt)
+    fa, fo = a.reshape(-1), out.reshape(-1)
+    fg = None if g is None else g.reshape(-1)
+    n = _special._BLOCK
+    work = [np.empty(n) for _ in range(6)]
+    w, v = np.empty(n, dt), np.empty(n, dt)
+    size = fa.size
+    with np.errstate(all="ignore"):
+        for s in range(0, size, n):
+            m = min(n, size - s)
+            x, o = fa[s:s + m], fo[s:s + m]
+            if m != n:
+                w, v = w[:m], v[:m]
+            np.multiply(x, _NEG_SQRT_HALF, out=w)
+            _special._erfc_abs(w, terms, out=w, flip=True, work=work)  # erfc(-x / sqrt 2)
+            if fg is None:    # 0.5 * x * erfc(...)
+                np.multiply(x, 0.5, out=o)
+                np.multiply(o, w, out=o)
+                continue
+            # g * (0.5 * erfc(...) + x * (1 / sqrt(2 pi) * exp(-0.5 * x * x)))
+            np.multiply(w, 0.5, out=w)
+            np.multiply(x, -0.5, out=v)
+            np.multiply(v, x, out=v)
+            np.exp(v, out=v)
+            np.multiply(v, _INV_SQRT_2PI, out=v)
+            np.multiply(x, v, out=v)
+            np.add(w, v, out=w)
+            np.multiply(fg[s:s + m], w, out=o)
+    return out
 
 
 @half_in_float32

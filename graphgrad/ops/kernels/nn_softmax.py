@@ -35,6 +35,30 @@ def _softmax_kernel(a, dim):
     return e if half is None else e.astype(half)
 
 
+_ROWS_BLOCK = 16384  # elements of exp(rows) at a time: a cache-sized buffer
+
+
+def _sum_exp_rows(s):
+    """``np.exp(s).sum(axis=-1, keepdims=True)`` for a C-contiguous ``s``, a block of rows
+    at a time through one small buffer instead of a full-size temporary (each row is
+    summed by the same reduction, so the sums are the same bit for bit); None when a row
+    alone is larger than the buffer."""
+    n = s.shape[-1]
+    rows = s.size // n if n else 0
+    per = _ROWS_BLOCK // n if n else 0
+    if per < 1:
+        return None
+    flat = s.reshape(rows, n)
+    out = np.empty((rows, 1), s.dtype)
+    buf = np.empty((min(per, rows), n), s.dtype)
+    for r in range(0, rows, per):
+        k = min(per, rows - r)
+        b = buf[:k]
+        np.exp(flat[r:r + k], out=b)
+        np.sum(b, axis=-1, keepdims=True, out=out[r:r + k])
+    return out.reshape(s.shape[:-1] + (1,))
+
+
 def _log_softmax_kernel(a, dim):
     half = a.dtype if a.dtype is FLOAT16 or a.dtype is BFLOAT16 else None
     if half is not None:  # computed in float32 and rounded once, as PyTorch's kernels do
@@ -45,7 +69,10 @@ def _log_softmax_kernel(a, dim):
         s = a.copy()
     else:
         s = np.subtract(a, a.max(axis=dim, keepdims=True))
-        lse = np.exp(s).sum(axis=dim, keepdims=True)
+        lse = _sum_exp_rows(s) if half is None and dim % a.ndim == a.ndim - 1 and \
+            s.flags.c_contiguous and s.size > _ROWS_BLOCK else None
+        if lse is None:
+            lse = np.exp(s).sum(axis=dim, keepdims=True)
         if half is not None and dim % a.ndim == a.ndim - 1:
             # PyTorch's last-dim kernel keeps the sum and its log in half precision
             lse = np.log(lse.astype(half).astype(np.float32)).astype(half).astype(np.float32)

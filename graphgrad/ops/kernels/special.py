@@ -89,7 +89,7 @@ def _exp_neg_sq(ax):
     return np.exp(-xs * xs) * np.exp(-(ax - xs) * (ax + xs))
 
 
-def _erfc_abs(a, terms, out=None, flip=False):
+def _erfc_abs(a, terms, out=None, flip=False, work=None):
     """erfc(|a|) for a flat float32/float64 array ``a`` (NaN stays NaN, +-inf gives 0),
     computed in float64 and written to ``out`` (float64 by default; a float32 ``out`` gets
     each block rounded once).  ``flip``: erfc(a) = 2 - erfc(|a|) where a < 0.
@@ -98,12 +98,18 @@ def _erfc_abs(a, terms, out=None, flip=False):
     one of a few preallocated buffers (``out=``), so each NumPy call works on data in the
     cache and nothing is allocated per step.  With the float64 series (``terms`` 27) -x^2
     is split as in ``_exp_neg_sq`` so that large |x| keep their relative accuracy.
+    ``work``: six float64 buffers of at least ``min(a.size, _BLOCK)`` elements (made here
+    when not given; a caller that works block by block passes its own).  ``out`` may be
+    ``a`` itself when ``a`` fits in one block.
     """
     if out is None:
         out = np.empty(a.shape)
     a_ = _MONO[terms]
     n = min(a.size, _BLOCK)
-    z, t, y, b0, b1, b2 = (np.empty(n) for _ in range(6))
+    if work is None:
+        z, t, y, b0, b1, b2 = (np.empty(n) for _ in range(6))
+    else:
+        z, t, y, b0, b1, b2 = (buf[:n] for buf in work)
     split = terms > _TERMS32
     for s in range(0, a.size, n):
         m = min(n, a.size - s)

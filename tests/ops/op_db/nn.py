@@ -350,6 +350,16 @@ OPS = [
         Sample((A(randn(rng, 3, 4) * 2),), {"approximate": "tanh"}),
         Sample((A(randn(rng, 6) * 5),), name="tails"),
         Sample((A(randn(rng, 9, 9) * 3),), name="vectorised erfc")]),  # > 64 elements
+    # NOTE [blocked gelu] (ops/kernels/nn_activation.py): over 16384 contiguous elements
+    # gelu and its backward run block by block (several blocks and a partial last one
+    # here); a transposed input of that size takes the whole-array expressions.  No finite
+    # differences (one evaluation per element).
+    OpInfo("nn.functional.gelu(blocked)", lambda rng: [
+        Sample((A(randn(rng, 130, 260) * 2),), name="blocked, 2 blocks + partial"),
+        Sample((A(randn(rng, 130, 260) * 2),), {"transpose": True},
+               name="transposed: whole-array fallback")],
+        fn=lambda lib, x, transpose=False: lib.nn.functional.gelu(x.t() if transpose else x),
+        fd=False),
     _nn("silu", lambda rng: _unary(rng, lambda x: x * 2)),
     _nn("softplus", lambda rng: _unary(rng, lambda x: x * 2) + [
         Sample((A(randn(rng, 3, 4) * 3), 2.0)),
@@ -360,6 +370,14 @@ OPS = [
     _nn("tanh", _unary, complex=True),
     _nn("softmax", _softmax_samples, fn=_dtype_fn("softmax")),
     _nn("log_softmax", _softmax_samples, fn=_dtype_fn("log_softmax")),
+    # over 16384 elements a last-dim log_softmax sums its exponentials a block of rows at a
+    # time (ops/kernels/nn_softmax.py); another dim, or one row longer than the block, takes
+    # the whole-array path.  No finite differences (one evaluation per element).
+    OpInfo("nn.functional.log_softmax(blocked)", lambda rng: [
+        Sample((A(randn(rng, 3, 70, 100) * 3), -1), name="row blocks + partial"),
+        Sample((A(randn(rng, 210, 100) * 3), 0), name="dim 0: whole array"),
+        Sample((A(randn(rng, 2, 17000)), 1), name="a row over the block: whole array")],
+        fn=lambda lib, *a, **k: lib.nn.functional.log_softmax(*a, **k), fd=False),
     OpInfo("softmax", lambda rng: _softmax_samples(rng)[:4], aliases=("Tensor.softmax",)),
     OpInfo("log_softmax", lambda rng: _softmax_samples(rng)[:4],
            aliases=("Tensor.log_softmax",)),

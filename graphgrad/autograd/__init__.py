@@ -176,9 +176,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if grad_variables is not None:
         grad_tensors = grad_variables
     elif grad_tensors is None and inputs is None and not create_graph and \
-            isinstance(tensors, Tensor) and tensors._requires_grad:
+            vmap_backward_hook is None and isinstance(tensors, Tensor) and \
+            tensors._requires_grad:
         # the common call, ``loss.backward()``: _make_grads' and _root_edges' checks for
-        # one tensor with an implicit gradient (anything they would reject goes below)
+        # one tensor with an implicit gradient (anything they would reject goes below; so
+        # does every call inside vmap, whose hook must see it)
         od = tensors._data
         if od.size == 1 and (od.dtype.kind in "fV" or tensors.dtype.category == 2):
             execute([_edge(tensors)], [_one_like(od)], bool(retain_graph), False)

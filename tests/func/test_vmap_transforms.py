@@ -394,6 +394,18 @@ def test_backward_inside_vmap_with_batched_values_raises():
             (a * a).sum(), a))(graphgrad.tensor(XB, requires_grad=True))
 
 
+def test_implicit_backward_of_a_batched_scalar_inside_vmap_raises():
+    """``loss.backward()`` (no gradient argument) of a per-example scalar inside vmap: each
+    example's loss is a 0-d value, which the plain backward's shortcut must not take for
+    an ordinary scalar (it would accumulate one example's gradient, silently)."""
+    def f(L):
+        w = L.tensor(X3, requires_grad=True)
+        return L.func.vmap(lambda v: (w * v).sum().backward())(L.tensor(EYE3))
+    ours, theirs = _run(f, graphgrad), _run(f, torch)
+    assert isinstance(ours, Raised) and isinstance(theirs, Raised), (ours, theirs)
+    assert type(ours.exc) is RuntimeError and type(theirs.exc).__name__ == "RuntimeError"
+
+
 def test_random_draws_per_example_in_nested_levels():
     """A draw from a shape gets a batch dim per "different" level, none per "same" one."""
     def f(L):

@@ -6,57 +6,68 @@ record a dynamic graph of backward Nodes as ops run, and ``backward()`` /
 """
 from __future__ import annotations
 
+import gc as _gc
 import math as _math
 
 import numpy as _np
 
-from ._core import dtypes as _dtype
-from ._core.dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
-                           finfo, float, float16, float32, float64, get_default_dtype, half,
-                           iinfo, int, int8, int16, int32, int64, long, promote_types, short,
-                           set_default_dtype, uint8, can_cast)
-from ._core.dtypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
-                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
-from ._tensor.tensor import Size, Tensor, device
-from ._tensor.memory_format import (channels_last, channels_last_3d, contiguous_format,
-                                    is_inference, memory_format, preserve_format)
-from ._tensor.random import Generator, default_generator  # noqa: F401
-from ._tensor.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
-                               full_like, get_rng_state, initial_seed, linspace, manual_seed,
-                               ones, ones_like, rand, rand_like, randint, randint_like, randn,
-                               randn_like, randperm, seed, set_rng_state, tensor, zeros,
-                               zeros_like)
-from .ops import api as _api
-from .ops.api import random_ops as _random_ops, moments as _moments  # noqa: F401
-from . import cuda, random  # noqa: F401
-from .ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
-from . import autograd
-# the tools of graphgrad.autograd (layer 6), bound now (see autograd/__init__)
-from .autograd import (Function, GradcheckError, Variable, anomaly_mode, detect_anomaly,  # noqa: F401
-                       forward_ad, function, functional, gradcheck as _gradcheck)
-from . import backends, linalg, nn, return_types  # noqa: F401
-from .serialization import load, save  # noqa: F401
-from . import optim  # noqa: F401
-from . import func  # noqa: F401
-from . import profiler  # noqa: F401
-from . import amp, cpu  # noqa: F401
-from .amp.grad_scaler import (_amp_foreach_non_finite_check_and_unscale_,  # noqa: F401
-                                _amp_update_scale_)
-from .func import vmap  # noqa: F401  (torch.vmap)
-from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
-from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled
-from ._core.state import is_warn_always_enabled, set_warn_always  # noqa: F401
-from ._tensor.printing import set_printoptions as _set
-from . import amp, cpu  # noqa: F401
-from .amp.autocast_mode import (autocast, autocast_decrement_nesting,  # noqa: F401
-                                autocast_increment_nesting, clear_autocast_cache,
-                                get_autocast_cpu_dtype, get_autocast_dtype,
-                                get_autocast_gpu_dtype, is_autocast_cache_enabled,
-                                is_autocast_cpu_enabled, is_autocast_enabled,
-                                set_autocast_cache_enabled, set_autocast_cpu_dtype,
-                                set_autocast_cpu_enabled, set_autocast_dtype,
-                                set_autocast_enabled, set_autocast_gpu_dtype)
+# NOTE [import without collections]: the import builds tens of thousands of objects (the
+# op table, node classes, generated-code stubs, modules), none of them garbage; Python's
+# cyclic collector would walk them several times while they are made (~20-30 ms of the
+# import).  It is off during the imports and restored after.
+_gc_was_enabled = _gc.isenabled()
+_gc.disable()
+try:
+    from ._core import dtypes as _dtype
+    from ._core.dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
+                               finfo, float, float16, float32, float64, get_default_dtype, half,
+                               iinfo, int, int8, int16, int32, int64, long, promote_types, short,
+                               set_default_dtype, uint8, can_cast)
+    from ._core.dtypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
+                               FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
+    from ._tensor.tensor import Size, Tensor, device
+    from ._tensor.memory_format import (channels_last, channels_last_3d, contiguous_format,
+                                        is_inference, memory_format, preserve_format)
+    from ._tensor.random import Generator, default_generator  # noqa: F401
+    from ._tensor.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                                   full_like, get_rng_state, initial_seed, linspace, manual_seed,
+                                   ones, ones_like, rand, rand_like, randint, randint_like, randn,
+                                   randn_like, randperm, seed, set_rng_state, tensor, zeros,
+                                   zeros_like)
+    from .ops import api as _api
+    from .ops.api import random_ops as _random_ops, moments as _moments  # noqa: F401
+    from . import cuda, random  # noqa: F401
+    from .ops.registry import METHODS as _METHODS, PUBLIC as _PUBLIC
+    from . import autograd
+    # the tools of graphgrad.autograd (layer 6), bound now (see autograd/__init__)
+    from .autograd import (Function, GradcheckError, Variable, anomaly_mode, detect_anomaly,  # noqa: F401
+                           forward_ad, function, functional, gradcheck as _gradcheck)
+    from . import backends, linalg, nn, return_types  # noqa: F401
+    from .serialization import load, save  # noqa: F401
+    from . import optim  # noqa: F401
+    from . import func  # noqa: F401
+    from . import profiler  # noqa: F401
+    from . import amp, cpu  # noqa: F401
+    from .amp.grad_scaler import (_amp_foreach_non_finite_check_and_unscale_,  # noqa: F401
+                                    _amp_update_scale_)
+    from .func import vmap  # noqa: F401  (torch.vmap)
+    from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                     is_inference_mode_enabled, no_grad, set_grad_enabled)
+    from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled
+    from ._core.state import is_warn_always_enabled, set_warn_always  # noqa: F401
+    from ._tensor.printing import set_printoptions as _set
+    from . import amp, cpu  # noqa: F401
+    from .amp.autocast_mode import (autocast, autocast_decrement_nesting,  # noqa: F401
+                                    autocast_increment_nesting, clear_autocast_cache,
+                                    get_autocast_cpu_dtype, get_autocast_dtype,
+                                    get_autocast_gpu_dtype, is_autocast_cache_enabled,
+                                    is_autocast_cpu_enabled, is_autocast_enabled,
+                                    set_autocast_cache_enabled, set_autocast_cpu_dtype,
+                                    set_autocast_cpu_enabled, set_autocast_dtype,
+                                    set_autocast_enabled, set_autocast_gpu_dtype)
+finally:
+    if _gc_was_enabled:
+        _gc.enable()
 
 __version__ = "0.1.0"
 
@@ -146,4 +157,4 @@ pi = _math.pi
 e = _math.e
 
 
-del _name, _fn, _mod, _gradcheck
+del _name, _fn, _mod, _gradcheck, _gc_was_enabled

@@ -2,8 +2,6 @@
 written as Trace Event Format JSON (chrome://tracing, Perfetto)."""
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import threading
 
@@ -47,8 +45,10 @@ def _write_trace(events, path):
     doc = {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms",
            "baseTimeNanoseconds": rec.wall_start_ns if rec is not None else 0,
            "traceEvents": trace, "traceName": str(path)}
+    import json   # (json and gzip imported here: ~3.5 ms of every import graphgrad)
     data = json.dumps(doc)
     if str(path).endswith(".gz"):
+        import gzip
         with gzip.open(path, "wt") as f:
             f.write(data)
     else:

@@ -114,6 +114,13 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 @export()
+def ravel(input):
+    """The elements in row-major order, 1-D: ``input.contiguous().view(-1)`` as PyTorch's
+    (a view of a contiguous input; a CloneBackward0 copy first otherwise)."""
+    return view(input.contiguous(), -1)
+
+
+@export()
 def transpose(input, dim0, dim1):
     nd = input._data.ndim
     return dispatch(TRANSPOSE, input, _neg(dim0, nd), _neg(dim1, nd))
@@ -312,4 +319,4 @@ def getitem(self, key):
 # (more views -- permute, movedim, unflatten, unbind/split/chunk, as_strided,
 # view_as_real/complex -- are in views.py)
 __all__ = ["view", "reshape", "transpose", "t", "expand", "unsqueeze", "squeeze", "select",
-           "narrow", "getitem", "flatten"]
+           "narrow", "getitem", "flatten", "ravel"]

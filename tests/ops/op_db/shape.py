@@ -21,6 +21,12 @@ OPS = [
     ], complex=True),
     OpInfo("flatten_noncontiguous", lambda rng: [Sample((A(randn(rng, 3, 4, 2)),))],
            fn=lambda lib, x: x.transpose(0, 1).flatten(1), complex=True),
+    OpInfo("ravel", lambda rng: [
+        Sample((A(randn(rng, 2, 3, 4)),)),
+        Sample((A(randn(rng)),), name="0-d"),
+    ], complex=True),
+    OpInfo("ravel_noncontiguous", lambda rng: [Sample((A(randn(rng, 3, 4, 2)),))],
+           fn=lambda lib, x: x.transpose(0, 2).ravel(), complex=True),
     OpInfo("unflatten", lambda rng: [
         Sample((A(randn(rng, 3, 6)), 1, (2, 3))),
         Sample((A(randn(rng, 3, 6)), -1, (-1, 2))),

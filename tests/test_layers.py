@@ -264,6 +264,27 @@ def test_no_import_cycle():
     assert cycles == [], "module-level import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
+def test_no_string_service_locator():
+    """No module reads a registry table by a literal name (``PUBLIC["flip"]``): a function
+    is imported from the module that defines it, so the import graph above shows every
+    dependency.  Reads by a computed name (torch.ops.aten's handles) stay allowed."""
+    tables = {"PUBLIC", "METHODS", "LINALG"}   # (OPS by overload name is the table's own look-up)
+    found = []
+    for m, p in all_modules().items():
+        tree = ast.parse(p.read_text())
+        aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                   for a in n.names if a.name in tables}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and \
+                    isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+                base = n.value
+                name = base.id if isinstance(base, ast.Name) else \
+                    base.attr if isinstance(base, ast.Attribute) else None
+                if name in aliases or name in tables:
+                    found.append(f"{m}:{n.lineno} {name}[{n.slice.value!r}]")
+    assert found == [], "registry tables read by a literal name:\n" + "\n".join(found)
+
+
 def test_allow_list_entries_are_used():
     modules = all_modules()
     used = {(m, t) for m, p in modules.items() for t, _, top in imports_of(m, p, modules)

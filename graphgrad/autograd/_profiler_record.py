@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor.tensor import Tensor
 from ..autograd import graph as _graph
 from ..ops.interpose import Composite, Timer, interposing
-from ..ops.registry import PUBLIC
+from ..ops.api.pointwise import sin as _sin
 from ..ops.inplace import dispatch_inplace as _dispatch_inplace
 from ._profiler_events import EventList, FunctionEvent
 
@@ -193,7 +193,6 @@ def _calibrate(rec):
     got = _calibrated.get(key)
     if got is not None:
         return got
-    _sin = PUBLIC["sin"]
     # (with grad recording: the op's own path under a profiler is part of what the
     # profiler costs, e.g. the dispatcher's slow path while any interposer is on)
     x = Tensor._wrap(np.zeros(1))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as _np
 
-from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
-from ..ops.registry import PUBLIC as _G
+from ..ops.api import (
+    comparison as _api_comparison, pointwise as _api_pointwise,
+    pointwise_unary as _api_pointwise_unary)
 from ._core import data_of, has_tensor, normalize_axis_index, on_tensors, result_dtype, tensor
 from ._shape import atleast_1d, concatenate, moveaxis, take_along_axis
 
@@ -52,12 +53,12 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     pos = fin.max if posinf is None else posinf
     neg = fin.min if neginf is None else neginf
     if t._data.dtype.kind == "c":
-        re = nan_to_num(_G["real"](t), nan=nan, posinf=pos, neginf=neg)
-        im = nan_to_num(_G["imag"](t), nan=nan, posinf=pos, neginf=neg)
-        return _G["complex"](re, im)
-    t = _G["where"](_G["isnan"](t), float(nan), t)
-    t = _G["where"](t == _np.inf, float(pos), t)
-    return _G["where"](t == -_np.inf, float(neg), t)
+        re = nan_to_num(_api_pointwise.real(t), nan=nan, posinf=pos, neginf=neg)
+        im = nan_to_num(_api_pointwise_unary.imag(t), nan=nan, posinf=pos, neginf=neg)
+        return _api_pointwise_unary.complex(re, im)
+    t = _api_comparison.where(_api_comparison.isnan(t), float(nan), t)
+    t = _api_comparison.where(t == _np.inf, float(pos), t)
+    return _api_comparison.where(t == -_np.inf, float(neg), t)
 
 
 def select(condlist, choicelist, default=0):
@@ -74,7 +75,7 @@ def select(condlist, choicelist, default=0):
         if c._data.dtype != _np.bool_:
             raise TypeError(f"invalid entry 0 in condlist: should be boolean ndarray, got "
                             f"{c._data.dtype}")
-        out = _G["where"](c, tensor(choice, dt), out)
+        out = _api_comparison.where(c, tensor(choice, dt), out)
     return out
 
 
@@ -88,7 +89,7 @@ def real_if_close(a, tol=100):
         return t
     eps = _np.finfo(t._data.dtype).eps
     if _np.all(_np.abs(data_of(t).imag) < (tol * eps if tol > 1 else tol)):
-        return _G["real"](t)
+        return _api_pointwise.real(t)
     return t
 
 

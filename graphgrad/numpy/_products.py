@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as _np
 
-from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
-from ..ops.registry import PUBLIC as _G
+from ..ops.api import (
+    copies as _api_copies, linalg as _api_linalg, pointwise_unary as _api_pointwise_unary,
+    views as _api_views)
 from ._core import has_tensor, normalize_axis_index, numpy_errors, on_tensors, result_dtype, \
     tensor
 
@@ -34,8 +35,8 @@ def dot(a, b, out=None):
     if a.shape[-1] != b.shape[db]:
         _mismatch("dot", a, b, -1, db)
     if a.ndim <= 2 and b.ndim <= 2:
-        return _G["matmul"](a, b)
-    return _G["tensordot"](a, b, ([a.ndim - 1], [b.ndim + db]))
+        return _api_linalg.matmul(a, b)
+    return _api_linalg.tensordot(a, b, ([a.ndim - 1], [b.ndim + db]))
 
 
 @on_tensors(_np.matmul)
@@ -51,7 +52,7 @@ def matmul(x1, x2, /, out=None, **kwargs):
                          f"with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b.shape[db]} is "
                          f"different from {a.shape[-1]})")
     _np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    return _G["matmul"](a, b)
+    return _api_linalg.matmul(a, b)
 
 
 @on_tensors(_np.vdot)
@@ -60,7 +61,7 @@ def vdot(a, b):
     a, b = a.reshape(-1), b.reshape(-1)
     if a.shape != b.shape:
         raise ValueError("cannot reshape array: vdot needs arrays of the same size")
-    return (_G["conj"](a) * b).sum()
+    return (_api_pointwise_unary.conj(a) * b).sum()
 
 
 @on_tensors(_np.inner)
@@ -70,13 +71,13 @@ def inner(a, b):
         return a * b
     if a.shape[-1] != b.shape[-1]:
         _mismatch("inner", a, b, -1, -1)
-    return _G["tensordot"](a, b, ([a.ndim - 1], [b.ndim - 1]))
+    return _api_linalg.tensordot(a, b, ([a.ndim - 1], [b.ndim - 1]))
 
 
 @on_tensors(_np.outer)
 def outer(a, b, out=None):
     a, b = _pair(_np.outer, a, b)
-    return _G["outer"](a.reshape(-1), b.reshape(-1))
+    return _api_linalg.outer(a.reshape(-1), b.reshape(-1))
 
 
 @on_tensors(_np.tensordot)
@@ -99,7 +100,7 @@ def tensordot(a, b, axes=2):
     for i, j in zip(xa, xb):
         if a.shape[i] != b.shape[j]:
             raise ValueError("shape-mismatch for sum")
-    return _G["tensordot"](a, b, (xa, xb))
+    return _api_linalg.tensordot(a, b, (xa, xb))
 
 
 def einsum(*operands, out=None, optimize=False, **kwargs):
@@ -119,7 +120,7 @@ def einsum(*operands, out=None, optimize=False, **kwargs):
         if all(t.numel() < 4096 for t in ts):
             _np.einsum(subs, *[_np.broadcast_to(_np.zeros((), _np.int8), tuple(t.shape))
                                for t in ts])
-        return _G["einsum"](subs.replace(" ", ""), *ts)
+        return _api_linalg.einsum(subs.replace(" ", ""), *ts)
 
 
 einsum.__wrapped_numpy__ = _np.einsum
@@ -153,7 +154,7 @@ def kron(a, b):
     nd = max(a.ndim, b.ndim)
     a = a.reshape((1,) * (nd - a.ndim) + tuple(a.shape))
     b = b.reshape((1,) * (nd - b.ndim) + tuple(b.shape))
-    return _G["kron"](a, b)
+    return _api_linalg.kron(a, b)
 
 
 @on_tensors(_np.cross)
@@ -163,8 +164,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     a, b = _pair(lambda x, y: _np.cross(_np.ones(3, _np.result_type(x)),
                                         _np.ones(3, _np.result_type(y))), a, b, "cross")
-    a = _G["movedim"](a, normalize_axis_index(axisa, a.ndim), -1)
-    b = _G["movedim"](b, normalize_axis_index(axisb, b.ndim), -1)
+    a = _api_views.movedim(a, normalize_axis_index(axisa, a.ndim), -1)
+    b = _api_views.movedim(b, normalize_axis_index(axisb, b.ndim), -1)
     if a.shape[-1] != 3 or b.shape[-1] != 3:
         if a.shape[-1] in (2, 3) and b.shape[-1] in (2, 3):
             raise NotImplementedError("graphgrad.numpy.cross: 2-vectors are not supported on "
@@ -172,8 +173,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    c = _G["stack"]([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
-    return _G["movedim"](c, -1, normalize_axis_index(axisc, c.ndim))
+    c = _api_copies.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
+    return _api_views.movedim(c, -1, normalize_axis_index(axisc, c.ndim))
 
 
 @on_tensors(_np.trace)
@@ -183,6 +184,6 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         raise ValueError("diag requires an array of at least two dimensions")
     dt = result_dtype(lambda x: _np.trace(_np.ones((1, 1), _np.result_type(x)), dtype=dtype), t,
                       key=("trace", dtype))
-    d = _G["diagonal"](tensor(t, dt), offset, normalize_axis_index(axis1, t.ndim),
+    d = _api_linalg.diagonal(tensor(t, dt), offset, normalize_axis_index(axis1, t.ndim),
                        normalize_axis_index(axis2, t.ndim))
     return d.sum(-1)

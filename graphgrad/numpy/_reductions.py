@@ -7,8 +7,8 @@ import builtins
 
 import numpy as _np
 
-from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
-from ..ops.registry import PUBLIC as _G
+from ..ops.api import (
+    comparison as _api_comparison, reductions as _api_reductions, shape as _api_shape)
 from ._core import axes, complex_of, data_of, on_tensors, result_dtype, tensor
 from ._shape import concatenate, take_along_axis
 
@@ -44,25 +44,25 @@ def _reduce(fn, t, axis, keepdims):
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     _unsupported("sum", out=out, initial=initial, where=where)
     t, _ = _prep(_np.sum, a, dtype)
-    return _reduce(lambda x, d, k: _G["sum"](x, d, keepdim=k), t, axis, keepdims)
+    return _reduce(lambda x, d, k: _api_reductions.sum(x, d, keepdim=k), t, axis, keepdims)
 
 
 @on_tensors(_np.nansum)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     _unsupported("nansum", out=out)
     t, _ = _prep(_np.nansum, a, dtype)
-    t = _G["where"](_G["isnan"](t), 0.0, t)
-    return _reduce(lambda x, d, k: _G["sum"](x, d, keepdim=k), t, axis, keepdims)
+    t = _api_comparison.where(_api_comparison.isnan(t), 0.0, t)
+    return _reduce(lambda x, d, k: _api_reductions.sum(x, d, keepdim=k), t, axis, keepdims)
 
 
 @on_tensors(_np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     _unsupported("mean", out=out, where=where)
     t, _ = _prep(_np.mean, a, dtype)
-    return _reduce(lambda x, d, k: _G["mean"](x, d, keepdim=k), t, axis, keepdims)
+    return _reduce(lambda x, d, k: _api_reductions.mean(x, d, keepdim=k), t, axis, keepdims)
 
 
-def _moment(name, np_func, gg_name):
+def _moment(name, np_func, gg_fn):
     @on_tensors(np_func, name)
     def fn(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, **kw):
         _unsupported(name, out=out, where=where)
@@ -70,17 +70,17 @@ def _moment(name, np_func, gg_name):
         if kw:
             raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kw))!r}")
         t, _ = _prep(np_func, a, dtype)
-        return _reduce(lambda x, d, k: _G[gg_name](x, d, correction=ddof, keepdim=k), t, axis,
+        return _reduce(lambda x, d, k: gg_fn(x, d, correction=ddof, keepdim=k), t, axis,
                        keepdims)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
 
-var = _moment("var", _np.var, "var")
-std = _moment("std", _np.std, "std")
+var = _moment("var", _np.var, _api_reductions.var)
+std = _moment("std", _np.std, _api_reductions.std)
 
 
-def _extreme(name, np_func, gg_name, ufunc_name):
+def _extreme(name, np_func, gg_fn, ufunc_name):
     @on_tensors(np_func, name)
     def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         """Ties share the gradient equally (NumPy has none; HIPS autograd and PyTorch's
@@ -94,8 +94,8 @@ def _extreme(name, np_func, gg_name, ufunc_name):
         if not dims:
             return t.clone()
         if t._data.dtype.kind == "c":
-            return _complex_extreme(name, t, dims, keepdims, gg_name == "amax")
-        return _G[gg_name](t, dims, keepdim=keepdims)
+            return _complex_extreme(name, t, dims, keepdims, gg_fn is _api_reductions.amax)
+        return gg_fn(t, dims, keepdim=keepdims)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -116,10 +116,10 @@ def _complex_extreme(name, t, dims, keepdims, is_max):
     return out if keepdims else out.squeeze(d)
 
 
-amax = _extreme("amax", _np.amax, "amax", "maximum")
-amin = _extreme("amin", _np.amin, "amin", "minimum")
-max = _extreme("max", _np.max, "amax", "maximum")  # noqa: A001
-min = _extreme("min", _np.min, "amin", "minimum")  # noqa: A001
+amax = _extreme("amax", _np.amax, _api_reductions.amax, "maximum")
+amin = _extreme("amin", _np.amin, _api_reductions.amin, "minimum")
+max = _extreme("max", _np.max, _api_reductions.amax, "maximum")  # noqa: A001
+min = _extreme("min", _np.min, _api_reductions.amin, "minimum")  # noqa: A001
 
 
 @on_tensors(_np.ptp)
@@ -135,13 +135,13 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     if not dims:
         return t.clone()
     if len(dims) == t.ndim and not keepdims:
-        return _G["prod"](t)
+        return _api_reductions.prod(t)
     for d in sorted(dims, reverse=True):
-        t = _G["prod"](t, d, keepdim=True)
+        t = _api_reductions.prod(t, d, keepdim=True)
     return t if keepdims else t.reshape([s for i, s in enumerate(t.shape) if i not in dims])
 
 
-def _scan(name, np_func, gg_name):
+def _scan(name, np_func, gg_fn):
     @on_tensors(np_func, name)
     def fn(a, axis=None, dtype=None, out=None):
         """``axis=None`` scans the flattened array."""
@@ -150,13 +150,13 @@ def _scan(name, np_func, gg_name):
         if axis is None:
             t, axis = t.reshape(-1), 0
         d = axes(axis, t.ndim)[0] if t.ndim else 0
-        return _G[gg_name](t.reshape(1) if t.ndim == 0 else t, d)
+        return gg_fn(t.reshape(1) if t.ndim == 0 else t, d)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
 
-cumsum = _scan("cumsum", _np.cumsum, "cumsum")
-cumprod = _scan("cumprod", _np.cumprod, "cumprod")
+cumsum = _scan("cumsum", _np.cumsum, _api_reductions.cumsum)
+cumprod = _scan("cumprod", _np.cumprod, _api_reductions.cumprod)
 
 
 @on_tensors(_np.average)
@@ -178,7 +178,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if w.shape[0] != t.shape[ax]:
             raise ValueError("Length of weights not compatible with specified axis.")
         w = w.reshape([w.shape[0] if i == ax else 1 for i in range(t.ndim)])
-    wsum = sum(_G["broadcast_to"](w, _np.broadcast_shapes(tuple(w.shape), tuple(t.shape))),
+    wsum = sum(_api_shape.broadcast_to(w, _np.broadcast_shapes(tuple(w.shape), tuple(t.shape))),
                axis, keepdims=keepdims)
     avg = sum(t * w, axis, keepdims=keepdims) / wsum
     return (avg, wsum) if returned else avg
@@ -190,7 +190,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     if axis is None:
         t, axis = t.reshape(-1), 0
     d = axes(axis, t.ndim)[0]
-    return _G["sort"](t, d).values
+    return _api_reductions.sort(t, d).values
 
 
 @on_tensors(_np.diff)

@@ -8,8 +8,9 @@ import builtins
 import numpy as _np
 
 from .._tensor.tensor import Tensor
-from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
-from ..ops.registry import PUBLIC as _G
+from ..ops.api import (
+    copies as _api_copies, gather_scatter as _api_gather_scatter, indexing as _api_indexing,
+    linalg as _api_linalg, views as _api_views)
 from ..nn.functional import pad as _f_pad
 from ._core import axes, data_of, has_tensor, normalize_axis_index, numpy_errors, on_tensors, \
     result_dtype, tensor
@@ -122,7 +123,7 @@ def moveaxis(a, source, destination):
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have the same number of "
                          "elements")
-    return _G["movedim"](t, tuple(src), tuple(dst))
+    return _api_views.movedim(t, tuple(src), tuple(dst))
 
 
 @on_tensors(_np.rollaxis)
@@ -222,14 +223,14 @@ def repeat(a, repeats, axis=None):
         t, axis = t.reshape(-1), 0
     ax = normalize_axis_index(axis, t.ndim)
     idx = _np.repeat(_np.arange(t.shape[ax]), _np.asarray(repeats))
-    return _G["index_select"](t, ax, tensor(idx))
+    return _api_indexing.index_select(t, ax, tensor(idx))
 
 
 @on_tensors(_np.flip)
 def flip(m, axis=None):
     t = tensor(m)
     dims = axes(axis, t.ndim)
-    return _G["flip"](t, dims) if dims else t
+    return _api_copies.flip(t, dims) if dims else t
 
 
 @on_tensors(_np.fliplr)
@@ -237,7 +238,7 @@ def fliplr(m):
     t = tensor(m)
     if t.ndim < 2:
         raise ValueError("Input must be >= 2-d.")
-    return _G["flip"](t, (1,))
+    return _api_copies.flip(t, (1,))
 
 
 @on_tensors(_np.flipud)
@@ -245,17 +246,17 @@ def flipud(m):
     t = tensor(m)
     if t.ndim < 1:
         raise ValueError("Input must be >= 1-d.")
-    return _G["flip"](t, (0,))
+    return _api_copies.flip(t, (0,))
 
 
 @on_tensors(_np.roll)
 def roll(a, shift, axis=None):
     t = tensor(a)
     if axis is None:
-        return _G["roll"](t.reshape(-1), shift, 0).reshape(t.shape)
+        return _api_copies.roll(t.reshape(-1), shift, 0).reshape(t.shape)
     shifts = _np.broadcast_arrays(_np.asarray(shift), _np.asarray(axis))
     dims = [normalize_axis_index(int(d), t.ndim) for d in shifts[1].ravel()]
-    return _G["roll"](t, tuple(int(s) for s in shifts[0].ravel()), tuple(dims))
+    return _api_copies.roll(t, tuple(int(s) for s in shifts[0].ravel()), tuple(dims))
 
 
 @on_tensors(_np.rot90)
@@ -270,12 +271,12 @@ def rot90(m, k=1, axes=(0, 1)):
     if k == 0:
         return t
     if k == 2:
-        return _G["flip"](t, (a0, a1))
+        return _api_copies.flip(t, (a0, a1))
     perm = list(range(t.ndim))
     perm[a0], perm[a1] = perm[a1], perm[a0]
     if k == 1:
-        return _G["flip"](t, (a1,)).permute(perm)
-    return _G["flip"](t.permute(perm), (a1,))
+        return _api_copies.flip(t, (a1,)).permute(perm)
+    return _api_copies.flip(t.permute(perm), (a1,))
 
 
 # ----------------------------------------------------------------- joining
@@ -308,7 +309,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
                                  f"axis must match exactly, but along dimension {d}, the array "
                                  f"at index 0 has size {ts[0].shape[d]} and the array at index "
                                  f"{i} has size {t.shape[d]}")
-    out_t = _G["cat"](ts, ax)
+    out_t = _api_copies.cat(ts, ax)
     return out_t if dtype is None else tensor(out_t, _np.dtype(dtype))
 
 
@@ -318,7 +319,7 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if len({tuple(t.shape) for t in ts}) != 1:
         raise ValueError("all input arrays must have the same shape")
     ax = normalize_axis_index(axis, ts[0].ndim + 1)
-    out_t = _G["stack"](ts, ax)
+    out_t = _api_copies.stack(ts, ax)
     return out_t if dtype is None else tensor(out_t, _np.dtype(dtype))
 
 
@@ -421,7 +422,7 @@ def diag(v, k=0):
     t = tensor(v)
     if t.ndim not in (1, 2):
         raise ValueError("Input must be 1- or 2-d.")
-    return _G["diag"](t, k)
+    return _api_linalg.diag(t, k)
 
 
 @on_tensors(_np.diagonal)
@@ -430,19 +431,19 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     a1, a2 = normalize_axis_index(axis1, t.ndim), normalize_axis_index(axis2, t.ndim)
     if a1 == a2:
         raise ValueError("axis1 and axis2 cannot be the same")
-    return _G["diagonal"](t, offset, a1, a2)
+    return _api_linalg.diagonal(t, offset, a1, a2)
 
 
 @on_tensors(_np.triu)
 def triu(m, k=0):
     t = tensor(m)
-    return _G["triu"](t if t.ndim >= 2 else t.expand(t.shape[0], t.shape[0]), k)
+    return _api_linalg.triu(t if t.ndim >= 2 else t.expand(t.shape[0], t.shape[0]), k)
 
 
 @on_tensors(_np.tril)
 def tril(m, k=0):
     t = tensor(m)
-    return _G["tril"](t if t.ndim >= 2 else t.expand(t.shape[0], t.shape[0]), k)
+    return _api_linalg.tril(t if t.ndim >= 2 else t.expand(t.shape[0], t.shape[0]), k)
 
 
 # ----------------------------------------------------------------- taking
@@ -461,7 +462,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     elif ((idx >= n) | (idx < -n)).any():
         raise IndexError(f"index {int(idx.max())} is out of bounds for axis {ax} with size {n}")
     idx = _np.where(idx < 0, idx + n, idx)
-    flat = _G["index_select"](t, ax, tensor(idx.reshape(-1).astype(_np.int64)))
+    flat = _api_indexing.index_select(t, ax, tensor(idx.reshape(-1).astype(_np.int64)))
     return flat.reshape(tuple(t.shape[:ax]) + idx.shape + tuple(t.shape[ax + 1:]))
 
 
@@ -477,7 +478,7 @@ def take_along_axis(arr, indices, axis=-1):
     shape_t = tuple(s if i != ax else t.shape[ax] for i, s in enumerate(shape))
     shape_i = tuple(s if i != ax else idx.shape[ax] for i, s in enumerate(shape))
     idx = _np.broadcast_to(idx % builtins.max(t.shape[ax], 1), shape_i).astype(_np.int64)
-    return _G["gather"](t.expand(shape_t), ax, tensor(_np.ascontiguousarray(idx)))
+    return _api_gather_scatter.gather(t.expand(shape_t), ax, tensor(_np.ascontiguousarray(idx)))
 
 
 @on_tensors(_np.pad)

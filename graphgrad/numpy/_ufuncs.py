@@ -10,8 +10,9 @@ import math
 import numpy as _np
 
 from .._tensor.tensor import Tensor
-from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
-from ..ops.registry import PUBLIC as _G
+from ..ops.api import (
+    comparison as _api_comparison, misc_ops as _api_misc_ops, pointwise as _api_pointwise,
+    pointwise_binary as _api_pointwise_binary, pointwise_unary as _api_pointwise_unary)
 from ._core import as_result, cast_args, data_of, has_tensor, numpy_errors, on_tensors, \
     result_dtype, tensor
 
@@ -113,40 +114,48 @@ def _alias(new, old):
 
 
 # ----------------------------------------------------------------- unary math
-for _name, _gg in [("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("arcsin", "asin"),
-                   ("arccos", "acos"), ("arctan", "atan"), ("sinh", "sinh"),
-                   ("cosh", "cosh"), ("tanh", "tanh"), ("arcsinh", "asinh"),
-                   ("arccosh", "acosh"), ("arctanh", "atanh"), ("exp", "exp"),
-                   ("exp2", "exp2"), ("expm1", "expm1"), ("log", "log"), ("log2", "log2"),
-                   ("log10", "log10"), ("log1p", "log1p"), ("sqrt", "sqrt"),
-                   ("negative", "neg"), ("absolute", "abs"), ("fabs", "abs"),
-                   ("sign", "sign"), ("floor", "floor"), ("ceil", "ceil"),
-                   ("trunc", "trunc"), ("rint", "round"), ("conjugate", "conj")]:
-    _unary(_name, _G[_gg])
+for _name, _fn in [("sin", _api_pointwise.sin), ("cos", _api_pointwise.cos),
+                   ("tan", _api_pointwise_unary.tan), ("arcsin", _api_pointwise_unary.asin),
+                   ("arccos", _api_pointwise_unary.acos), ("arctan", _api_pointwise_unary.atan),
+                   ("sinh", _api_pointwise_unary.sinh), ("cosh", _api_pointwise_unary.cosh),
+                   ("tanh", _api_pointwise.tanh), ("arcsinh", _api_pointwise_unary.asinh),
+                   ("arccosh", _api_pointwise_unary.acosh),
+                   ("arctanh", _api_pointwise_unary.atanh), ("exp", _api_pointwise.exp),
+                   ("exp2", _api_pointwise_unary.exp2), ("expm1", _api_pointwise_unary.expm1),
+                   ("log", _api_pointwise.log), ("log2", _api_pointwise_unary.log2),
+                   ("log10", _api_pointwise_unary.log10), ("log1p", _api_pointwise_unary.log1p),
+                   ("sqrt", _api_pointwise_unary.sqrt), ("negative", _api_pointwise.neg),
+                   ("absolute", _api_pointwise_unary.abs), ("fabs", _api_pointwise_unary.abs),
+                   ("sign", _api_pointwise_unary.sign), ("floor", _api_pointwise_unary.floor),
+                   ("ceil", _api_pointwise_unary.ceil), ("trunc", _api_pointwise_unary.trunc),
+                   ("rint", _api_pointwise_unary.round),
+                   ("conjugate", _api_pointwise_unary.conj)]:
+    _unary(_name, _fn)
 _alias("abs", "absolute")
 _alias("conj", "conjugate")
 _alias("fix", "trunc")
 _unary("positive", lambda t: t)
 _unary("square", lambda t: t * t)
-_unary("reciprocal", lambda t: 1 / t if t._data.dtype.kind in "fc" else _G["floor_divide"](1, t))
-_unary("cbrt", lambda t: _G["sign"](t) * _G["abs"](t) ** (1.0 / 3.0))
+_unary("reciprocal",
+       lambda t: 1 / t if t._data.dtype.kind in "fc" else _api_pointwise.floor_divide(1, t))
+_unary("cbrt", lambda t: _api_pointwise_unary.sign(t) * _api_pointwise_unary.abs(t) ** (1.0 / 3.0))
 _unary("deg2rad", lambda t: t * (math.pi / 180.0))
 _unary("rad2deg", lambda t: t * (180.0 / math.pi))
 _alias("radians", "deg2rad")
 _alias("degrees", "rad2deg")
-_unary("signbit", lambda t: _G["signbit"](t))
-_unary("isnan", _G["isnan"])
-_unary("isinf", _G["isinf"])
-_unary("isfinite", _G["isfinite"])
-_unary("logical_not", _G["logical_not"])
+_unary("signbit", lambda t: _api_misc_ops.signbit(t))
+_unary("isnan", _api_comparison.isnan)
+_unary("isinf", _api_comparison.isinf)
+_unary("isfinite", _api_comparison.isfinite)
+_unary("logical_not", _api_comparison.logical_not)
 
 
 def _sinc_body(t):
     px = t * math.pi
-    small = _G["abs"](px) < 1e-3
-    safe = _G["where"](small, 1.0, px)
+    small = _api_pointwise_unary.abs(px) < 1e-3
+    safe = _api_comparison.where(small, 1.0, px)
     series = 1 - px * px / 6 + px ** 4 / 120   # (the Taylor series near 0: smooth derivatives)
-    return _G["where"](small, series, _G["sin"](safe) / safe)
+    return _api_comparison.where(small, series, _api_pointwise.sin(safe) / safe)
 
 
 @on_tensors(_np.sinc)
@@ -159,13 +168,13 @@ def sinc(x):
 @on_tensors(_np.real)
 def real(val):
     t = tensor(val)
-    return _G["real"](t) if t._data.dtype.kind == "c" else t
+    return _api_pointwise.real(t) if t._data.dtype.kind == "c" else t
 
 
 @on_tensors(_np.imag)
 def imag(val):
     t = tensor(val)
-    return _G["imag"](t) if t._data.dtype.kind == "c" else t * 0
+    return _api_pointwise_unary.imag(t) if t._data.dtype.kind == "c" else t * 0
 
 
 @on_tensors(_np.angle)
@@ -174,7 +183,7 @@ def angle(z, deg=False):
     if t._data.dtype.kind != "c":
         t = tensor(t, _np.result_type(t._data.dtype, _np.float64)
                    if t._data.dtype.kind != "f" else t._data.dtype)
-    a = _G["angle"](t)
+    a = _api_pointwise_unary.angle(t)
     return a * (180.0 / math.pi) if deg else a
 
 
@@ -184,8 +193,10 @@ def round(a, decimals=0, out=None):  # noqa: A001
         _check_kwargs("round", {"out": out})
     t = tensor(a)
     if t._data.dtype.kind not in "fc":
-        return t if decimals >= 0 else _G["round"](t.double(), decimals=decimals).to(t.dtype)
-    return _G["round"](t, decimals=decimals)
+        if decimals >= 0:
+            return t
+        return _api_pointwise_unary.round(t.double(), decimals=decimals).to(t.dtype)
+    return _api_pointwise_unary.round(t, decimals=decimals)
 
 
 _alias("around", "round")
@@ -195,21 +206,27 @@ for _name, _op in [("add", "__add__"), ("subtract", "__sub__"), ("multiply", "__
                    ("true_divide", "__truediv__")]:
     _binary(_name, (lambda op: lambda a, b: getattr(a, op)(b) if isinstance(a, Tensor)
                     else getattr(b, "__r" + op[2:])(a))(_op), scalar_ok=True)
-for _name, _gg in [("maximum", "maximum"), ("minimum", "minimum"),
-                   ("arctan2", "atan2"), ("hypot", "hypot"), ("logaddexp", "logaddexp"),
-                   ("remainder", "remainder"), ("fmod", "fmod"),
-                   ("floor_divide", "floor_divide"),
-                   ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
-                   ("less_equal", "le"), ("equal", "eq"), ("not_equal", "ne"),
-                   ("logical_and", "logical_and"), ("logical_or", "logical_or"),
-                   ("logical_xor", "logical_xor")]:
-    _binary(_name, _G[_gg])
+for _name, _fn in [("maximum", _api_pointwise_binary.maximum),
+                   ("minimum", _api_pointwise_binary.minimum),
+                   ("arctan2", _api_pointwise_binary.atan2),
+                   ("hypot", _api_pointwise_binary.hypot),
+                   ("logaddexp", _api_pointwise_binary.logaddexp),
+                   ("remainder", _api_pointwise_binary.remainder),
+                   ("fmod", _api_pointwise_binary.fmod),
+                   ("floor_divide", _api_pointwise.floor_divide),
+                   ("greater", _api_comparison.gt), ("greater_equal", _api_comparison.ge),
+                   ("less", _api_comparison.lt), ("less_equal", _api_comparison.le),
+                   ("equal", _api_comparison.eq), ("not_equal", _api_comparison.ne),
+                   ("logical_and", _api_comparison.logical_and),
+                   ("logical_or", _api_comparison.logical_or),
+                   ("logical_xor", _api_comparison.logical_xor)]:
+    _binary(_name, _fn)
 _alias("divide", "true_divide")
 _alias("mod", "remainder")
 
 
 def _pow(a, b):
-    return a ** b if isinstance(a, Tensor) else _G["pow"](a, b)
+    return a ** b if isinstance(a, Tensor) else _api_pointwise.pow(a, b)
 
 
 def _power_checked(a, b):
@@ -226,24 +243,27 @@ _binary("float_power", _pow, keep_scalars=True)
 
 def _fmax(a, b):
     a, b = tensor(a), tensor(b)
-    return _G["where"](_G["isnan"](b), a, _G["where"](_G["isnan"](a), b, _G["maximum"](a, b)))
+    where, isnan = _api_comparison.where, _api_comparison.isnan
+    return where(isnan(b), a, where(isnan(a), b, _api_pointwise_binary.maximum(a, b)))
 
 
 def _fmin(a, b):
     a, b = tensor(a), tensor(b)
-    return _G["where"](_G["isnan"](b), a, _G["where"](_G["isnan"](a), b, _G["minimum"](a, b)))
+    where, isnan = _api_comparison.where, _api_comparison.isnan
+    return where(isnan(b), a, where(isnan(a), b, _api_pointwise_binary.minimum(a, b)))
 
 
 _binary("fmax", _fmax)
 _binary("fmin", _fmin)
 _LN2 = math.log(2.0)
-_binary("logaddexp2", lambda a, b: _G["logaddexp"](tensor(a) * _LN2, tensor(b) * _LN2) / _LN2)
+_binary("logaddexp2",
+        lambda a, b: _api_pointwise_binary.logaddexp(tensor(a) * _LN2, tensor(b) * _LN2) / _LN2)
 
 
 def _copysign(a, b):
     a, b = tensor(a), tensor(b)
-    neg = _G["signbit"](b)
-    return _G["where"](neg, -_G["abs"](a), _G["abs"](a))
+    neg = _api_misc_ops.signbit(b)
+    return _api_comparison.where(neg, -_api_pointwise_unary.abs(a), _api_pointwise_unary.abs(a))
 
 
 _binary("copysign", _copysign)
@@ -267,7 +287,7 @@ def where(condition, *xy):
         if c._data.dtype != _np.bool_:
             c = c != 0
         a, b = tensor(a, dt), tensor(b, dt)
-        return _G["where"](c, a, b)
+        return _api_comparison.where(c, a, b)
 
 
 where.__wrapped_numpy__ = _np.where
@@ -290,7 +310,7 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
     t = tensor(a, dt)
     lo = None if a_min is None else tensor(a_min, dt)
     hi = None if a_max is None else tensor(a_max, dt)
-    return _G["clamp"](t, min=lo, max=hi)
+    return _api_pointwise_binary.clamp(t, min=lo, max=hi)
 
 
 __all__.append("clip")

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import linalg as _gl
-from ..ops import api as _api  # noqa: F401  (loads the op table into PUBLIC)
-from ..ops.registry import PUBLIC as _G
+from ..ops.api import (
+    comparison as _api_comparison, linalg as _api_linalg, pointwise as _api_pointwise,
+    pointwise_unary as _api_pointwise_unary)
 from ._core import axes, complex_of, data_of, numpy_only, on_tensors, result_dtype, tensor
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "qr",
@@ -41,13 +42,13 @@ def _hermitian_from(t, UPLO):
     """The Hermitian matrix NumPy's ``eigh``/``cholesky`` read: the ``UPLO`` triangle of
     ``t`` mirrored, so that the other triangle gets no gradient (as in NumPy, which never
     reads it) rather than PyTorch's symmetric one."""
-    tri, strict = (_G["tril"](t), _G["tril"](t, -1)) if UPLO == "L" else \
-        (_G["triu"](t), _G["triu"](t, 1))
+    tri, strict = (_api_linalg.tril(t), _api_linalg.tril(t, -1)) if UPLO == "L" else \
+        (_api_linalg.triu(t), _api_linalg.triu(t, 1))
     mirrored = strict.transpose(-1, -2)
     if t._data.dtype.kind == "c":
-        mirrored = _G["conj"](mirrored)
-        diag = _G["diagonal"](tri, 0, -2, -1)
-        tri = tri - _G["diag_embed"](diag - _G["real"](diag).to(t.dtype))
+        mirrored = _api_pointwise_unary.conj(mirrored)
+        diag = _api_linalg.diagonal(tri, 0, -2, -1)
+        tri = tri - _api_linalg.diag_embed(diag - _api_pointwise.real(diag).to(t.dtype))
     return tri + mirrored
 
 
@@ -150,10 +151,10 @@ def matrix_power(a, n):
     base = t
     while n:
         if n & 1:
-            out = base if out is None else _G["matmul"](out, base)
+            out = base if out is None else _api_linalg.matmul(out, base)
         n >>= 1
         if n:
-            base = _G["matmul"](base, base)
+            base = _api_linalg.matmul(base, base)
     if out is None:
         eye = _np.broadcast_to(_np.eye(t.shape[-1], dtype=t._data.dtype), tuple(t.shape))
         return tensor(eye.copy())
@@ -171,8 +172,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
         cut = max(t.shape[-2:]) * _np.finfo(t._data.dtype).eps
     smax = data_of(s).max(axis=-1, keepdims=True) if s.numel() else 0
     keep = tensor(data_of(s) > cut * smax)
-    sinv = _G["where"](keep, 1 / _G["where"](keep, s, 1.0), 0.0)
-    return _G["matmul"](vh.transpose(-1, -2).conj() * sinv.unsqueeze(-2),
+    sinv = _api_comparison.where(keep, 1 / _api_comparison.where(keep, s, 1.0), 0.0)
+    return _api_linalg.matmul(vh.transpose(-1, -2).conj() * sinv.unsqueeze(-2),
                         u.transpose(-1, -2).conj())
 
 

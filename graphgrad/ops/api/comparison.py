@@ -112,9 +112,9 @@ export("bitwise_xor_", function=False)(lambda self, other: dispatch_inplace(BITW
                                                                           other))
 export("bitwise_not_", function=False)(lambda self: dispatch_inplace(BITWISE_NOT, self))
 
-export("isnan")(lambda input: unary(ISNAN, input))
-export("isinf")(lambda input: unary(ISINF, input))
-export("isfinite")(lambda input: unary(ISFINITE, input))
+isnan = export("isnan")(lambda input: unary(ISNAN, input))
+isinf = export("isinf")(lambda input: unary(ISINF, input))
+isfinite = export("isfinite")(lambda input: unary(ISFINITE, input))
 
 
 def _inplace_via_copy(name, fn):

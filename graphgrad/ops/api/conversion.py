@@ -11,13 +11,12 @@ from ..dispatch import dispatch, unary
 from ..forward_mode import _overlaps
 from ...autograd.views import select_view
 from ..derivatives.pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
-from ..registry import PUBLIC, export
+from ..registry import export
 from ..derivatives.shape import SELECT, SLICE
 from .shape import getitem
 from ..._tensor.memory_format import apply, check_memory_format
 from ..._tensor.creation import tensor
 from ...autograd._saved_hooks import before_inplace
-from ..registry import PUBLIC as P
 
 
 @export(function=False)
@@ -193,9 +192,8 @@ def __setitem__(self, key, value):
             return None
     key = sequence_as_tuple(key, 3) or key
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
-        if "index_put_" in P:
-            return P["index_put_"](self, _as_index_tuple(key), value)
-        raise NotImplementedError("advanced-index assignment needs index_put_")
+        from .indexing import index_put_
+        return index_put_(self, _as_index_tuple(key), value)
     view = getitem(self, key)
     if isinstance(value, Tensor):
         copy_(view, value)

@@ -12,10 +12,11 @@ import numpy as np
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ..._core.dtypes import scalar_type_name
 from ..dispatch import dispatch
-from ..registry import LINALG, export, export_linalg
+from ..registry import export, export_linalg
 from ... import return_types as _rt
 from ..derivatives.linalg import CDIST, CHOLESKY, DET, EIGH, INV, QR, SLOGDET, SOLVE, SVD
 from .linalg import _req_tensor
+from .reductions import vector_norm as _vector_norm
 from ..interpose import interposable
 
 
@@ -235,10 +236,6 @@ _INF = float("inf")
 def _public(name):
     from .reductions import amax, amin, sum
     return {"sum": sum, "amax": amax, "amin": amin}[name]
-
-
-def _vector_norm(*args, **kwargs):
-    return LINALG["vector_norm"](*args, **kwargs)
 
 
 @export_linalg("matrix_norm")

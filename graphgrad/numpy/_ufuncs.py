@@ -53,6 +53,11 @@ def _unary(name, body):
             dt, (t,) = cast_args(npf, x, **({"dtype": kwargs["dtype"]}
                                            if kwargs.get("dtype") is not None else {}))
             return as_result(body(t), dt)
+    return _publish(fn, name, npf)
+
+
+def _publish(fn, name, npf):
+    """Name ``fn`` as NumPy's ``npf`` and publish it as graphgrad.numpy.<name>."""
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"NumPy's ``{name}``; differentiable on graphgrad Tensors."
     fn.__wrapped_numpy__ = npf
@@ -87,12 +92,7 @@ def _binary(name, body, keep_scalars=False, scalar_ok=False):
             extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
             dt, (a, b) = cast_args(npf, x1, x2, keep_scalars=keep_scalars, **extra)
             return as_result(body(a, b), dt)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"NumPy's ``{name}``; differentiable on graphgrad Tensors."
-    fn.__wrapped_numpy__ = npf
-    globals()[name] = fn
-    __all__.append(name)
-    return fn
+    return _publish(fn, name, npf)
 
 
 _NUMBERS = (float, int)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core.state import tls
 from .._tensor.tensor import Tensor
-from ..autograd import backward as _ag_backward
+from ..autograd import _one_like, backward as _ag_backward
 from ..autograd import grad as _ag_grad
 from ..autograd.engine import execute as _execute
 from ..autograd.views import _edge
@@ -186,17 +186,10 @@ def _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumula
     return g, value
 
 
-_ONES = {}   # dtype -> a 0-d one (copied for each seed)
-
-
 def _plain_backward(output):
     """``output.backward()`` for a scalar float output that requires grad: the engine's
     plain loop, without Tensor.backward's argument checks."""
-    dt = output._data.dtype
-    one = _ONES.get(dt)
-    if one is None:
-        one = _ONES[dt] = np.ones((), dt)
-    _execute([_edge(output)], [one.copy()], False, False)   # (inputs=None, accumulate=True)
+    _execute([_edge(output)], [_one_like(output._data)], False, False)   # (accumulate=True)
 
 
 _SLOW = object()

@@ -43,20 +43,14 @@ try:
     from .autograd import (Function, GradcheckError, Variable, anomaly_mode, detect_anomaly,  # noqa: F401
                            forward_ad, function, functional, gradcheck as _gradcheck)
     from . import backends, linalg, nn, return_types  # noqa: F401
-    from .serialization import load, save  # noqa: F401
-    from . import optim  # noqa: F401
-    from . import func  # noqa: F401
-    from . import profiler  # noqa: F401
     from . import amp, cpu  # noqa: F401
     from .amp.grad_scaler import (_amp_foreach_non_finite_check_and_unscale_,  # noqa: F401
                                     _amp_update_scale_)
-    from .func import vmap  # noqa: F401  (torch.vmap)
     from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                      is_inference_mode_enabled, no_grad, set_grad_enabled)
     from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled
     from ._core.state import is_warn_always_enabled, set_warn_always  # noqa: F401
     from ._tensor.printing import set_printoptions as _set
-    from . import amp, cpu  # noqa: F401
     from .amp.autocast_mode import (autocast, autocast_decrement_nesting,  # noqa: F401
                                     autocast_increment_nesting, clear_autocast_cache,
                                     get_autocast_cpu_dtype, get_autocast_dtype,
@@ -116,6 +110,45 @@ _tensor_property("real", _api.pointwise.real)
 _tensor_property("imag", _api.pointwise_unary.imag)
 _tensor_property("H", lambda self: self.t().conj())
 _tensor_property("mH", lambda self: _mT(self).conj())
+
+
+# NOTE [lazy tool packages]: optim, func (and torch.vmap), profiler, utils, distributed and
+# serialization (torch.save/load) are written with the public API and nothing below them
+# needs them, so they are imported when their name is first read (PEP 562), not by
+# ``import graphgrad`` (issue 17's import-time bound; nn's layers likewise, see
+# nn/__init__).  ``from graphgrad import optim`` and ``import graphgrad.optim`` work as for
+# any submodule; ``dir(graphgrad)`` lists them.
+_LAZY = ("optim", "func", "vmap", "profiler", "utils", "distributed", "serialization",
+         "save", "load")
+
+
+def __getattr__(name):
+    if name == "optim":
+        import graphgrad.optim as mod
+    elif name == "func":
+        import graphgrad.func as mod
+    elif name == "vmap":
+        from graphgrad.func import vmap as mod
+    elif name == "profiler":
+        import graphgrad.profiler as mod
+    elif name == "utils":
+        import graphgrad.utils as mod
+    elif name == "distributed":
+        import graphgrad.distributed as mod
+    elif name == "serialization":
+        import graphgrad.serialization as mod
+    elif name == "save":
+        from graphgrad.serialization import save as mod
+    elif name == "load":
+        from graphgrad.serialization import load as mod
+    else:
+        raise AttributeError(f"module 'graphgrad' has no attribute {name!r}")
+    globals()[name] = mod
+    return mod
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def is_tensor(obj):

@@ -64,6 +64,12 @@ LAYERS = [
 # (importing module, imported module; fnmatch patterns) -> why the import is inside a function.
 # Each is resolved at call time, when every layer is loaded.
 ALLOWED_LOCAL = {
+    ("graphgrad", "graphgrad.*"):
+        "the tool packages (optim, func, profiler, utils, distributed, serialization) are "
+        "imported on first use of their name (NOTE [lazy tool packages], import time)",
+    ("graphgrad.nn", "graphgrad.nn.*"):
+        "nn's layers, utils, parallel and init are imported on first use of a name "
+        "(NOTE [lazy tool packages]); nn.functional is imported at once",
     ("graphgrad._core.dtypes", "graphgrad._tensor.tensor"):
         "graphgrad.FloatTensor(...) & co. construct Tensors; the dtype layer only names them",
     ("graphgrad._tensor.tensor", "graphgrad._tensor.*"):

@@ -221,7 +221,9 @@ def _class(name, cls, namespace):
 
 def module_stub(module, package):
     """The stub text of ``module`` (a package of graphgrad)."""
-    ns = vars(module)
+    # (dir() and getattr, not vars(): the names a package imports on first read count too,
+    # NOTE [lazy tool packages])
+    ns = {name: getattr(module, name) for name in dir(module)}
     out = [HEADER]
     body = []
     subs = []

@@ -16,7 +16,7 @@ def _block(lines):
 
 
 def test_no_macro_line_is_left_and_the_source_is_in_linecache():
-    src = loop.LOOP_SOURCE
+    src = loop.compile_loops()
     assert not any(line.lstrip().startswith("@") for line in src.splitlines())
     assert "".join(linecache.getlines(loop.LOOP_FILE)) == src
     assert inspect.getsource(loop._run).startswith("def _run(")
@@ -32,6 +32,7 @@ def _count(src, lines):
 
 
 def test_each_block_is_emitted_into_both_loops():
+    loop.compile_loops()
     run = inspect.getsource(loop._run)
     seq = inspect.getsource(loop._run_by_seq)
     acc = edge.accumulate_lines()
@@ -80,3 +81,21 @@ def test_general_path_accumulates_three_gradients_into_one_buffer(create_graph):
     if create_graph:
         (gg,) = graphgrad.autograd.grad(g.sum(), x)
         np.testing.assert_allclose(gg.numpy(), -np.sin(np.arange(4.0)))
+
+
+def test_loops_are_compiled_on_the_first_backward_into_the_imported_functions():
+    """NOTE [lazy engine loops]: import compiles nothing; the first backward moves the
+    compiled loops into the function objects task.py imported."""
+    import subprocess
+    import sys
+    code = ("from graphgrad.autograd.engine import loop, task\n"
+            "import graphgrad\n"
+            "print(loop.LOOP_SOURCE is None, loop._run.__code__.co_filename == loop.LOOP_FILE)\n"
+            "x = graphgrad.ones(3, requires_grad=True)\n"
+            "(x * x).sum().backward()\n"
+            "print(loop.LOOP_SOURCE is not None, task._run is loop._run,\n"
+            "      task._run.__code__.co_filename == loop.LOOP_FILE,\n"
+            "      task._run_by_seq.__code__.co_filename == loop.LOOP_FILE, x.grad.tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["True False", "True True True True [2.0, 2.0, 2.0]"]

@@ -3,13 +3,20 @@ backward by decreasing sequence number (``_run_by_seq``, NOTE [Sequence order]).
 
 Both are source text below (``_RUN_SOURCE``, ``_RUN_BY_SEQ_SOURCE``) in which the
 per-edge block is one ``@...`` line, written once in ``edge.py`` (NOTE [one per-edge
-block]); ``_compile_loops`` expands the lines and compiles the loops at import under the
-file name ``<graphgrad engine loop>`` (in ``linecache``: tracebacks show the line,
+block]); ``_compile_loops`` expands the lines and compiles the loops under the file name
+``<graphgrad engine loop>`` (in ``linecache``: tracebacks show the line,
 ``inspect.getsource(_run)`` and pdb work).  ``LOOP_SOURCE`` is the expanded source.
+
+NOTE [lazy engine loops]: as the ops' generated code (NOTE [lazy generated code]), the
+loops are compiled on the first backward, not at import (~4 ms of it): ``_run`` and
+``_run_by_seq`` start as stand-ins with the loops' signatures whose first call compiles
+the loops and moves the compiled code into those same function objects, so every holder
+(``task.py`` imports them by name) runs the compiled loop from then on.
 """
 from __future__ import annotations
 
 import linecache
+import threading
 from time import perf_counter_ns as _clock
 
 import numpy as np
@@ -416,4 +423,33 @@ def _heap_pop(heap):
     return top[1]
 
 
-LOOP_SOURCE = _compile_loops()
+LOOP_SOURCE = None  # the expanded source, once compiled
+_COMPILE_LOCK = threading.Lock()
+
+
+def compile_loops():
+    """Compile the loops into ``_run`` and ``_run_by_seq`` (once); returns their source."""
+    global LOOP_SOURCE
+    with _COMPILE_LOCK:
+        if LOOP_SOURCE is None:
+            stand_ins = {"_run": _run, "_run_by_seq": _run_by_seq}
+            src = _compile_loops()  # (binds the compiled functions in globals())
+            for name, fn in stand_ins.items():
+                fn.__code__ = globals()[name].__code__
+                globals()[name] = fn
+            LOOP_SOURCE = src
+    return LOOP_SOURCE
+
+
+def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
+         accumulate, journal, anomaly, resume=None, prof=None):
+    """Stand-in until the first backward (NOTE [lazy engine loops])."""
+    compile_loops()
+    return _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch_nd,
+                accumulate, journal, anomaly, resume, prof)
+
+
+def _run_by_seq(root, keep_graph, batch_nd, journal):
+    """Stand-in until the first backward (NOTE [lazy engine loops])."""
+    compile_loops()
+    return _run_by_seq(root, keep_graph, batch_nd, journal)

@@ -22,6 +22,8 @@ import linecache
 import threading
 from types import FunctionType
 
+from ...autograd.engine.loop import compile_loops
+
 SOURCES = {}  # file name -> the generated source (of the compiled ones)
 BY_OP = {}    # op name -> [file names], in the order the functions were made
 _FILES = set()    # file names handed out (compiled or not)
@@ -126,9 +128,11 @@ def compile_op(op):
 
 
 def compile_all():
-    """Compile all generated code now (NOTE [lazy generated code])."""
+    """Compile all generated code now, the engine's loops included (NOTE [lazy generated
+    code], NOTE [lazy engine loops])."""
     for name in list(_PENDING):
         compile_op(name)
+    compile_loops()
 
 
 def source(op):

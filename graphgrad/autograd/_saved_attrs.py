@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from .saved import _FREED_MSG
 
-_DIM_KEYS = frozenset(("dim", "dim0", "dim1", "dim2", "dims"))
+_DIM_KEYS = frozenset(("dim", "dim0", "dim1", "dim2", "dims", "dimension"))
 # nodes whose dims count in the forward *output* (one dim more than the input)
-_DIMS_OF_OUTPUT = frozenset(("UnsqueezeBackward0", "StackBackward0"))
+_DIMS_OF_OUTPUT = frozenset(("UnsqueezeBackward0", "StackBackward0", "UnfoldBackwardBackward0"))
 
 
 def _input_ndim(node):

@@ -31,7 +31,7 @@ from ._batching import _align, _done, _expand, _phys, _run, _wrap
 from ._batching_rules_nn import (batch_norm_rule, conv_rule, group_norm_rule, layer_norm_rule,
                                  loss_rule, nll_rule)
 
-_DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2")
+_DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2", "dimension")
 # None as the dim means every dim
 _NONE_ALL = {"sum.dim_IntList", "mean.dim", "var.correction", "std.correction",
              "var_mean.correction", "std_mean.correction", "linalg_vector_norm", "all.dims",

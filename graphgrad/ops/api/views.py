@@ -20,7 +20,7 @@ from ..inplace import check_inplace
 from ..._core.state import tls
 from ...autograd._saved_hooks import before_inplace
 from ..derivatives.views import (
-    AS_STRIDED, PERMUTE, SPLIT, SPLIT_WITH_SIZES, UNBIND, VIEW_AS_COMPLEX, VIEW_AS_REAL)
+    AS_STRIDED, PERMUTE, SPLIT, SPLIT_WITH_SIZES, UNBIND, UNFOLD, VIEW_AS_COMPLEX, VIEW_AS_REAL)
 from ..kernels.views import _as_strided_extent, _bounds_of_sizes, _split_bounds
 
 
@@ -256,6 +256,26 @@ def as_strided(input, size, stride, storage_offset=None):
             f"{d.flags.c_contiguous}, storage offset {storage_offset} relative to the input's "
             f"{off_in}); call as_strided on the contiguous base tensor instead")
     return dispatch(AS_STRIDED, input, size, stride, rel)
+
+
+@export(function=False)
+def unfold(self, dimension, size, step):
+    """``Tensor.unfold(dimension, size, step)``: a view of every window of ``size``
+    elements, ``step`` apart, along ``dimension``, as a new last dim (UnfoldBackward0)."""
+    nd = self._data.ndim
+    d = _wrap_dim(dimension, max(nd, 1))
+    n = self._data.shape[d] if nd else 1
+    size, step = int(size), int(step)
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0 (unfold of a tensor of shape "
+                           f"{list(self._data.shape)})")
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is "
+                           f"{size} (unfold: pass a size of at most {n})")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0 (unfold of a tensor of shape "
+                           f"{list(self._data.shape)})")
+    return dispatch(UNFOLD, self, d - max(nd, 1), size, step)
 
 
 @export(method=False)

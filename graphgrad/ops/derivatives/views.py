@@ -1,5 +1,5 @@
 """The table, views family: permute/movedim, unflatten, unbind/split/chunk, as_strided,
-view_as_real.
+unfold, view_as_real.
 
 Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
 ops/kernels/views.py, public functions in ops/api/views.py.
@@ -15,7 +15,7 @@ from .shape import _nd
 from ..kernels.views import (
     _as_strided_backward_kernel, _as_strided_gather_kernel, _as_strided_kernel,
     _permute_kernel, _split_kernel, _split_with_sizes_kernel, _unbind_kernel,
-    _view_as_complex_kernel, _view_as_real_kernel)
+    _unfold_backward_kernel, _unfold_kernel, _view_as_complex_kernel, _view_as_real_kernel)
 
 
 # ---------------------------------------------------------------- table entries
@@ -115,6 +115,21 @@ AS_STRIDED_GATHER = defop(
     self=lambda grad, sizes, size, stride, storage_offset:
         F.as_strided_backward(grad, sizes, size, stride, storage_offset),
     jvp=LINEAR, batched_jvp=True)
+
+
+# Tensor.unfold (dimension stored negative; PyTorch's node saves it as ``dimension``)
+UNFOLD = defop("unfold(self, *, dimension, size, step)", _unfold_kernel, "UnfoldBackward0",
+               is_view=True,
+               self=lambda grad, self_sym_sizes, dimension, size, step:
+                   F.unfold_backward(grad, tuple(self_sym_sizes), dimension, size, step),
+               jvp=LINEAR,
+               batched_jvp=lambda self_t, self_sym_sizes, dimension, size, step:
+                   F.unfold(self_t, dimension, size, step) if self_sym_sizes else
+                   F.slice(F.unsqueeze(self_t, -1), -1, 0, size, 1))  # (a 0-d input)
+UNFOLD_BACKWARD = defop("unfold_backward(grad_in, *, input_sizes, dim, size, step)",
+                        _unfold_backward_kernel, "UnfoldBackwardBackward0",
+                        grad_in=lambda grad, dim, size, step: F.unfold(grad, dim, size, step),
+                        jvp=LINEAR, batched_jvp=True)
 
 
 def _contiguous(x):

@@ -94,6 +94,42 @@ def _as_strided_gather_kernel(x, sizes, size, stride, storage_offset):
     return x.reshape(x.shape[:nb] + (-1,))[..., pos]
 
 
+# unfold: the windows of ``size`` elements, ``step`` apart, along dim ``dim`` (< 0; a 0-d
+# input reads as one element), a new last dim of the window's elements.  A view; when the
+# windows overlap it is read-only, as an expanded array is (PyTorch refuses in-place writes
+# where elements share memory).
+def _unfold_kernel(a, dim, size, step):
+    if a.ndim == 0:  # (PyTorch: shape (size,), no dim for the one window)
+        return np.lib.stride_tricks.as_strided(a.reshape(1), shape=(size,),
+                                               strides=(a.itemsize,), writeable=size <= 1)
+    n = a.shape[dim]
+    shape = list(a.shape)
+    strides = list(a.strides)
+    shape[dim] = (n - size) // step + 1
+    strides[dim] = a.strides[dim] * step
+    return np.lib.stride_tricks.as_strided(a, shape=tuple(shape) + (size,),
+                                           strides=tuple(strides) + (a.strides[dim],),
+                                           writeable=size <= step and a.flags.writeable)
+
+
+def _unfold_backward_kernel(grad, input_sizes, dim, size, step):
+    """Each input element gets the sum of the gradients of the window places it fills."""
+    if not input_sizes:  # a 0-d input: its one window is the grad's last dim
+        return grad.sum(-1)
+    nb = grad.ndim - len(input_sizes) - 1
+    z = np.zeros(grad.shape[:nb] + tuple(input_sizes), grad.dtype)
+    windows = grad.shape[dim - 1]  # (the grad has one more dim: the window's, last)
+    zd = np.moveaxis(z, dim, -1)    # a view of z: the unfolded dim last
+    gd = np.moveaxis(grad, dim - 1, -2)  # (..., windows, size)
+    if size <= windows:  # one strided slice per place in the window
+        for k in range(size):
+            zd[..., k:k + step * (windows - 1) + 1:step] += gd[..., k]
+    else:  # one slice per window
+        for w in range(windows):
+            zd[..., w * step:w * step + size] += gd[..., w, :]
+    return z
+
+
 def _view_as_real_kernel(a):
     return a[..., None].view(a.real.dtype)
 

@@ -103,6 +103,21 @@ OPS = [
         Sample((A(randn(rng, 3, 4)), (), (), 5), name="0-d"),
         Sample((A(randn(rng, 6)), (2, 3), (3, 1))),
     ], complex=True),
+    OpInfo("Tensor.unfold", lambda rng: [
+        Sample((A(randn(rng, 3, 7)), 1, 3, 2)),
+        Sample((A(randn(rng, 3, 7)), -1, 3, 1), name="overlapping"),
+        Sample((A(randn(rng, 4, 5)), 0, 2, 3), name="gaps"),
+        Sample((A(randn(rng, 10)), 0, 6, 1), name="more places than windows"),
+        Sample((A(randn(rng, 5)), 0, 5, 1), name="one window"),
+        Sample((A(randn(rng, 2, 4)), 1, 0, 1), name="empty windows"),
+        Sample((A(randn(rng)), 0, 1, 3), name="0-d"),
+    ], complex=True),
+    OpInfo("unfold_noncontiguous", lambda rng: [Sample((A(randn(rng, 5, 3)),))],
+           fn=lambda lib, x: x.t().unfold(1, 2, 1), complex=True),
+    OpInfo("unfold_inplace", lambda rng: [Sample((A(randn(rng, 3, 6)), A(randn(rng, 3, 3))))],
+           fn=lambda lib, x, y: _inplace_unfold(x, y),
+           skips={"jvp": "forward AD of in-place ops is not in the core yet "
+                         "(dispatch._extra_inplace -> forward_ad.push_tangents_inplace)"}),
     OpInfo("view_as_real", lambda rng: [
         Sample((A(randn(rng, 3, 4)),)), Sample((A(randn(rng)),), name="0-d"),
     ], dtypes=(), complex=True),
@@ -120,6 +135,13 @@ OPS = [
            skips={"jvp": "forward AD of in-place ops is not in the core yet "
                          "(dispatch._extra_inplace -> forward_ad.push_tangents_inplace)"}),
 ]
+
+
+def _inplace_unfold(x, y):
+    """In-place through an unfold view whose windows do not overlap (CopySlices)."""
+    z = x * 1
+    z.unfold(1, 2, 2)[..., 1].mul_(y)
+    return z
 
 
 def _inplace_views(lib, x, y):

@@ -43,6 +43,8 @@ from __future__ import annotations
 import inspect
 import re
 from types import FunctionType as _FunctionType
+
+from .numpy_aliases import PYTHON_LEVEL_FUNCTIONS, PYTHON_LEVEL_METHODS, with_numpy_aliases
 from .codegen.nodes import make_node_class
 from .codegen.record import make_record
 from .save_plan import SAVE_ATTR, SAVE_INPUT, SAVE_RESULT, SAVE_SIZES
@@ -227,13 +229,16 @@ METHODS = {}   # Tensor.<name>
 
 
 def export(name=None, *, method=True, function=True):
-    """Decorator: publish ``fn`` as ``graphgrad.<name>`` and/or ``Tensor.<name>``."""
+    """Decorator: publish ``fn`` as ``graphgrad.<name>`` and/or ``Tensor.<name>``, taking
+    NumPy's argument names as aliases as PyTorch does (``axis=``, ``keepdims=``; see
+    ops/numpy_aliases.py)."""
     def deco(fn):
         key = name or fn.__name__
+        published = with_numpy_aliases(fn)
         if function:
-            PUBLIC[key] = fn
+            PUBLIC[key] = fn if key in PYTHON_LEVEL_FUNCTIONS else published
         if method:
-            METHODS[key] = fn
+            METHODS[key] = fn if key in PYTHON_LEVEL_METHODS else published
         return fn
     return deco
 

@@ -109,10 +109,11 @@ KNOWN = [
      "backward at an infinite entry: 0 from PyTorch's sgn ZeroTensor, NaN (0 * inf) in "
      "graphgrad, as sgn-zerotensor (722856). sqrt's tangent at an exact 0 made by a matmul "
      "of zeros: the infinity's sign is the zero's, which follows the order of the tangent's "
-     "products (721170)",
+     "products (721170). pow's double backward at an exponent of -inf (x ** -inf = inf): "
+     "inf in graphgrad, NaN in PyTorch, the order of (-inf) (-inf - 1) x^(-inf) (730924)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 518589,
-                             519919, 700083, 416326, 722856, 721170)),
+                             519919, 700083, 416326, 722856, 721170, 730924)),
     ("real-view-write-inf-grad", DELIBERATE,
      "an in-place write into the real (or imaginary) view of a complex tensor, with an "
      "infinite gradient reaching that view's region: the written part's derivative is 0 "

@@ -334,21 +334,39 @@ def _norm_scale(r, p):
     return r ** (1 - p)
 
 
+def _zero_where_norm_is_zero(value, result):
+    """0 where the norm is 0, whatever ``value`` is there (inf, NaN): PyTorch's
+    ``masked_fill_(norm == 0, 0)``, applied after the gradient or tangent is in."""
+    zero = _arr(result) == 0
+    if zero.any():
+        return F.where(_const(zero, result), 0.0, value)
+    return value
+
+
 def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
     if ord == 0:
         return None   # PyTorch: the 0-"norm" (a count) has no gradient
+    sizes = F.shape(self)
+    if ord > 1 and ord not in (2, _INF):
+        # PyTorch's order for p > 1: grad / norm^(p-1), zero where the norm is 0, then the
+        # elementwise factor (an infinite gradient at a zero norm gives 0, not 0 * inf)
+        r = _restore(result, sizes, dim, keepdim)
+        scale = _restore(grad, sizes, dim, keepdim) * _norm_scale(r, ord)
+        return _norm_scaled(self, ord) * _zero_where_norm_is_zero(scale, r)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
-    return _restore(grad, F.shape(self), dim, keepdim) * unit
+    return _restore(grad, sizes, dim, keepdim) * unit
 
 
 def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
     if ord == 0:
         return F.zeros_like(result)
-    if ord not in (1, 2, _INF, -_INF):
+    if ord not in (1, _INF, -_INF):
         # PyTorch's order: the sum first, then the norm's factor (an inf norm times a zero
-        # entry's 0 would be NaN)
+        # entry's 0 would be NaN); for p > 1, then 0 where the norm is 0, whatever the
+        # tangent (inf or NaN from an earlier op included)
         s = _sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim, F.ndim(self))
-        return F.real_if(s * _norm_scale(result, ord), True)
+        t = F.real_if(s * _norm_scale(result, ord), True)
+        return _zero_where_norm_is_zero(t, result) if ord > 1 else t
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
     return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim, F.ndim(self)), True)
 

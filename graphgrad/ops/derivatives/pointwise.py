@@ -16,7 +16,7 @@ from . import ZERO
 from ..._core.opmath import half_in_float32, half_with_number, float16_via_float64 as _f16
 from ..registry import ELEMENTWISE, LINEAR, POINTWISE, defop
 from ..kernels.pointwise import (
-    _add_alpha, _clone_kernel, _complex_zero_pow, _div_mode_kernel, _negative, _no_bool_sub,
+    _add_alpha, _clone_kernel, _div_mode_kernel, _rpow_kernel, _negative, _no_bool_sub,
     _pow_kernel, _pow_tensors, _relu_kernel, _rsubtract, _sigmoid, _subtract, _subtract_alpha,
     _threshold_backward_kernel, _to_copy_kernel)
 
@@ -180,9 +180,7 @@ def _rpow_vjp(grad, exponent, self, result):
     return grad * F.conj(result * lg)
 
 
-POW_S = defop("pow.Scalar(exponent, *, self)",
-              half_in_float32(lambda e, s: _complex_zero_pow(s, e, np.power(s, e)),
-                              round_scalars=True),
+POW_S = defop("pow.Scalar(exponent, *, self)", half_in_float32(_rpow_kernel, round_scalars=True),
               "PowBackward2",
               exponent=_rpow_vjp, jvp=ELEMENTWISE)
 

@@ -138,6 +138,15 @@ def _complex_zero_pow(a, b, r):
     return r
 
 
+def _rpow_kernel(e, s):
+    """``s ** e`` for a Python number base ``s``.  A base of 1 gives ones, whatever the
+    exponent (NaN, inf, complex), as PyTorch fills them: exactly 1 + 0j, where NumPy's
+    complex power gives NaN or a negative zero imaginary part."""
+    if s == 1:
+        return np.ones_like(e)
+    return _complex_zero_pow(s, e, np.power(s, e))
+
+
 # ============================================================ rounding division, shared checks
 def _tname(a):
     return scalar_type_name(np.asarray(a).dtype)

@@ -50,6 +50,13 @@ OPS = [
     ], inplace="pow_"),
     OpInfo("rpow_scalar", lambda rng: [Sample((A(randn(rng, 3, 2)),))],
            fn=lambda lib, x: 2.0 ** x),
+    # PyTorch fills a base of 1 with ones: for NaN and infinite exponents, and 1 + 0j
+    # exactly for a complex exponent (sqrt of the result minus 2 shows the zero's sign)
+    OpInfo("rpow_scalar_one", lambda rng: [
+        Sample((A(randn(rng, 3, 2)),)),
+        Sample((A(np.array([np.nan, np.inf, -np.inf, -0.5])),), name="non-finite"),
+    ], fn=lambda lib, x: lib.sqrt(1.0 ** x - 2) if x.is_complex() else 1.0 ** x,
+        complex=True),
     _unary("neg"),
     _unary("exp"),
     _unary("log", domain=lambda x: np.abs(x) + 0.5),

@@ -180,13 +180,16 @@ KNOWN = [
      lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC
      and _uses(p, "asin", "acos", "atanh", "acosh")),
     ("complex-add-inf", DELIBERATE,
-     "PyTorch's vectorised complex add/sub multiplies a broadcast infinite operand by alpha=1 "
-     "as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN); graphgrad adds",
+     "PyTorch's vectorised complex add/sub multiplies a broadcast infinite or NaN operand by "
+     "alpha=1 as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN, and "
+     "(1+nan j) * 1 is nan+nanj); graphgrad adds",
      lambda p, m: p.dtype == "complex128" and (p.special or _nonfinite_leaf(p))
      and _uses(p, "add", "sub", "operator+", "operator-")
      and ((m.kind in ("nan-pattern", "value") and m.phase == "forward")
-          # (a mask over such a sum then selects other elements: all later values differ)
-          or (m.kind in _NUMERIC and _uses(p, "where", "masked_fill", "getitem-mask")))),
+          # (a mask over such a sum then selects other elements: all later values differ;
+          # a masked assignment too, seed 746034)
+          or (m.kind in _NUMERIC
+              and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")))),
     ("complex-matmul-nonfinite", DELIBERATE,
      "complex matmul with infinite or NaN elements: BLAS products of inf (PyTorch's and "
      "NumPy's) disagree on which parts become NaN; nothing to follow",

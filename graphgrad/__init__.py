@@ -14,7 +14,8 @@ import numpy as _np
 # NOTE [import without collections]: the import builds tens of thousands of objects (the
 # op table, node classes, generated-code stubs, modules), none of them garbage; Python's
 # cyclic collector would walk them several times while they are made (~20-30 ms of the
-# import).  It is off during the imports and restored after.
+# import).  It is off during the imports and restored after; the objects are then aged to
+# the oldest generation (below), as surviving a few passes would have aged them.
 _gc_was_enabled = _gc.isenabled()
 _gc.disable()
 try:
@@ -60,6 +61,12 @@ try:
                                     set_autocast_cpu_enabled, set_autocast_dtype,
                                     set_autocast_enabled, set_autocast_gpu_dtype)
 finally:
+    # (what the import made is permanent -- tables, classes, functions -- and the
+    # collector's next young pass would walk all of it once more, ~10-20 ms: freeze then
+    # unfreeze moves every tracked object to the oldest generation in one step, where
+    # objects stay collectable as any long-lived object)
+    _gc.freeze()
+    _gc.unfreeze()
     if _gc_was_enabled:
         _gc.enable()
 

@@ -89,3 +89,21 @@ def test_two_threads_reading_nn_at_once_both_see_the_layers():
         print(seen)
         """)
     assert out.strip() == str(["Linear"] * 4)
+
+
+def test_import_ages_its_objects_without_freezing_anything():
+    """NOTE [import without collections]: the objects the import made are moved to the
+    oldest generation (no young pass walks them again), nothing stays frozen, and a cycle
+    made before the import is still collected."""
+    out = run("""
+        import gc, weakref
+        class Node: pass
+        a = Node(); a.self = a
+        alive = weakref.ref(a)
+        del a
+        import graphgrad
+        print(gc.get_count()[0] < 100, gc.get_freeze_count(), gc.isenabled())
+        gc.collect()
+        print(alive() is None)
+        """)
+    assert out.split() == ["True", "0", "True", "True"]

@@ -27,7 +27,8 @@ def _parameter_names(fn):
     return set(code.co_varnames[:n])
 
 
-def with_numpy_aliases(fn):
+def with_numpy_aliases(fn, name):
+    """``fn`` published as ``name``, taking the aliases of its parameters."""
     names = _parameter_names(fn)
     if not names:
         return fn
@@ -35,7 +36,6 @@ def with_numpy_aliases(fn):
                if target in names and alias not in names}
     if not aliases:
         return fn
-    name = fn.__name__
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -47,4 +47,5 @@ def with_numpy_aliases(fn):
                                     f"'{alias}': pass one of them")
                 kwargs[target] = kwargs.pop(alias)
         return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
     return call

@@ -234,7 +234,7 @@ def export(name=None, *, method=True, function=True):
     ops/numpy_aliases.py)."""
     def deco(fn):
         key = name or fn.__name__
-        published = with_numpy_aliases(fn)
+        published = with_numpy_aliases(fn, key)
         if function:
             PUBLIC[key] = fn if key in PYTHON_LEVEL_FUNCTIONS else published
         if method:

@@ -265,6 +265,15 @@ def _max_pool_samples(rng):
         # windows over 25 elements take the argmax path (pool.py _OFFSET_LOOP_MAX)
         Sample((A(_distinct(rng, 1, 2, 13, 12)), 6), {"return_indices": True},
                name="large kernel, argmax path"),
+        # stride == kernel: the tiling path (forward) and the disjoint-window backward
+        Sample((A(_distinct(rng, 2, 3, 7, 9)), (2, 3)), {"return_indices": True},
+               name="tiling, cropped, indices"),
+        Sample((A(_distinct(rng, 1, 2, 7, 6)), 2), {"ceil_mode": True},
+               name="tiling stride, ceil_mode: general path, disjoint backward"),
+        Sample((A(_distinct(rng, 1, 2, 6, 6)), 2), {"padding": 1},
+               name="tiling stride, padding: general path, disjoint backward"),
+        Sample((A(_distinct(rng, 1, 2, 9, 9)), 2), {"stride": 3, "dilation": 2},
+               name="dilated disjoint windows"),
     ]
 
 

@@ -231,6 +231,8 @@ def _conv1d_samples(rng):
         Sample((A(randn(rng, 2, 2, 6)), A(randn(rng, 3, 2, 3))), {"padding": "valid"},
                name="valid"),
         Sample((A(randn(rng, 3, 8)), A(randn(rng, 2, 3, 3))), {"stride": 3}, name="unbatched"),
+        Sample((A(randn(rng, 2, 1, 7)), A(randn(rng, 4, 1, 2))), {"padding": 1},
+               name="stride 1, few columns: row by row"),
     ]
 
 
@@ -248,6 +250,13 @@ def _conv2d_samples(rng):
         Sample((A(randn(rng, 2, 5, 5)), A(randn(rng, 3, 2, 2, 2))), {"padding": 1},
                name="unbatched"),
         Sample((A(randn(rng, 1, 1, 3, 3)), A(randn(rng, 1, 1, 3, 3))), name="1x1 output"),
+        # stride 1: the backward's flat-row path (NOTE [flat rows]) when C/G * prod(kernel)
+        # >= C_out/G, the row-by-row path otherwise
+        Sample((A(randn(rng, 2, 4, 5, 6)), A(randn(rng, 4, 2, 3, 2)), A(randn(rng, 4))),
+               {"groups": 2, "padding": (2, 1), "dilation": (1, 2)},
+               name="stride 1 groups pad dilation: flat rows"),
+        Sample((A(randn(rng, 2, 1, 5, 6)), A(randn(rng, 6, 1, 2, 2))), {"padding": (1, 0)},
+               name="stride 1, few columns: row by row"),
     ]
 
 

@@ -133,8 +133,10 @@ def _max_pool_tiles(x, kernel_size, out_sp):
         np.subtract(k, code, out=step)
         np.multiply(step, hit, out=step)
         code += step
-    lut = ((np.arange(kh) * W)[:, None] + np.arange(kw)[None, :]).ravel()
-    off = lut.take(code)
+    # window offset r * kw + c -> r * W + c (arithmetic: a take through a table of the
+    # kh*kw offsets is ~3x slower)
+    off = np.multiply(code // kw, W - kw, dtype=np.int64)
+    off += code
     off += (np.arange(oh) * (kh * W))[:, None] + np.arange(ow) * kw
     return best, off
 

@@ -24,7 +24,13 @@ def _pad_spatial(x, pads, value=0):
     if not any(lo or hi for lo, hi in pads):
         return x
     k = len(pads)
-    return np.pad(x, [(0, 0)] * (x.ndim - k) + [tuple(p) for p in pads], constant_values=value)
+    lead = x.shape[:x.ndim - k]
+    sizes = x.shape[x.ndim - k:]
+    shape = lead + tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
+    # (a filled array and one assignment: np.pad's per-call cost is ~2x this on W9)
+    out = np.zeros(shape, x.dtype) if value == 0 else np.full(shape, value, x.dtype)
+    out[(Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(sizes, pads))] = x
+    return out
 
 
 def _windows(xp, out_sp, ksz, stride, dilation):

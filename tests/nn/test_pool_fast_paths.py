@@ -158,6 +158,7 @@ def test_relu_backward_select(dtype, special):
     x = rng.standard_normal(5000).astype(dtype)
     x[::50] = np.nan  # (over 1024 elements: the product path)
     g = rng.standard_normal(5000).astype(dtype)
+    g[::11] = -0.0   # kept as -0.0 where the input is positive, as PyTorch's select
     if special is not None:
         g[::7] = special
     xg, xt = gg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)

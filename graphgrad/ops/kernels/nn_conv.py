@@ -248,12 +248,14 @@ def _col2im_flat(g, w, n, c, in_sp, padding, dilation, groups):
     wk = np.ascontiguousarray(np.moveaxis(
         w.reshape(w.shape[:w.ndim - k - 2] + (1, groups, og, cg, _prod(w_sp))), -1, 0)
         .swapaxes(-1, -2))
-    xp = None
-    for kidx, q in enumerate(_flat_shifts(w_sp, dilation, sp)):
-        t = np.matmul(wk[kidx], gf)                                     # (*L, N, G, Cg, Lf)
-        if xp is None:
-            xp = np.zeros(t.shape[:-4] + (n, c, _prod(sp) + slack), t.dtype)
-        xp[..., q:q + Lf] += t.reshape(t.shape[:-3] + (c, Lf))
+    shape = np.broadcast_shapes(wk.shape[1:-2], gf.shape[:-2]) + (cg, Lf)  # (*L, N, G, Cg, Lf)
+    xp = np.empty(shape[:-4] + (n, c, _prod(sp) + slack), np.result_type(wk, gf))
+    xp[..., Lf:] = 0
+    shifts = _flat_shifts(w_sp, dilation, sp)      # (the first one is 0: written, not added)
+    np.matmul(wk[0], gf, out=xp[..., :Lf].reshape(shape))   # (a view: C split into G, Cg)
+    for kidx in range(1, len(shifts)):
+        q = shifts[kidx]
+        xp[..., q:q + Lf] += np.matmul(wk[kidx], gf).reshape(shape[:-3] + (c, Lf))
     xp = xp[..., :_prod(sp)].reshape(xp.shape[:-1] + sp)
     crop = tuple(slice(lo, lo + s) for (lo, _), s in zip(padding, in_sp))
     return np.ascontiguousarray(xp[(Ellipsis,) + crop])

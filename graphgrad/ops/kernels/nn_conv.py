@@ -76,15 +76,16 @@ def _im2col(x, w_sp, stride, padding, dilation, groups, out_sp):
 # the shifted run of the input (weight gradient), or of the weight's slice with the
 # gradient, added onto the shifted run (input gradient).  The row-by-row path (columns,
 # then per-offset adds over strided rows of out_sp[-1] elements) pays one NumPy inner
-# loop per row and a large columns array: W9's second conv (16 -> 32 channels, 3x3, 14x14)
-# took ~3.2 ms for the weight gradient and ~4 ms for the input gradient that way, ~2.3 and
-# ~3.2 ms this way.  Taken when the columns (C/G * prod(ksz) rows per sample) outweigh the
-# flat gradient (C_out/G rows), 144 against 32 there; W9's first conv (1 -> 16, 9 against
-# 16) stays row by row, where copying the gradient would cost more than it saves.  The
-# zero gradient at the q that are no output position meets real input values (weight
-# gradient) or weights (input gradient): an inf/NaN there would turn 0 * inf into NaN in
-# a real position, so non-finite operands take the row-by-row path.
+# loop per row and a large columns array (W9's second conv, 16 -> 32 channels, 3x3 on
+# 14x14: docs/performance.md, 2026-12-07).  Taken when the columns (C/G * prod(ksz) rows
+# per sample) outweigh the flat gradient (C_out/G rows), 144 against 32 there; W9's first
+# conv (1 -> 16, 9 against 16) stays row by row, where copying the gradient would cost
+# more than it saves.  The zero gradient at the q that are no output position meets real
+# input values (weight gradient) or weights (input gradient): an inf/NaN there would turn
+# 0 * inf into NaN in a real position, so non-finite operands take the row-by-row path.
 def _flat_rows_pay(stride, cg, w_sp, og, operand):
+    """Does NOTE [flat rows] apply (``operand``: the input for the weight gradient, the
+    weight for the input gradient)?"""
     return all(s == 1 for s in stride) and cg * _prod(w_sp) >= og and \
         (operand.dtype.kind in "iu" or bool(np.isfinite(operand).all()))
 

@@ -25,6 +25,15 @@ def test_fresh_matmul_gradient_is_stolen_not_copied(monkeypatch):
     assert w.grad._data.__array_interface__["data"][0] in ptrs
 
 
+def test_dtype_view_gradient_is_not_stolen_as_its_base():
+    # a gradient that is a dtype view of a fresh array (bits computed as integers, viewed
+    # as floats) has its base's shape, strides and data pointer: the base is not the .grad
+    from graphgrad.autograd.engine.accumulate import _whole_view_of_fresh
+    taken = _whole_view_of_fresh((np.arange(6.0).reshape(2, 3) + 1).T.T)
+    not_taken = _whole_view_of_fresh((np.arange(6) + 1).view(np.float64))
+    assert taken and not not_taken   # (pytest's rewriting would hold the arrays)
+
+
 def test_user_gradient_is_copied_not_aliased():
     x = gg.tensor([1.0, 2.0], requires_grad=True)
     g = gg.tensor([5.0, 6.0])

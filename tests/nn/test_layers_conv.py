@@ -144,3 +144,27 @@ def test_fold_unfold_repr():
 
 def test_unfold_wrong_input_raises_like_torch():
     run_both(lambda lib: lib.nn.Unfold(2)(lib.randn(2, 3)))
+
+
+@pytest.mark.parametrize("where", ["input", "weight"])
+@pytest.mark.parametrize("special", [np.inf, np.nan])
+def test_conv2d_backward_with_non_finite_operand(where, special):
+    # stride 1's flat-row backward (ops/kernels/nn_conv.py NOTE [flat rows]) multiplies
+    # zeros at positions that are no output position; a non-finite operand takes the
+    # row-by-row path, so the gradients are PyTorch's, NaN for NaN
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4, 6, 5))
+    w = rng.standard_normal((3, 4, 3, 3))
+    if where == "input":
+        x[0, 1, 2, 4] = special
+    else:
+        w[1, 2, 0, 2] = special
+    grads = {}
+    for lib in (gg, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        wt = lib.tensor(w, requires_grad=True)
+        y = lib.nn.functional.conv2d(xt, wt, padding=1)
+        y.backward(lib.ones_like(y))
+        grads[lib.__name__] = (xt.grad.numpy(), wt.grad.numpy())
+    for a, b in zip(grads["graphgrad"], grads["torch"]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -140,7 +140,7 @@ def _whole_view_of_fresh(g):
     can become the .grad."""
     b = g.base
     return (b is not None and b.base is None and b.shape == g.shape and b.strides == g.strides
-            and b.flags.writeable and refcount(b) <= 3
+            and b.dtype == g.dtype and b.flags.writeable and refcount(b) <= 3
             and b.__array_interface__["data"][0] == g.__array_interface__["data"][0])
 
 

@@ -99,9 +99,57 @@ def _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, W, inside):
 
 
 
+def _max_pool_tiles(x, kernel_size, out_sp):
+    """max_pool2d when the windows tile the (cropped) plane: stride == kernel_size, no
+    padding, no dilation.  One copy moves each window offset into its own contiguous plane
+    (kh*kw planes of the output's shape), so that every later NumPy call runs over whole
+    contiguous arrays (a strided view of a plane with short rows costs NumPy one inner
+    loop per row): a chain of np.maximum for the values (the earlier element kept at a
+    tie), then the window offset of the first element equal to the maximum, in reverse
+    order in uint8.  Returns None when a window holds a NaN (PyTorch picks the last NaN:
+    the caller takes the general path)."""
+    (kh, kw), (oh, ow) = kernel_size, out_sp
+    W = x.shape[-1]
+    lead = x.shape[:-2]
+    nl = len(lead)
+    t = x[..., :oh * kh, :ow * kw].reshape(lead + (oh, kh, ow, kw))
+    planes = np.ascontiguousarray(np.moveaxis(t, (nl + 1, nl + 3), (0, 1)))
+    planes = planes.reshape((kh * kw,) + lead + (oh, ow))
+    best = planes[0].copy()
+    second = x.dtype.kind != "f" or _maximum_keeps_second(x.dtype)
+    for p in planes[1:]:
+        if second:
+            np.maximum(p, best, out=best)
+        else:
+            np.maximum(best, p, out=best)
+    if x.dtype.kind == "f" and bool(np.isnan(best).any()):
+        return None
+    last = kh * kw - 1
+    code = np.full(best.shape, last, np.uint8)   # a maximum is in some plane
+    hit = np.empty(best.shape, bool)
+    step = np.empty(best.shape, np.uint8)
+    for k in range(last - 1, -1, -1):              # code += hit * (k - code), mod 256
+        np.equal(planes[k], best, out=hit)
+        np.subtract(k, code, out=step)
+        np.multiply(step, hit, out=step)
+        code += step
+    # window offset r * kw + c -> r * W + c (arithmetic: a take through a table of the
+    # kh*kw offsets is ~3x slower)
+    off = np.multiply(code // kw, W - kw, dtype=np.int64)
+    off += code
+    off += (np.arange(oh) * (kh * W))[:, None] + np.arange(ow) * kw
+    return best, off
+
+
 def _max_pool_kernel(x, kernel_size, stride, padding, dilation, ceil_mode):
     H, W = x.shape[-2:]
     out_sp, pads = _pool_geometry((H, W), kernel_size, stride, padding, dilation, ceil_mode)
+    if tuple(stride) == tuple(kernel_size) and not any(padding) and tuple(dilation) == (1, 1) and \
+            kernel_size[0] * kernel_size[1] <= _OFFSET_LOOP_MAX and \
+            x.dtype.kind in "fiu" and not any(hi for _, hi in pads):
+        res = _max_pool_tiles(x, kernel_size, out_sp)
+        if res is not None:
+            return res
     fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
     xp = _pad_spatial(x, pads, fill)
     if kernel_size[0] * kernel_size[1] <= _OFFSET_LOOP_MAX:
@@ -141,13 +189,25 @@ def _max_pool_kernel(x, kernel_size, stride, padding, dilation, ceil_mode):
     return vals, (hh * W + ww).astype(np.int64)
 
 
-def _pool_scatter_kernel(grad, indices, self_sizes):
-    """Add each gradient element into its argmax position (flat H*W indices per plane)."""
+def _windows_disjoint(kernel_size, stride, dilation):
+    """Do no two pooling windows share an element (so no two argmax indices coincide)?"""
+    return all(s >= (k - 1) * d + 1 for k, s, d in zip(kernel_size, stride, dilation))
+
+
+def _pool_scatter_kernel(grad, indices, self_sizes, disjoint):
+    """Add each gradient element into its argmax position (flat H*W indices per plane).
+    ``disjoint``: the indices come from windows that share no element, so no position
+    receives two gradients and the sum is an assignment into zeros (0 + g, as PyTorch's
+    accumulation: a -0.0 gradient lands as +0.0); otherwise np.bincount sums them."""
     H, W = self_sizes[-2:]
     planes = grad.shape[:-2]
     n = _prod(planes)
     idx = np.broadcast_to(indices, grad.shape).reshape(n, -1)
     flat = idx + (np.arange(n, dtype=np.int64) * (H * W))[:, None]
+    if disjoint:
+        out = np.zeros(planes + (H, W), grad.dtype)
+        out.reshape(-1)[flat.reshape(-1)] = grad.reshape(-1) + np.zeros((), grad.dtype)
+        return out
     out = np.bincount(flat.ravel(), weights=grad.reshape(n, -1).ravel(), minlength=n * H * W)
     return out.reshape(planes + (H, W)).astype(grad.dtype, copy=False)
 

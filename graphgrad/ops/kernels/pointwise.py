@@ -206,14 +206,14 @@ def _relu_kernel(a):
 def _threshold_backward_kernel(g, a, threshold):
     # a select, not a product with a 0/1 mask: the gradient is 0 where a <= threshold even
     # if g is inf or NaN (sqrt(relu(x)) at x = -1), and a NaN input passes g (PyTorch)
-    if g.size > 1024 and (g.dtype == np.float32 or g.dtype == np.float64) and \
-            np.isfinite(g).all():
-        # the same select as a product with the 0/1 mask, ~10x faster than np.where on
-        # large arrays (its broadcast-scalar path); + 0.0 turns the -0.0 of g < 0 into 0.0
-        keep = np.less_equal(a, threshold)
-        np.logical_not(keep, out=keep)
-        out = np.multiply(g, keep, dtype=g.dtype)
-        out += 0.0
+    if g.size > 1024 and (g.dtype == np.float32 or g.dtype == np.float64):
+        # the same select as a bitwise AND of g's bits with a mask of all ones (keep) or
+        # zeros (+0.0), ~10x faster than np.where on large arrays (its broadcast-scalar
+        # path) and exact for every g (inf, NaN, -0.0), in three passes
+        bits = np.int32 if g.dtype == np.float32 else np.int64
+        mask = np.subtract(np.less_equal(a, threshold), 1, dtype=bits)  # 0 or -1 (keep)
+        out = np.empty(np.broadcast_shapes(g.shape, a.shape), g.dtype)
+        np.bitwise_and(g.view(bits), mask, out=out.view(bits))
         return out
     return np.where(a <= threshold, g.dtype.type(0), g)
 

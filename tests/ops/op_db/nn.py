@@ -231,6 +231,8 @@ def _conv1d_samples(rng):
         Sample((A(randn(rng, 2, 2, 6)), A(randn(rng, 3, 2, 3))), {"padding": "valid"},
                name="valid"),
         Sample((A(randn(rng, 3, 8)), A(randn(rng, 2, 3, 3))), {"stride": 3}, name="unbatched"),
+        Sample((A(randn(rng, 2, 1, 7)), A(randn(rng, 4, 1, 2))), {"padding": 1},
+               name="stride 1, few columns: row by row"),
     ]
 
 
@@ -248,6 +250,13 @@ def _conv2d_samples(rng):
         Sample((A(randn(rng, 2, 5, 5)), A(randn(rng, 3, 2, 2, 2))), {"padding": 1},
                name="unbatched"),
         Sample((A(randn(rng, 1, 1, 3, 3)), A(randn(rng, 1, 1, 3, 3))), name="1x1 output"),
+        # stride 1: the backward's flat-row path (NOTE [flat rows]) when C/G * prod(kernel)
+        # >= C_out/G, the row-by-row path otherwise
+        Sample((A(randn(rng, 2, 4, 5, 6)), A(randn(rng, 4, 2, 3, 2)), A(randn(rng, 4))),
+               {"groups": 2, "padding": (2, 1), "dilation": (1, 2)},
+               name="stride 1 groups pad dilation: flat rows"),
+        Sample((A(randn(rng, 2, 1, 5, 6)), A(randn(rng, 6, 1, 2, 2))), {"padding": (1, 0)},
+               name="stride 1, few columns: row by row"),
     ]
 
 
@@ -265,6 +274,15 @@ def _max_pool_samples(rng):
         # windows over 25 elements take the argmax path (pool.py _OFFSET_LOOP_MAX)
         Sample((A(_distinct(rng, 1, 2, 13, 12)), 6), {"return_indices": True},
                name="large kernel, argmax path"),
+        # stride == kernel: the tiling path (forward) and the disjoint-window backward
+        Sample((A(_distinct(rng, 2, 3, 7, 9)), (2, 3)), {"return_indices": True},
+               name="tiling, cropped, indices"),
+        Sample((A(_distinct(rng, 1, 2, 7, 6)), 2), {"ceil_mode": True},
+               name="tiling stride, ceil_mode: general path, disjoint backward"),
+        Sample((A(_distinct(rng, 1, 2, 6, 6)), 2), {"padding": 1},
+               name="tiling stride, padding: general path, disjoint backward"),
+        Sample((A(_distinct(rng, 1, 2, 9, 9)), 2), {"stride": 3, "dilation": 2},
+               name="dilated disjoint windows"),
     ]
 
 

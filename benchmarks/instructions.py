@@ -13,8 +13,13 @@ imported.
 Tiny-array W3 is W3's graph (100 RNN steps, matmul + add + tanh per step,
 backward) on batch 2, hidden 4, input 4: what is left is pure overhead.
 
-    python -m benchmarks.instructions            # both workloads
+W7grad and W7backward (not run by default) are one gradient of W7's Rosenbrock-10:
+``graphgrad.func.grad(f)(x)`` against the ``backward()`` path (``x.grad = None;
+f(x).backward(); x.grad``), issue 21's "func.grad at least as fast as backward()".
+
+    python -m benchmarks.instructions            # W1 and W3tiny
     python -m benchmarks.instructions W1         # one of them
+    python -m benchmarks.instructions W7grad W7backward
 
 Needs ``valgrind`` on PATH.  Torch is not imported.
 """
@@ -31,10 +36,15 @@ _RUNNER = r"""
 import sys
 import numpy as np
 import graphgrad as g
-from benchmarks import w1_sin_chain as w1, w3_rnn as w3
+from benchmarks import w1_sin_chain as w1, w3_rnn as w3, w7_rosenbrock as w7
 
 name, runs = sys.argv[1], int(sys.argv[2])
-if name == "W1":
+if name == "W7grad":
+    x7 = g.tensor(w7.make_data(0)["x"])
+    run = lambda f=g.func.grad(w7.rosenbrock): f(x7)
+elif name == "W7backward":
+    run = w7.peer_step("graphgrad-backward", w7.make_data(0))
+elif name == "W1":
     state = w1.build(g, w1.make_data())
     run = lambda: w1.run_graph(g, state)
 else:
@@ -66,14 +76,22 @@ def _count(name, runs):
         return int(m.group(1))
 
 
+# W7's calls are a hundred times shorter than a W1 run: more of them, so that the count
+# per call is as repeatable
+RUNS = {"W7grad": (20, 220), "W7backward": (20, 220)}
+
+
 def per_run(name):
-    return (_count(name, R2) - _count(name, R1)) / (R2 - R1)
+    r1, r2 = RUNS.get(name, (R1, R2))
+    return (_count(name, r2) - _count(name, r1)) / (r2 - r1)
 
 
 def main(argv):
     names = argv or ["W1", "W3tiny"]
     for name in names:
-        print(f"{name}: {per_run(name) / 1e6:.2f} M instructions per run", flush=True)
+        n = per_run(name)
+        print(f"{name}: {n / 1e6:.2f} M instructions per run" if n >= 1e7 else
+              f"{name}: {n / 1e3:.1f} k instructions per run", flush=True)
 
 
 if __name__ == "__main__":

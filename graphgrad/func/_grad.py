@@ -2,9 +2,9 @@
 transform of eager_transforms.py uses.  (eager_transforms.py's docstring tells how a
 transform keeps its differentiation apart from the caller's.)
 
-``grad(f)(x)``'s common call -- one Tensor (or float ndarray) argument, grad mode on, not
-inside vmap -- takes ``_grad_one``, which costs what ``f(x).backward()`` does; everything
-else takes ``_grad_and_value``.
+``grad(f)(x)``'s common call -- one float Tensor (or ndarray) argument on a plain thread
+(grad mode on, not inside vmap) -- takes ``_grad_one``, which costs what
+``f(x).backward()`` does; everything else takes ``_grad_and_value``.
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import functools
 
 import numpy as np
 
-from .._core.state import tls
+from .._core.state import ALL_THREADS as _ALL_THREADS, tls
+from .._core.version import INFERENCE as _INFERENCE, VersionCounter as _VersionCounter
 from .._tensor.tensor import Tensor
 from ..autograd import _one_like, backward as _ag_backward
 from ..autograd import grad as _ag_grad
@@ -79,19 +80,23 @@ def grad(func, argnums=0, has_aux=False, *, argnum=None):
     arguments ``argnums``; ``(gradient, aux)`` with ``has_aux``.  ``argnum=`` (HIPS
     autograd's name; an int or a tuple/list) may be given instead of ``argnums``."""
     argnums = _hips_argnums(argnums, argnum, "grad")
+    one = not has_aux and argnums.__class__ is int   # (_grad_one's kind of call)
+    key = id(getattr(func, "__code__", func))        # (_grad_one's _REACHED_OUTSIDE)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        # (a plain thread -- grad mode on, nothing extra, NOTE [hot flags] -- has no vmap
+        # or forward-AD level)
+        if one and (_ALL_THREADS.plain or tls.plain):
+            g = _grad_one(func, argnums, args, kwargs, key)
+            if g is not _SLOW:
+                return g
         if _vmap_levels():   # inside vmap: per-example gradients (func/vmap.py)
             g, value = _in_vmap().batched_grad_and_value(func, argnums, has_aux, args, kwargs,
                                                          _grad_and_value_batched,
                                                          _normalize_argnums,
                                                          _select, _replace)
         else:
-            if not has_aux and argnums.__class__ is int:
-                g = _grad_one(func, argnums, args, kwargs)
-                if g is not _SLOW:
-                    return g
             g, value = _grad_and_value(func, argnums, has_aux, args, kwargs, value=False)
         return (g, value[1]) if has_aux else g
     return wrapper
@@ -141,9 +146,11 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, accumulate=True, value
             tls.grad_enabled = prev_mode
 
 
-def _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumulate, value):
+def _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumulate, value,
+                   external=None):
     """grad_and_value once ``func`` ran on the stand-ins ``copies`` (under grad mode): the
-    output's checks, the backward, the results for the caller."""
+    output's checks, the backward, the results for the caller.  ``external``: whether the
+    output's graph reaches outside the scope, when the caller knows already."""
     api = "grad_and_value(f)(*args)"
     if not isinstance(output, Tensor):
         raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
@@ -153,7 +160,8 @@ def _grad_epilogue(scope, copies, output, aux, spec, np_flags, has_aux, accumula
         raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
                            f"with {od.ndim} dims. Maybe you wanted to use the vjp "
                            "or jacrev APIs instead?")
-    external = scope.reaches_external((output,))
+    if external is None:
+        external = scope.reaches_external((output,))
     fw = tls.fw_level is not None
     if external or fw or not output._requires_grad:
         gs = _backward((output,), copies, (None,), True if external else fw)
@@ -195,14 +203,15 @@ def _plain_backward(output):
 _SLOW = object()
 
 
-def _grad_one(func, i, args, kwargs):
-    """``grad(func, i)(*args)`` for the common call -- argument ``i`` a Tensor that does
-    not require grad (or a float ndarray), the others Tensors or plain Python values, grad
-    mode on, no forward-mode level, not inside vmap -- at the cost of ``f(x).backward()``:
-    no pytree, no scope unless the output turns out to need one.  ``_SLOW`` when the call
-    is not of that kind (the general path then runs it)."""
+def _grad_one(func, i, args, kwargs, key):
+    """``grad(func, i)(*args)`` for the common call -- argument ``i`` a float Tensor that
+    does not require grad (or a float ndarray), the others Tensors or plain Python values,
+    on a plain thread (grad mode on; no vmap or forward-AD level, anomaly mode, profiler or
+    saved-tensor hooks: the caller checks) -- at the cost of ``f(x).backward()``: no
+    pytree, no scope unless the output turns out to need one.  ``_SLOW`` when the call is
+    not of that kind (the general path then runs it)."""
     n = len(args)
-    if not -n <= i < n or not tls.grad_enabled or tls.fw_level is not None:
+    if not -n <= i < n:
         return _SLOW
     t = args[i]
     kind = 0
@@ -210,30 +219,70 @@ def _grad_one(func, i, args, kwargs):
         if t.__class__ is not np.ndarray or t.dtype.kind != "f":
             return _SLOW
         t, kind = _wrap(np.array(t)), _ARRAY
-    elif t._requires_grad or t._fw is not None:
+    elif t._requires_grad or t._fw is not None or t._data.dtype.kind != "f":
         return _SLOW
-    for a in args:
-        if a.__class__ is not Tensor and isinstance(a, _CONTAINERS_OR_NUMPY) and a is not args[i]:
-            return _SLOW
-    c = t.detach()
-    c.requires_grad_(True)
-    new_args = list(args)
-    new_args[i] = c
-    output = func(*new_args, **kwargs)
-    if output.__class__ is Tensor and output._requires_grad and output._data.ndim == 0 and \
-            output._data.dtype.kind == "f" and not reaches_other_leaf((output,), (id(c),)):
-        _plain_backward(output)
-        g = c._grad
-        if g is None:
-            g = _zeros(c._data.shape, c._data.dtype)
-        return _to_numpy(g, kind) if kind else g
+    if n != 1:
+        for a in args:
+            if a.__class__ is not Tensor and isinstance(a, _CONTAINERS_OR_NUMPY) and \
+                    a is not args[i]:
+                return _SLOW
+    # the stand-in: t.detach().requires_grad_() (a float tensor; an inference tensor takes
+    # the general path, where requires_grad_ raises PyTorch's error)
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = _VersionCounter()
+    elif vc is _INFERENCE:
+        return _SLOW
+    c = _wrap(t._data)
+    c._vc = vc
+    c._requires_grad = True
+    if n == 1 and not kwargs:
+        output = func(c)
+    else:
+        new_args = list(args)
+        new_args[i] = c
+        output = func(*new_args, **kwargs)
+    external = None
+    if output.__class__ is Tensor and output._requires_grad:
+        od = output._data
+        if od.ndim == 0 and od.dtype.kind == "f":
+            # a plain backward into the stand-in alone, which stops, having changed
+            # nothing, if the graph reaches another leaf (NOTE [backward into one leaf] in
+            # autograd/engine/loop.py); for a function whose graph did reach one last time,
+            # the walk that finds out first (the stopped backward's work would be lost)
+            if key not in _REACHED_OUTSIDE:
+                if _execute([_edge(output)], [_one_like(od)], True, False, only=c):
+                    g = c._grad
+                    if g is None:
+                        g = _zeros(c._data.shape, c._data.dtype)
+                    return _to_numpy(g, kind) if kind else g
+                if len(_REACHED_OUTSIDE) >= 256:
+                    _REACHED_OUTSIDE.clear()
+                _REACHED_OUTSIDE.add(key)
+            else:
+                external = reaches_other_leaf((output,), (id(c),))
+                if not external:
+                    _REACHED_OUTSIDE.discard(key)
+                    _plain_backward(output)
+                    g = c._grad
+                    if g is None:
+                        g = _zeros(c._data.shape, c._data.dtype)
+                    return _to_numpy(g, kind) if kind else g
     # anything else (an error to raise, a graph reaching outside): the general path's end,
     # with the scope fresh() would have made
     scope = _Scope()
     scope.internal.add(id(c))
     scope.keep += [c, c]
     scope.originals[id(c)] = t
-    return _grad_epilogue(scope, [c], output, None, LEAF, (kind,), False, True, False)[0]
+    return _grad_epilogue(scope, [c], output, None, LEAF, (kind,), False, True, False,
+                          external)[0]
+
+
+# the ids of the code objects (of the callables without one: the callables; the ``key``
+# grad's wrapper passes) whose graph reached a leaf other than grad's stand-in the last
+# time _grad_one ran them: a hint only (an id reused by another object costs a walk; both
+# ways give the same gradient)
+_REACHED_OUTSIDE = set()
 
 
 _NO_NUMPY = (0,)

@@ -10,7 +10,7 @@ from .._core.state import tls
 from .._tensor.creation import as_tensor
 from .._tensor.tensor import Tensor
 from ..autograd import forward_ad as fwAD
-from ..autograd.graph import AccumulateGrad
+from ..autograd.engine.task import reaches_other_leaf as _reaches_other_leaf
 from ..ops.forward_mode import tangent_of as _tangent_of
 from ._pytree import tree_flatten, tree_unflatten
 
@@ -141,7 +141,7 @@ def _zeros(shape, dtype):
 def reaches_other_leaf(tensors, internal):
     """Whether the graph of ``tensors`` reaches a leaf that requires grad whose ``id`` is
     not in ``internal`` (a transform's stand-ins)."""
-    stack = []
+    fns = []
     for t in tensors:
         if isinstance(t, Tensor) and t._requires_grad:
             fn = t._grad_fn
@@ -149,23 +149,8 @@ def reaches_other_leaf(tensors, internal):
                 if id(t) not in internal:
                     return True
             else:
-                stack.append(fn)
-    # (every node is looked at once, when first met: leaves' AccumulateGrad nodes are
-    # checked there and never pushed)
-    seen = set(stack)
-    add, pop, push = seen.add, stack.pop, stack.append
-    Acc = AccumulateGrad
-    while stack:
-        for n in pop()._next_nodes:
-            if n is None or n in seen:
-                continue
-            add(n)
-            if n.__class__ is Acc:
-                if id(n.variable) not in internal:
-                    return True
-            else:
-                push(n)
-    return False
+                fns.append(fn)
+    return _reaches_other_leaf(fns, internal)
 
 
 class _Scope:

@@ -711,6 +711,47 @@ def test_plain_backward_does_not_count_dependencies(monkeypatch):
     assert len(counted) == 1
 
 
+def test_backward_into_one_leaf():
+    """execute(only=leaf) (NOTE [backward into one leaf]): accumulates into that leaf
+    when the graph reaches no other; else returns False having changed no .grad and run
+    no hook, with the graph kept for another backward."""
+    from graphgrad.autograd.engine import execute
+    from graphgrad.autograd.views import _edge
+
+    def run(out, leaf):
+        return execute([_edge(out)], [np.array(1.0)], True, False, only=leaf)
+    x = graphgrad.tensor([0.5, 1.5, -1.0], requires_grad=True)
+    w = graphgrad.tensor([2.0, -0.5, 3.0], requires_grad=True)
+    assert run((x * x).sin().sum(), x) is True
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([0.25, 2.25, 1.0]) * [1.0, 3.0, -2.0])
+    x.grad = None
+    calls = []
+    # w's leaf is reached last: several nodes (one with a hook) come before it
+    y = (x * w).sin()
+    y.register_hook(lambda g: calls.append(1))
+    out = y.exp().sum()
+    assert run(out, x) is False
+    assert x.grad is None and w.grad is None and not calls
+    out.backward()   # (the graph is whole)
+    assert calls == [1]
+    e = np.exp(np.sin([1.0, -0.75, -3.0])) * np.cos([1.0, -0.75, -3.0])
+    np.testing.assert_allclose(x.grad.numpy(), e * [2.0, -0.5, 3.0])
+    np.testing.assert_allclose(w.grad.numpy(), e * [0.5, 1.5, -1.0])
+    # a hook alone (no other leaf): handed over, runs once, accumulates
+    x.grad, calls[:] = None, []
+    y = x.sin()
+    y.register_hook(lambda g: calls.append(1) or g * 2)
+    assert run(y.sum(), x) is True
+    assert calls == [1]
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos([0.5, 1.5, -1.0]))
+    # anomaly mode: nothing done (the caller takes its general path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # (detect_anomaly's "enabled" warning)
+        with graphgrad.autograd.detect_anomaly():
+            assert run((x * 2).sum(), x) is False
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos([0.5, 1.5, -1.0]))
+
+
 def _observers():
     def identity(x):
         class Identity(graphgrad.autograd.Function):

@@ -205,6 +205,136 @@ def test_grad_fast_path_cases():
     both(f)
 
 
+def test_grad_fast_path_guards():
+    """Where the common call's backward into the stand-in alone (NOTE [backward into one
+    leaf] in autograd/engine/loop.py) must stop or hand over, against torch: another leaf
+    reached only after several nodes ran (the gradient stays differentiable in it, its
+    .grad untouched), hooks and a custom Function's backward run once, with and without
+    another leaf in the graph.  Each call twice: the second time, a function whose graph
+    reached another leaf is walked first (_grad_one's _REACHED_OUTSIDE)."""
+    G._REACHED_OUTSIDE.clear()
+
+    def f(lib):
+        w = T(lib, Y3, requires_grad=True)
+        x = T(lib, X3)
+        calls = []
+
+        class Sq(lib.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x * x
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(inputs[0])
+
+            @staticmethod
+            def backward(ctx, g):
+                calls.append("fn")
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+
+        def hook(g):
+            calls.append("hook")
+            return g * 3
+
+        def late(x):   # w's leaf is reached by the last node the backward runs
+            return (((x * w).sin() * 3).exp() + x.cos()).sum()
+
+        def hooked(x, with_w):
+            y = x.sin()
+            y.register_hook(hook)
+            return ((y * w) if with_w else (y * 2)).exp().sum()
+
+        def on_input(x):   # a hook on the stand-in itself
+            x.register_hook(hook)
+            return (x.sin() * 2).sum()
+
+        out = []
+        for _ in range(2):
+            w.grad = None
+            g_late = F(lib).grad(late)(x)
+            w_grad_after = w.grad
+            g_late.sum().backward()
+            out += [g_late.detach(), w_grad_after, w.grad]
+        for fn in (lambda x: (Sq.apply(x.sin()) * w).sum(),
+                   lambda x: Sq.apply(x.sin()).sum(),
+                   lambda x: hooked(x, True), lambda x: hooked(x, False), on_input):
+            for _ in range(2):
+                calls.clear()
+                out += [F(lib).grad(fn)(x), list(calls)]
+        return out
+    both(f)
+
+
+def test_grad_fast_path_hint_follows_the_graph():
+    """The hint that a function's graph reaches another leaf (_REACHED_OUTSIDE) is kept
+    while it does and dropped when it no longer does; the gradients are the same either
+    way."""
+    G._REACHED_OUTSIDE.clear()
+    x = T(graphgrad, X3)
+    w = T(graphgrad, Y3)
+    f = gfunc.grad(lambda x: (x * w).sin().sum())
+    expect = Y3 * np.cos(X3 * Y3)
+    code = id(f.__wrapped__.__code__)
+    for requires_grad in (False, True, True, False, False, True):
+        w.requires_grad_(requires_grad)
+        g = f(x)
+        np.testing.assert_allclose(g.detach().numpy(), expect)
+        assert g.requires_grad == requires_grad and w.grad is None
+        assert (code in G._REACHED_OUTSIDE) == requires_grad
+
+
+def test_grad_fast_path_retain_grad_runs_once():
+    """retain_grad inside f (torch.func refuses it; graphgrad keeps the gradient): an
+    intermediate's .grad is one backward's, also when the graph reaches another leaf and
+    the gradient comes from the general path."""
+    x = T(graphgrad, X3)
+    w = T(graphgrad, Y3, requires_grad=True)
+    for with_w in (True, False):
+        keep = []
+
+        def f(x):   # (w's leaf is reached after y's node has run)
+            y = (x * (w if with_w else 2.0)).sin()
+            y.retain_grad()
+            keep.append(y)
+            return y.exp().sum()
+        gfunc.grad(f)(x)
+        k = Y3 if with_w else 2.0
+        np.testing.assert_allclose(keep[0].grad.detach().numpy(), np.exp(np.sin(X3 * k)))
+    assert w.grad is None
+
+
+def test_grad_fast_path_while_another_thread_is_not_plain():
+    """grad's common call on this thread while another thread is in no_grad (so not every
+    thread is plain, NOTE [hot flags]): the same result as on its own."""
+    import threading
+    f = gfunc.grad(lambda x: (x.sin() * x).sum())
+    x = T(graphgrad, X3)
+    alone = f(x)
+    entered, leave = threading.Event(), threading.Event()
+
+    def other():
+        with graphgrad.no_grad():
+            entered.set()
+            leave.wait(10)
+    th = threading.Thread(target=other)
+    th.start()
+    try:
+        assert entered.wait(10)
+        from graphgrad._core.state import ALL_THREADS
+        assert not ALL_THREADS.plain
+        busy = f(x)
+        w = T(graphgrad, Y3, requires_grad=True)
+        ext = gfunc.grad(lambda x: (x * w).exp().sum())(x)
+    finally:
+        leave.set()
+        th.join()
+    np.testing.assert_array_equal(busy.numpy(), alone.numpy())
+    assert ext.requires_grad and w.grad is None
+    np.testing.assert_allclose(ext.detach().numpy(), (Y3 * np.exp(X3 * Y3)))
+
+
 # ----------------------------------------------------------------- vjp
 def test_vjp_pytree_outputs_called_twice_and_has_aux():
     def f(lib):

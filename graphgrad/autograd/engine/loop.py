@@ -227,14 +227,16 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
 # such code never pays for the counts.  (retain_grad's hook reads only its own tensor's
 # gradient: it does not hand over.)
 _RUN_BY_SEQ_SOURCE = '''
-def _run_by_seq(root, keep_graph, batch_nd, journal):
+def _run_by_seq(root, keep_graph, batch_nd, journal, only=None):
     """A plain backward (no inputs=, no create_graph, no anomaly mode) run in decreasing
     sequence_nr; AccumulateGrads last.
 
     Returns None when done, or, where user code is about to run (NOTE [Sequence order]),
     what ``_resume_counting`` needs to continue, in a list it empties: [node,
     include_node, grads, buffers, accs]: the replay stops before ``node`` (whose
-    ``grads`` are in hand) or, with include_node, after it."""
+    ``grads`` are in hand) or, with include_node, after it.  ``only``: a leaf (NOTE
+    [backward into one leaf]): False, before anything is accumulated, at the first other
+    leaf reached; the list before any node with hooks."""
     buffers = {}
     heap = []
     accs = []            # AccumulateGrads reached, in order
@@ -250,7 +252,7 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
     while True:
         if node._has_hooks:
             if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks or \\
-                    node._runs_user_code:
+                    node._runs_user_code or only is not None:
                 return [node, False, grads, buffers, accs]
             grads = _before_node(node, grads, None, None, None, False, journal)
             outs = node._apply(grads, None, False)
@@ -292,9 +294,11 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
             buf = buffers.get(child)
             if buf is None:  # reached for the first time: now waiting
                 if child.__class__ is Acc:
+                    v = child.variable
+                    if only is not None and v is not only:
+                        return False
                     buffers[child] = [g]
                     accs.append(child)
-                    v = child.variable
                     if v._hooks or v._post_acc_hooks or child._pre_hooks or child._post_hooks:
                         hooked_leaf = True
                     continue
@@ -319,6 +323,22 @@ def _run_by_seq(root, keep_graph, batch_nd, journal):
         _before_node(node, grads, None, None, None, False, journal)
         grads = None
 '''
+
+
+# NOTE [backward into one leaf]
+# graphgrad.func.grad(f)(x) differentiates f at a fresh leaf standing in for x (func/
+# _grad.py).  When the output's graph reaches no other leaf that requires grad, the
+# gradient is a plain backward's .grad of the stand-in; when it does (f closes over a
+# tensor that requires grad, or an enclosing transform's stand-in), the gradient must be
+# differentiable with respect to that leaf, and the other leaf's .grad must not change:
+# autograd.grad's path with create_graph.  ``execute(..., only=stand_in)`` tells the two
+# apart during the backward itself, instead of a walk over the graph before it:
+# ``_run_by_seq`` stops where it first reaches another leaf (it accumulates every leaf
+# only at its end, so nothing is accumulated yet), and the caller, which keeps the graph
+# (keep_graph), takes the general path.  Before a node with hooks (a hook, a custom
+# Function's backward, retain_grad: user-visible work that must not be done twice) it
+# hands over as for user code; ``execute`` then walks the graph for another leaf (as the
+# walk before the backward would have) and either stops or resumes in the counting loop.
 
 
 LOOP_FILE = "<graphgrad engine loop>"

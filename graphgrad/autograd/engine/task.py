@@ -8,7 +8,7 @@ import itertools
 import sys
 import threading
 
-from ..._core.state import tls
+from ..._core.state import ALL_THREADS, tls
 from ..graph import AccumulateGrad, Node, zeros
 from ..anomaly_mode import report_backward_error
 from .accumulate import _Journal
@@ -55,6 +55,28 @@ def _compute_dependencies(root):
                 else:
                     deps[child] = n + 1
     return deps
+
+
+def reaches_other_leaf(nodes, internal):
+    """Whether the graph below ``nodes`` reaches the AccumulateGrad of a leaf whose ``id``
+    is not in ``internal``."""
+    stack = list(nodes)
+    # (every node is looked at once, when first met: leaves' AccumulateGrad nodes are
+    # checked there and never pushed)
+    seen = set(stack)
+    add, pop, push = seen.add, stack.pop, stack.append
+    Acc = AccumulateGrad
+    while stack:
+        for n in pop()._next_nodes:
+            if n is None or n in seen:
+                continue
+            add(n)
+            if n.__class__ is Acc:
+                if id(n.variable) not in internal:
+                    return True
+            else:
+                push(n)
+    return False
 
 
 def _compute_needed(root, deps, targets):
@@ -126,23 +148,39 @@ def _resume_counting(root, handover, keep_graph, batch_nd, journal):
 
 
 def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumulate=True,
-            batch_nd=0):
+            batch_nd=0, only=None):
     """Run backward from ``roots`` (edges) seeded with ``grad_outputs``.
 
     inputs: edges whose gradients are wanted (autograd.grad, or backward(inputs=)).
     accumulate: True for backward (AccumulateGrad runs), False for grad (capture only).
     Returns the captured gradients, one per input edge (None when unreached).
+
+    only: a leaf tensor (NOTE [backward into one leaf] in loop.py): a plain backward (no
+    inputs=, create_graph) that accumulates into that leaf alone, or does nothing
+    visible.  Returns True when done; False when the graph reaches another leaf that
+    requires grad or a node with hooks or user code, or anomaly mode or a profiler is on:
+    then no ``.grad`` has changed and no user code has run (with ``keep_graph`` the graph
+    is whole for another pass).
     """
     depth = tls.engine_depth
     if depth and _deep_reentrant():
         return _execute_on_fresh_thread(roots, grad_outputs, keep_graph, create_graph, inputs,
-                                        accumulate, batch_nd)
+                                        accumulate, batch_nd, only)
     root = GraphRoot(roots, grad_outputs)
-    anomaly = tls.anomaly
-    prof = tls.profiler  # (NOTE [profiled backward] in loop.py)
+    # (a backward into one leaf on a plain thread -- grad mode on, no anomaly mode,
+    # profiler or saved-tensor hooks, NOTE [hot flags] -- reads none of them)
+    plain_one = only is not None and ALL_THREADS.plain
+    if plain_one:
+        anomaly = False
+        prof = None
+    else:
+        anomaly = tls.anomaly
+        prof = tls.profiler  # (NOTE [profiled backward] in loop.py)
     # a plain backward runs its nodes in decreasing sequence_nr with no dependency counts
     # (NOTE [Sequence order]); anything that needs the counts takes the counting loop
     by_seq = inputs is None and not create_graph and not anomaly and prof is None
+    if only is not None and not by_seq:
+        return False
     deps = None if by_seq else _compute_dependencies(root)
     captures = None
     needed = None
@@ -164,8 +202,12 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             needed.update(targets)
     # (each read or write of ``tls`` costs ~650 instructions, NOTE [hot flags]: a small
     # graph's backward pays for every one of them)
-    prev_mode = tls._grad_enabled
-    prev_saved_hooks = tls.saved_hooks
+    if plain_one:
+        prev_mode = True
+        prev_saved_hooks = ()
+    else:
+        prev_mode = tls._grad_enabled
+        prev_saved_hooks = tls.saved_hooks
     if anomaly:
         prev_anomaly_node = tls.anomaly_node
     tls.grad_enabled = bool(create_graph)
@@ -181,8 +223,12 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         gc.disable()
     try:
         if by_seq:
-            handover = _run_by_seq(root, keep_graph, batch_nd, journal)
+            handover = _run_by_seq(root, keep_graph, batch_nd, journal, only)
             if handover is not None:  # user code is about to run (NOTE [Sequence order])
+                if only is not None and (handover is False or
+                                         reaches_other_leaf((root,), (id(only),))):
+                    return False   # (another leaf: nothing visible done, NOTE [backward
+                                   # into one leaf] in loop.py)
                 _resume_counting(root, handover, keep_graph, batch_nd, journal)
                 handover = None
         else:
@@ -208,7 +254,7 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
         if anomaly:
             tls.anomaly_node = prev_anomaly_node  # (an enclosing backward's node)
         _local.task = prev_task
-    return captured
+    return captured if only is None else True
 
 
 # -- reentrant backward (backward called from inside a backward) ----------------------

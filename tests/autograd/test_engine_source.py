@@ -99,3 +99,19 @@ def test_loops_are_compiled_on_the_first_backward_into_the_imported_functions():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["True False", "True True True True [2.0, 2.0, 2.0]"]
+
+
+def test_stand_ins_have_the_compiled_loops_signatures():
+    """A stand-in whose parameters drift from its loop's would call the compiled code with
+    the wrong arguments on the first backward only (NOTE [lazy engine loops])."""
+    import subprocess
+    import sys
+    code = ("import inspect\n"
+            "from graphgrad.autograd.engine import loop\n"
+            "before = [str(inspect.signature(f)) for f in (loop._run, loop._run_by_seq)]\n"
+            "loop.compile_loops()\n"
+            "after = [str(inspect.signature(f)) for f in (loop._run, loop._run_by_seq)]\n"
+            "print(before == after, loop._run.__defaults__, loop._run_by_seq.__defaults__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "True", out.stdout

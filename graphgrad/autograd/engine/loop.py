@@ -455,7 +455,9 @@ def compile_loops():
             stand_ins = {"_run": _run, "_run_by_seq": _run_by_seq}
             src = _compile_loops()  # (binds the compiled functions in globals())
             for name, fn in stand_ins.items():
-                fn.__code__ = globals()[name].__code__
+                compiled = globals()[name]
+                fn.__code__ = compiled.__code__
+                fn.__defaults__ = compiled.__defaults__
                 globals()[name] = fn
             LOOP_SOURCE = src
     return LOOP_SOURCE
@@ -469,7 +471,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 accumulate, journal, anomaly, resume, prof)
 
 
-def _run_by_seq(root, keep_graph, batch_nd, journal):
+def _run_by_seq(root, keep_graph, batch_nd, journal, only=None):
     """Stand-in until the first backward (NOTE [lazy engine loops])."""
     compile_loops()
-    return _run_by_seq(root, keep_graph, batch_nd, journal)
+    return _run_by_seq(root, keep_graph, batch_nd, journal, only)

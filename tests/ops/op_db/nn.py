@@ -370,14 +370,16 @@ OPS = [
     _nn("tanh", _unary, complex=True),
     _nn("softmax", _softmax_samples, fn=_dtype_fn("softmax")),
     _nn("log_softmax", _softmax_samples, fn=_dtype_fn("log_softmax")),
-    # over 16384 elements a last-dim log_softmax sums its exponentials a block of rows at a
-    # time (ops/kernels/nn_softmax.py); another dim, or one row longer than the block, takes
-    # the whole-array path.  No finite differences (one evaluation per element).
-    OpInfo("nn.functional.log_softmax(blocked)", lambda rng: [
-        Sample((A(randn(rng, 3, 70, 100) * 3), -1), name="row blocks + partial"),
-        Sample((A(randn(rng, 210, 100) * 3), 0), name="dim 0: whole array"),
-        Sample((A(randn(rng, 2, 17000)), 1), name="a row over the block: whole array")],
-        fn=lambda lib, *a, **k: lib.nn.functional.log_softmax(*a, **k), fd=False),
+    # over 65536 elements a last-dim softmax / log_softmax and their backward run by row
+    # blocks (NOTE [softmax by row blocks], ops/kernels/nn_softmax.py): rows summed by BLAS
+    # (up to 2048 elements) or by NumPy (longer rows); another dim takes the whole-array
+    # path.  No finite differences (one evaluation per element).
+    *[OpInfo(f"nn.functional.{name}(blocked)", lambda rng: [
+        Sample((A(randn(rng, 3, 230, 100) * 3), -1), name="row blocks + partial"),
+        Sample((A(randn(rng, 700, 100) * 3), 0), name="dim 0: whole array"),
+        Sample((A(randn(rng, 2, 33000)), 1), name="rows over _DOT_ROW: NumPy's sums")],
+        fn=lambda lib, *a, _n=name, **k: getattr(lib.nn.functional, _n)(*a, **k), fd=False)
+      for name in ("softmax", "log_softmax")],
     OpInfo("softmax", lambda rng: _softmax_samples(rng)[:4], aliases=("Tensor.softmax",)),
     OpInfo("log_softmax", lambda rng: _softmax_samples(rng)[:4],
            aliases=("Tensor.log_softmax",)),

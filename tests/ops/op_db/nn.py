@@ -293,6 +293,12 @@ def _embedding_samples(rng):
         Sample((I(np.array([[1, 3], [4, 1]])), A(randn(rng, 5, 3))), name="2-d indices"),
         Sample((I(np.array(2)), A(randn(rng, 4, 2))), name="0-d index"),
         Sample((I(np.array([1, 1], np.int32)), A(randn(rng, 4, 2))), name="int32 indices"),
+        # the backward's paths (ops/kernels/nn_embedding.py, _add_rows_at): every index once,
+        # repeats added level by level, an index repeated over _MAX_LEVELS times (reduceat)
+        Sample((I(np.array([4, 0, 3, 1])), A(randn(rng, 5, 3))), name="unique indices"),
+        Sample((I(rng.integers(0, 6, (5, 8))), A(randn(rng, 6, 3))), name="repeats"),
+        Sample((I(np.concatenate([np.zeros(70, np.int64), [2, 1, 2]])), A(randn(rng, 3, 2))),
+               name="over 64 repeats"),
     ]
 
 

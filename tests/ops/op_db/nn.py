@@ -401,6 +401,22 @@ OPS = [
     _nn("binary_cross_entropy", _bce_samples),
     _nn("binary_cross_entropy_with_logits", _bcel_samples),
     _nn("layer_norm", _layer_norm_samples),
+    # NOTE [layer_norm by rows] (ops/kernels/nn_norm.py): over 16384 C-contiguous elements
+    # with a normalized size up to 2048, row sums by BLAS; a transposed input and a longer
+    # normalized size take the general path.  No finite differences (one evaluation per
+    # element).
+    OpInfo("nn.functional.layer_norm(rows)", lambda rng: [
+        Sample((A(randn(rng, 40, 30, 20) * 3 + 1), (20,), A(randn(rng, 20)),
+                A(randn(rng, 20))), name="affine, by rows"),
+        Sample((A(randn(rng, 40, 30, 20)), (30, 20)), {"weight": A(randn(rng, 30, 20))},
+               name="2-d normalized, weight only, by rows"),
+        Sample((A(randn(rng, 40, 30, 20)), (20,)), name="no parameters, by rows"),
+        Sample((A(randn(rng, 20, 40, 30)), (20,), A(randn(rng, 20)), A(randn(rng, 20))),
+               {"transpose": True}, name="transposed: general path"),
+        Sample((A(randn(rng, 8, 2100)), (2100,), A(randn(rng, 2100)), A(randn(rng, 2100))),
+               name="normalized size over 2048: general path")],
+        fn=lambda lib, x, *a, transpose=False, **k: lib.nn.functional.layer_norm(
+            x.permute(2, 1, 0) if transpose else x, *a, **k), fd=False),
     _nn("normalize", _normalize_samples),
     _nn("one_hot", _one_hot_samples, grad=False, dtypes=("float64",)),
     _nn("conv1d", _conv1d_samples, complex=True, rtol=1e-4, atol=2e-5),

@@ -104,15 +104,15 @@ def _gelu_backward_kernel(g, a, approximate):
 
 
 # NOTE [blocked gelu]
-# The erf form of gelu and of its gradient on a large C-contiguous float32/float64 array
-# runs block by block (special._BLOCK elements) through a few cache-sized buffers: the
+# The erf form of gelu and of its gradient on a large C-contiguous float64 array (float32
+# has its own kernel, NOTE [float32 gelu]) runs block by block (special._BLOCK elements) through a few cache-sized buffers: the
 # same NumPy operations, in the same dtype and order, as the whole-array expressions above
 # (so the same values, bit for bit), but without their five to eight full-size
 # temporaries, each a fresh multi-MB allocation (and its page faults) per training step.
 # Other layouts, dtypes and small arrays take the whole-array expressions.
 def _gelu_blocked(a):
     return a.__class__ is np.ndarray and a.size > _special._BLOCK and \
-        (a.dtype == np.float32 or a.dtype == np.float64) and a.flags.c_contiguous
+        a.dtype == np.float64 and a.flags.c_contiguous
 
 
 def _gelu_erf_blocks(a, g):
@@ -164,7 +164,8 @@ def _gelu_erf_blocks(a, g):
 # float64 series did from its float32 x / sqrt 2 (tests/ops/test_special_kernels.py
 # measures both against the float64 kernel); PyTorch's own float32 gelu is
 # 0.5 x (1 + erf(x / sqrt 2)) with a 1.5e-7-absolute erf, so it is the less accurate of the
-# two.  Computing the series in float64 cost ~5x as much (W8's gelu: ~20 ms a step).
+# two.  The float64 series on float32 data cost ~2.5x as much (W8's 524288-element gelu:
+# ~6 ms forward against ~2.5 ms; docs/performance.md, 2026-12-07).
 _GELU32_MONO = _special._monomial(_special._CHEB[:12])
 _BLOCK32 = 32768
 

@@ -356,10 +356,12 @@ OPS = [
         Sample((A(randn(rng, 3, 4) * 2),), {"approximate": "tanh"}),
         Sample((A(randn(rng, 6) * 5),), name="tails"),
         Sample((A(randn(rng, 9, 9) * 3),), name="vectorised erfc")]),  # > 64 elements
-    # NOTE [blocked gelu] (ops/kernels/nn_activation.py): over 16384 contiguous elements
-    # gelu and its backward run block by block (several blocks and a partial last one
-    # here); a transposed input of that size takes the whole-array expressions.  No finite
-    # differences (one evaluation per element).
+    # NOTE [blocked gelu] (ops/kernels/nn_activation.py): over 16384 contiguous float64
+    # elements gelu and its backward run block by block (several blocks and a partial last
+    # one here); a transposed input of that size takes the whole-array expressions.  float32
+    # (NOTE [float32 gelu]) runs in 32768-element blocks: one full block and a partial one
+    # here, the transposed input copied first.  No finite differences (one evaluation per
+    # element).
     OpInfo("nn.functional.gelu(blocked)", lambda rng: [
         Sample((A(randn(rng, 130, 260) * 2),), name="blocked, 2 blocks + partial"),
         Sample((A(randn(rng, 130, 260) * 2),), {"transpose": True},

@@ -63,7 +63,8 @@ def _erfc_np(x):
 
 
 _NEG_SQRT_HALF = -math.sqrt(0.5)
-_SQRT_HALF = math.sqrt(0.5)
+_SQRT_2 = math.sqrt(2.0)
+_TWO_SQRT_2 = 2.0 * math.sqrt(2.0)
 
 
 @half_in_float32
@@ -156,7 +157,8 @@ def _gelu_erf_blocks(a, g):
 # float32, block by block through four work buffers (about 40 NumPy calls on each block of
 # _BLOCK32 elements, no full-size temporary): with H = Phi(-|x|) = erfc(|x| / sqrt 2) / 2,
 #     H = r exp(f(u) - x^2 / 2),  r = 1 / (2 + |x| / sqrt 2),  u = 4r - 1,
-#     Phi(x) = H (x < 0) or 1 - H (x >= 0), written (1 + s) / 2 - s H with s = sign(x),
+#     Phi(x) = H (x < 0) or 1 - H (x >= 0), written (1 + s) / 2 - s H with s = sign(x)
+#              (-1 for -0.0 too: signbit and copysign agree),
 #     gelu(x) = x Phi(x),  gelu'(x) = Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi),
 # f being special's Chebyshev series cut at 12 terms (series error ~1e-8, below float32's
 # rounding), summed by Horner's rule in float32.  x^2 / 2 is rounded once (x * x, then an
@@ -174,9 +176,8 @@ def _gelu32_phi(x, z, r, u, b):
     """Phi(x) into ``b`` for a float32 block ``x``; leaves x^2 / 2 in ``z``."""
     mono = _GELU32_MONO
     np.abs(x, out=z)
-    np.multiply(z, _SQRT_HALF, out=z)
-    np.add(z, 2.0, out=r)
-    np.divide(1.0, r, out=r)             # r = t / 2, t = 2 / (2 + z)
+    np.add(z, _TWO_SQRT_2, out=r)
+    np.divide(_SQRT_2, r, out=r)         # r = t / 2, t = 2 / (2 + z), z = |x| / sqrt 2
     np.multiply(r, 4.0, out=u)
     np.subtract(u, 1.0, out=u)           # u = 2t - 1
     np.multiply(u, mono[-1], out=b)
@@ -189,10 +190,9 @@ def _gelu32_phi(x, z, r, u, b):
     np.subtract(b, z, out=b)
     np.exp(b, out=b)
     np.multiply(b, r, out=b)             # H = erfc(|x| / sqrt 2) / 2 = Phi(-|x|)
-    np.copysign(1.0, x, out=u)           # s
-    np.multiply(b, u, out=b)
-    np.multiply(u, 0.5, out=u)
-    np.add(u, 0.5, out=u)                # (1 + s) / 2: exactly 0 or 1
+    np.signbit(x, out=u)
+    np.subtract(1.0, u, out=u)           # (1 + s) / 2: exactly 0 or 1
+    np.copysign(b, x, out=b)             # s H
     np.subtract(u, b, out=b)             # Phi(x) = (1 + s) / 2 - s H
 
 

@@ -142,3 +142,12 @@ def test_float32_gelu_special_values_as_before():
     d = K._gelu_dx(x, "none")
     np.testing.assert_array_max_ulp(d, np.array([np.nan, np.nan, np.nan, 0.5, 0.5, 0.0, 1.0, 0.0],
                                                 np.float32), maxulp=1)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (), (1,)])
+def test_float32_gelu_empty_and_0d(shape):
+    x = gg.zeros(shape, requires_grad=True)
+    y = gg.nn.functional.gelu(x)
+    y.sum().backward()
+    assert y.shape == x.shape and x.grad.shape == x.shape and y.dtype == gg.float32
+    np.testing.assert_array_max_ulp(x.grad.numpy(), np.full(shape, 0.5, np.float32), maxulp=1)

@@ -205,6 +205,8 @@ def _gelu32(a, g, dx=False):
     fo = out.reshape(-1)
     size = fa.size
     n = min(size, _BLOCK32)
+    if not n:
+        return out
     z, r, u, b = (np.empty(n, np.float32) for _ in range(4))
     grad = dx or fg is not None
     with np.errstate(all="ignore"):

@@ -166,7 +166,7 @@ def _gelu_erf_blocks(a, g):
 # float64 series did from its float32 x / sqrt 2 (tests/ops/test_special_kernels.py
 # measures both against the float64 kernel); PyTorch's own float32 gelu is
 # 0.5 x (1 + erf(x / sqrt 2)) with a 1.5e-7-absolute erf, so it is the less accurate of the
-# two.  The float64 series on float32 data cost ~2.5x as much (W8's 524288-element gelu:
+# two.  The float64 series on float32 data cost 2-2.5x as much (W8's 524288-element gelu:
 # ~6 ms forward against ~2.5 ms; docs/performance.md, 2026-12-07).
 _GELU32_MONO = _special._monomial(_special._CHEB[:12])
 _BLOCK32 = 32768

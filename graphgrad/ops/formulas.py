@@ -192,11 +192,29 @@ def sum_to(grad, sizes, out_ndim=None):
     elif len(axes) == lead:
         # only leading dims summed away (a bias): the sum already has the shape, and is a
         # fresh array rather than a view of one, so AccumulateGrad takes it without a copy
+        if nb == 0 and grad.size > _GEMV_SUM and sizes and grad.flags.c_contiguous and \
+                (grad.dtype == np.float32 or grad.dtype == np.float64):
+            return _sum_rows_gemv(grad, sizes)
         r = grad.sum(axis=tuple(axes))
         return r if sizes or nb else np.asarray(r)   # (a sum of every dim is a NumPy scalar)
     else:
         r = grad.sum(axis=tuple(axes), keepdims=True)
     return reshape(r, gs[:nb] + tuple(sizes))
+
+
+# A large C-contiguous float gradient summed over its leading dims (the bias of a linear
+# layer on a batch, W8's (1024, 512)) is one BLAS product ones @ (rows, n): ~4x faster
+# than NumPy's reduction over the leading axis, which adds the rows one after another (so
+# does the product's accumulators: the same accuracy, the last bits rounding differently).
+_GEMV_SUM = 16384
+
+
+def _sum_rows_gemv(grad, sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    g2 = grad.reshape(-1, n)
+    return np.matmul(np.ones(g2.shape[0], grad.dtype), g2).reshape(sizes)
 
 
 def _small(sizes):

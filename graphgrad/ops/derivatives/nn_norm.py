@@ -12,7 +12,8 @@ from .. import formulas as F
 from ..registry import defop
 from ..._core.opmath import half_in_float32
 from .nn_utils import _sumk, _bpad
-from ..kernels.nn_norm import _layer_norm_kernel, _ln_axes
+from ..kernels.nn_norm import (_layer_norm_kernel, _ln_axes, _ln_input_grad_rows, _ln_rows,
+                               _ln_weight_grad_rows)
 
 
 # ====================================================================== layer norm
@@ -38,8 +39,31 @@ def _ln_stats(input, result1, result2, normalized_shape, eps):
     return xhat, result2
 
 
+def _ln_rows_grad(grad, input, weight, normalized_shape):
+    """(grad, input as (rows, n), n) when NOTE [layer_norm by rows] applies to the backward
+    (a plain backward: ndarrays of one shape and dtype, both C-contiguous), else None."""
+    if grad.__class__ is not np.ndarray or input.__class__ is not np.ndarray or \
+            grad.dtype != input.dtype or grad.shape != input.shape or \
+            not grad.flags.c_contiguous:
+        return None
+    rows = _ln_rows(input, weight, None, normalized_shape)
+    return None if rows is None else (grad.reshape(rows[0].shape), rows[0], rows[1])
+
+
+def _ln_weight_vjp(grad, input, weight, result1, result2, normalized_shape, eps):
+    rows = _ln_rows_grad(grad, input, weight, normalized_shape)
+    if rows is not None:  # NOTE [layer_norm by rows]
+        return _ln_weight_grad_rows(rows[0], rows[1], result1, result2).reshape(weight.shape)
+    return _in_param_dtype(grad, weight) * _in_param_dtype(
+        _ln_stats(input, result1, result2, normalized_shape, eps)[0], weight)
+
+
 @half_in_float32   # (sums of half-precision gradients in float32)
 def _ln_input_vjp(grad, input, weight, result1, result2, normalized_shape, eps):
+    rows = _ln_rows_grad(grad, input, weight, normalized_shape)
+    if rows is not None:  # NOTE [layer_norm by rows]
+        return _ln_input_grad_rows(rows[0], rows[1], rows[2], weight, result1,
+                                   result2).reshape(input.shape)
     axes = _ln_axes(normalized_shape)
     n = F.numel(normalized_shape)
     xhat, rstd = _ln_stats(input, result1, result2, normalized_shape, eps)
@@ -70,9 +94,7 @@ LAYER_NORM = defop(
     "native_layer_norm(input, weight, bias, *, normalized_shape, eps)", _layer_norm_kernel,
     "NativeLayerNormBackward0", n_outputs=3, nondiff_outputs=(1, 2),
     input=_ln_input_vjp,
-    weight=lambda grad, input, weight, result1, result2, normalized_shape, eps:
-        _in_param_dtype(grad, weight)
-        * _in_param_dtype(_ln_stats(input, result1, result2, normalized_shape, eps)[0], weight),
+    weight=_ln_weight_vjp,
     bias=lambda grad, bias: _in_param_dtype(grad, bias),
     jvp=_ln_jvp,
     # weight and bias have the trailing (normalized) shape: their batched tangents are padded

@@ -12,13 +12,21 @@ from .. import formulas as F
 from ..registry import defop
 from ..._core.opmath import half_in_float32
 from .nn_utils import _sumk
-from ..kernels.nn_softmax import _log_softmax_kernel, _softmax_kernel
+from ..kernels.nn_softmax import (_log_softmax_kernel, _row_blocks, _softmax_backward_rows,
+                                  _softmax_kernel)
 
 
 # ====================================================================== softmax family
+def _same_rows(grad, y, dim):
+    return _row_blocks(y, dim) and grad.__class__ is np.ndarray and grad.dtype == y.dtype \
+        and grad.shape == y.shape and grad.flags.c_contiguous
+
+
 @half_in_float32   # (sums of half-precision gradients in float32)
 def _softmax_vjp(grad, y, dim):
     """y * (grad - sum(grad * y)): the softmax Jacobian is symmetric (also the JVP)."""
+    if _same_rows(grad, y, dim):  # NOTE [softmax by row blocks]
+        return _softmax_backward_rows(grad, y, False)
     gy = grad * y
     if dim is None:
         return gy - y * gy
@@ -34,6 +42,8 @@ def _log_softmax_vjp(grad, result, dim):
         return grad - F.exp(result) * grad
     if isinstance(grad, Tensor) or isinstance(result, Tensor):
         return grad - F.exp(result) * _sumk(grad, (dim,))
+    if _same_rows(grad, result, dim):  # NOTE [softmax by row blocks]
+        return _softmax_backward_rows(grad, result, True)
     p = np.exp(result)
     s = grad.sum(axis=dim, keepdims=True)
     if grad.shape == p.shape:

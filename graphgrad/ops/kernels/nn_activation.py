@@ -63,6 +63,8 @@ def _erfc_np(x):
 
 
 _NEG_SQRT_HALF = -math.sqrt(0.5)
+_SQRT_2 = math.sqrt(2.0)
+_TWO_SQRT_2 = 2.0 * math.sqrt(2.0)
 
 
 @half_in_float32
@@ -70,6 +72,8 @@ def _gelu_kernel(a, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_PI * (a + _GELU_C * a * a * a)
         return 0.5 * a * (1 + np.tanh(inner))
+    if a.dtype == np.float32:
+        return _gelu32(a, None)
     if _gelu_blocked(a):
         return _gelu_erf_blocks(a, None)
     # Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation for negative x
@@ -83,6 +87,8 @@ def _gelu_dx(a, approximate):
         t = np.tanh(_SQRT_2_PI * (a + _GELU_C * a2 * a))
         du = _SQRT_2_PI * (1 + 3 * _GELU_C * a2)
         return 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * du
+    if a.dtype == np.float32:
+        return _gelu32(a, None, dx=True)
     return 0.5 * _erfc_np(a * _NEG_SQRT_HALF) + a * (_INV_SQRT_2PI * np.exp(-0.5 * a * a))
 
 
@@ -90,21 +96,24 @@ def _gelu_dx(a, approximate):
 def _gelu_backward_kernel(g, a, approximate):
     """grad_output * d gelu / dx (gelu_backward's kernel)."""
     if approximate != "tanh" and g.__class__ is np.ndarray and g.dtype == a.dtype and \
-            g.shape == a.shape and g.flags.c_contiguous and _gelu_blocked(a):
-        return _gelu_erf_blocks(a, g)
+            g.shape == a.shape:
+        if a.dtype == np.float32:
+            return _gelu32(a, g)
+        if g.flags.c_contiguous and _gelu_blocked(a):
+            return _gelu_erf_blocks(a, g)
     return g * _gelu_dx(a, approximate)
 
 
 # NOTE [blocked gelu]
-# The erf form of gelu and of its gradient on a large C-contiguous float32/float64 array
-# runs block by block (special._BLOCK elements) through a few cache-sized buffers: the
+# The erf form of gelu and of its gradient on a large C-contiguous float64 array (float32
+# has its own kernel, NOTE [float32 gelu]) runs block by block (special._BLOCK elements) through a few cache-sized buffers: the
 # same NumPy operations, in the same dtype and order, as the whole-array expressions above
 # (so the same values, bit for bit), but without their five to eight full-size
 # temporaries, each a fresh multi-MB allocation (and its page faults) per training step.
 # Other layouts, dtypes and small arrays take the whole-array expressions.
 def _gelu_blocked(a):
     return a.__class__ is np.ndarray and a.size > _special._BLOCK and \
-        (a.dtype == np.float32 or a.dtype == np.float64) and a.flags.c_contiguous
+        a.dtype == np.float64 and a.flags.c_contiguous
 
 
 def _gelu_erf_blocks(a, g):
@@ -140,6 +149,84 @@ def _gelu_erf_blocks(a, g):
             np.multiply(x, v, out=v)
             np.add(w, v, out=w)
             np.multiply(fg[s:s + m], w, out=o)
+    return out
+
+
+# NOTE [float32 gelu]
+# float32 (and, through half_in_float32, half) gelu and its gradient are computed in
+# float32, block by block through four work buffers (about 40 NumPy calls on each block of
+# _BLOCK32 elements, no full-size temporary): with H = Phi(-|x|) = erfc(|x| / sqrt 2) / 2,
+#     H = r exp(f(u) - x^2 / 2),  r = 1 / (2 + |x| / sqrt 2),  u = 4r - 1,
+#     Phi(x) = H (x < 0) or 1 - H (x >= 0), written (1 + s) / 2 - s H with s = sign(x)
+#              (-1 for -0.0 too: signbit and copysign agree),
+#     gelu(x) = x Phi(x),  gelu'(x) = Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi),
+# f being special's Chebyshev series cut at 12 terms (series error ~1e-8, below float32's
+# rounding), summed by Horner's rule in float32.  x^2 / 2 is rounded once (x * x, then an
+# exact halving), so the negative tail keeps its relative accuracy as well as the earlier
+# float64 series did from its float32 x / sqrt 2 (tests/ops/test_special_kernels.py
+# measures both against the float64 kernel); PyTorch's own float32 gelu is
+# 0.5 x (1 + erf(x / sqrt 2)) with a 1.5e-7-absolute erf, so it is the less accurate of the
+# two.  The float64 series on float32 data cost 2-2.5x as much (W8's 524288-element gelu:
+# ~6 ms forward against ~2.5 ms; docs/performance.md, 2026-12-07).
+_GELU32_MONO = _special._monomial(_special._CHEB[:12])
+_BLOCK32 = 32768
+
+
+def _gelu32_phi(x, z, r, u, b):
+    """Phi(x) into ``b`` for a float32 block ``x``; leaves x^2 / 2 in ``z``."""
+    mono = _GELU32_MONO
+    np.abs(x, out=z)
+    np.add(z, _TWO_SQRT_2, out=r)
+    np.divide(_SQRT_2, r, out=r)         # r = t / 2, t = 2 / (2 + z), z = |x| / sqrt 2
+    np.multiply(r, 4.0, out=u)
+    np.subtract(u, 1.0, out=u)           # u = 2t - 1
+    np.multiply(u, mono[-1], out=b)
+    np.add(b, mono[-2], out=b)
+    for c in mono[-3::-1]:
+        np.multiply(b, u, out=b)
+        np.add(b, c, out=b)
+    np.multiply(x, x, out=z)
+    np.multiply(z, 0.5, out=z)           # x^2 / 2, one rounding
+    np.subtract(b, z, out=b)
+    np.exp(b, out=b)
+    np.multiply(b, r, out=b)             # H = erfc(|x| / sqrt 2) / 2 = Phi(-|x|)
+    np.signbit(x, out=u)
+    np.subtract(1.0, u, out=u)           # (1 + s) / 2: exactly 0 or 1
+    np.copysign(b, x, out=b)             # s H
+    np.subtract(u, b, out=b)             # Phi(x) = (1 + s) / 2 - s H
+
+
+def _gelu32(a, g, dx=False):
+    """float32 gelu(a) (``g`` None, ``dx`` False), its derivative (``dx``) or g times it
+    (``g`` given, of a's shape): NOTE [float32 gelu]."""
+    fa = np.ascontiguousarray(a).reshape(-1)
+    fg = None if g is None else np.ascontiguousarray(g).reshape(-1)
+    out = np.empty(a.shape, np.float32)
+    fo = out.reshape(-1)
+    size = fa.size
+    n = min(size, _BLOCK32)
+    if not n:
+        return out
+    z, r, u, b = (np.empty(n, np.float32) for _ in range(4))
+    grad = dx or fg is not None
+    with np.errstate(all="ignore"):
+        for s in range(0, size, n):
+            m = min(n, size - s)
+            if m != n:
+                z, r, u, b = z[:m], r[:m], u[:m], b[:m]
+            x, o = fa[s:s + m], fo[s:s + m]
+            _gelu32_phi(x, z, r, u, b)
+            if not grad:
+                np.multiply(x, b, out=o)
+                continue
+            np.exp(z, out=z)
+            np.divide(_INV_SQRT_2PI, z, out=z)   # the normal density at x
+            np.multiply(z, x, out=z)
+            if fg is None:
+                np.add(b, z, out=o)
+            else:
+                np.add(b, z, out=b)
+                np.multiply(fg[s:s + m], b, out=o)
     return out
 
 

@@ -34,14 +34,44 @@ def _embedding_backward_kernel(grad, indices, num_weights, padding_idx, scale_gr
     flat = idx if nb == 1 else \
         (np.arange(nb, dtype=np.int64)[:, None] * num_weights + idx[None, :]).ravel()
     if flat.size:
-        # rows sorted by index (stable: each row's lookups keep their order), then one
-        # sum per run of equal indices: the same sums in the same order as
-        # np.add.at(out, flat, rows), without add.at's per-element cost
-        order = np.argsort(flat, kind="stable")
-        sf = flat[order]
-        starts = np.flatnonzero(np.concatenate(([True], sf[1:] != sf[:-1])))
-        out[sf[starts]] = np.add.reduceat(g.reshape(nb * idx.size, d)[order], starts, axis=0)
+        _add_rows_at(out, flat, g.reshape(nb * idx.size, d))
     return out.reshape(lead + (num_weights, d))
+
+
+_MAX_LEVELS = 64
+
+
+def _add_rows_at(out, flat, rows):
+    """``np.add.at(out, flat, rows)`` (``out`` zeros): the same sums in the same order,
+    without add.at's per-element cost.  The lookups are sorted by index (stable: each
+    index's lookups keep their order); the first lookup of every index is assigned, then
+    its second, third, ... are added level by level (no index repeats within a level, so
+    a fancy-indexed ``+=`` is exact).  An index looked up more than _MAX_LEVELS times makes
+    the levels slower than one ``np.add.reduceat`` per run of equal indices, whose sums
+    (NumPy's, in another order) are taken then."""
+    n = flat.size
+    order = np.argsort(flat, kind="stable")
+    sf = flat[order]
+    first = np.empty(n, bool)
+    first[0] = True
+    np.not_equal(sf[1:], sf[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    if starts.size == n:  # every index once
+        out[sf] = rows[order]
+        return
+    at = np.arange(n)
+    level = at - np.repeat(starts, np.diff(np.append(starts, n)))  # rank within its run
+    if int(level.max()) >= _MAX_LEVELS:
+        out[sf[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+        return
+    out[sf[starts]] = rows[order[starts]]
+    k = 1
+    while True:
+        sel = np.flatnonzero(level == k)
+        if not sel.size:
+            return
+        out[sf[sel]] += rows[order[sel]]
+        k += 1
 
 
 def _embedding_gather_kernel(x, indices, padding_idx, scale_grad_by_freq):

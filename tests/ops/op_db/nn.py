@@ -311,6 +311,12 @@ def _embedding_samples(rng):
         Sample((I(np.array([[1, 3], [4, 1]])), A(randn(rng, 5, 3))), name="2-d indices"),
         Sample((I(np.array(2)), A(randn(rng, 4, 2))), name="0-d index"),
         Sample((I(np.array([1, 1], np.int32)), A(randn(rng, 4, 2))), name="int32 indices"),
+        # the backward's paths (ops/kernels/nn_embedding.py, _add_rows_at): every index once,
+        # repeats added level by level, an index repeated over _MAX_LEVELS times (reduceat)
+        Sample((I(np.array([4, 0, 3, 1])), A(randn(rng, 5, 3))), name="unique indices"),
+        Sample((I(rng.integers(0, 6, (5, 8))), A(randn(rng, 6, 3))), name="repeats"),
+        Sample((I(np.concatenate([np.zeros(70, np.int64), [2, 1, 2]])), A(randn(rng, 3, 2))),
+               name="over 64 repeats"),
     ]
 
 
@@ -368,10 +374,12 @@ OPS = [
         Sample((A(randn(rng, 3, 4) * 2),), {"approximate": "tanh"}),
         Sample((A(randn(rng, 6) * 5),), name="tails"),
         Sample((A(randn(rng, 9, 9) * 3),), name="vectorised erfc")]),  # > 64 elements
-    # NOTE [blocked gelu] (ops/kernels/nn_activation.py): over 16384 contiguous elements
-    # gelu and its backward run block by block (several blocks and a partial last one
-    # here); a transposed input of that size takes the whole-array expressions.  No finite
-    # differences (one evaluation per element).
+    # NOTE [blocked gelu] (ops/kernels/nn_activation.py): over 16384 contiguous float64
+    # elements gelu and its backward run block by block (several blocks and a partial last
+    # one here); a transposed input of that size takes the whole-array expressions.  float32
+    # (NOTE [float32 gelu]) runs in 32768-element blocks: one full block and a partial one
+    # here, the transposed input copied first.  No finite differences (one evaluation per
+    # element).
     OpInfo("nn.functional.gelu(blocked)", lambda rng: [
         Sample((A(randn(rng, 130, 260) * 2),), name="blocked, 2 blocks + partial"),
         Sample((A(randn(rng, 130, 260) * 2),), {"transpose": True},
@@ -388,14 +396,16 @@ OPS = [
     _nn("tanh", _unary, complex=True),
     _nn("softmax", _softmax_samples, fn=_dtype_fn("softmax")),
     _nn("log_softmax", _softmax_samples, fn=_dtype_fn("log_softmax")),
-    # over 16384 elements a last-dim log_softmax sums its exponentials a block of rows at a
-    # time (ops/kernels/nn_softmax.py); another dim, or one row longer than the block, takes
-    # the whole-array path.  No finite differences (one evaluation per element).
-    OpInfo("nn.functional.log_softmax(blocked)", lambda rng: [
-        Sample((A(randn(rng, 3, 70, 100) * 3), -1), name="row blocks + partial"),
-        Sample((A(randn(rng, 210, 100) * 3), 0), name="dim 0: whole array"),
-        Sample((A(randn(rng, 2, 17000)), 1), name="a row over the block: whole array")],
-        fn=lambda lib, *a, **k: lib.nn.functional.log_softmax(*a, **k), fd=False),
+    # over 65536 elements a last-dim softmax / log_softmax and their backward run by row
+    # blocks (NOTE [softmax by row blocks], ops/kernels/nn_softmax.py): rows summed by BLAS
+    # (up to 2048 elements) or by NumPy (longer rows); another dim takes the whole-array
+    # path.  No finite differences (one evaluation per element).
+    *[OpInfo(f"nn.functional.{name}(blocked)", lambda rng: [
+        Sample((A(randn(rng, 3, 230, 100) * 3), -1), name="row blocks + partial"),
+        Sample((A(randn(rng, 700, 100) * 3), 0), name="dim 0: whole array"),
+        Sample((A(randn(rng, 2, 33000)), 1), name="rows over _DOT_ROW: NumPy's sums")],
+        fn=lambda lib, *a, _n=name, **k: getattr(lib.nn.functional, _n)(*a, **k), fd=False)
+      for name in ("softmax", "log_softmax")],
     OpInfo("softmax", lambda rng: _softmax_samples(rng)[:4], aliases=("Tensor.softmax",)),
     OpInfo("log_softmax", lambda rng: _softmax_samples(rng)[:4],
            aliases=("Tensor.log_softmax",)),
@@ -411,6 +421,22 @@ OPS = [
     _nn("binary_cross_entropy", _bce_samples),
     _nn("binary_cross_entropy_with_logits", _bcel_samples),
     _nn("layer_norm", _layer_norm_samples),
+    # NOTE [layer_norm by rows] (ops/kernels/nn_norm.py): over 16384 C-contiguous elements
+    # with a normalized size up to 2048, row sums by BLAS; a transposed input and a longer
+    # normalized size take the general path.  No finite differences (one evaluation per
+    # element).
+    OpInfo("nn.functional.layer_norm(rows)", lambda rng: [
+        Sample((A(randn(rng, 40, 30, 20) * 3 + 1), (20,), A(randn(rng, 20)),
+                A(randn(rng, 20))), name="affine, by rows"),
+        Sample((A(randn(rng, 40, 30, 20)), (30, 20)), {"weight": A(randn(rng, 30, 20))},
+               name="2-d normalized, weight only, by rows"),
+        Sample((A(randn(rng, 40, 30, 20)), (20,)), name="no parameters, by rows"),
+        Sample((A(randn(rng, 20, 40, 30)), (20,), A(randn(rng, 20)), A(randn(rng, 20))),
+               {"transpose": True}, name="transposed: general path"),
+        Sample((A(randn(rng, 8, 2100)), (2100,), A(randn(rng, 2100)), A(randn(rng, 2100))),
+               name="normalized size over 2048: general path")],
+        fn=lambda lib, x, *a, transpose=False, **k: lib.nn.functional.layer_norm(
+            x.permute(2, 1, 0) if transpose else x, *a, **k), fd=False),
     _nn("normalize", _normalize_samples),
     _nn("one_hot", _one_hot_samples, grad=False, dtypes=("float64",)),
     _nn("conv1d", _conv1d_samples, complex=True, rtol=1e-4, atol=2e-5),

@@ -107,3 +107,18 @@ def test_import_ages_its_objects_without_freezing_anything():
         print(alive() is None)
         """)
     assert out.split() == ["True", "0", "True", "True"]
+
+
+def test_return_types_are_made_on_first_read_once():
+    out = run("""
+        import threading, pickle, graphgrad
+        rt = graphgrad.return_types
+        print("svd" in vars(rt), "svd" in dir(rt), "svd" in rt.__all__)
+        seen = []
+        ts = [threading.Thread(target=lambda: seen.append(rt.svd)) for _ in range(4)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        r = graphgrad.ones(2, 3).max(1)
+        print(len(set(map(id, seen))), type(r) is rt.max, type(pickle.loads(pickle.dumps(r))) is rt.max)
+        """)
+    assert out.split() == ["False", "True", "True", "1", "True", "True"]

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 import warnings
 
 import numpy as np
@@ -102,6 +101,7 @@ class set_detect_anomaly:
 # ------------------------------------------------------------------ forward side
 def _user_stack():
     """The current stack, formatted, without graphgrad's own frames at its end."""
+    import traceback  # (here, not at import: only anomaly mode's forward records stacks)
     frames = traceback.extract_stack()[:-1]
     end = len(frames)
     while end > 0 and frames[end - 1].filename.startswith(_PKG_DIR):

@@ -32,7 +32,6 @@ Where graphgrad differs from PyTorch (values and gradients otherwise agree):
 from __future__ import annotations
 
 import collections
-import string
 import numpy as np
 
 from ..._tensor.tensor import Tensor, _wrap_dim
@@ -303,7 +302,7 @@ def tensordot(a, b, dims=2, out=None):
 
 # ====================================================================== einsum
 # sublist format: 0..25 -> 'A'..'Z', 26..51 -> 'a'..'z' (PyTorch's mapping)
-_LETTERS = string.ascii_uppercase + string.ascii_lowercase
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # (einsum's subscripts)
 
 
 def _sublist_equation(args):

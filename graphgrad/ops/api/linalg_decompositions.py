@@ -21,14 +21,6 @@ from ..interpose import interposable
 
 
 # ====================================================================== helpers
-_SlogdetT = _rt.slogdet
-_LinalgSlogdet = _rt.linalg_slogdet
-_LinalgQr = _rt.linalg_qr
-_LinalgEigh = _rt.linalg_eigh
-_LinalgSvd = _rt.linalg_svd
-_LinalgInvEx = _rt.linalg_inv_ex
-_LinalgCholeskyEx = _rt.linalg_cholesky_ex
-_LinalgSolveEx = _rt.linalg_solve_ex
 
 
 def _check_matrix(name, A, square=True, arg="A", kernel=None, low_ok=False):
@@ -75,7 +67,7 @@ def inverse(input):
 def inv_ex(A, *, check_errors=False, out=None):
     _no_out("linalg.inv_ex", out)
     inverse_ = inv(A)
-    return _LinalgInvEx(inverse_, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
+    return _rt.linalg_inv_ex(inverse_, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
 
 
 @export_linalg("det")
@@ -97,13 +89,13 @@ def slogdet(A, *, out=None):
     """``(sign, logabsdet)`` with ``det(A) = sign * exp(logabsdet)``."""
     _no_out("linalg.slogdet", out)
     _check_matrix("linalg.slogdet", A)
-    return _LinalgSlogdet(*dispatch(SLOGDET, A))
+    return _rt.linalg_slogdet(*dispatch(SLOGDET, A))
 
 
 @export("slogdet")
 def _slogdet_top(input):
     _check_matrix("slogdet", input)
-    return _SlogdetT(*dispatch(SLOGDET, input))
+    return _rt.slogdet(*dispatch(SLOGDET, input))
 
 
 @export()
@@ -158,7 +150,7 @@ def solve(A, B, *, left=True, out=None):
 @export_linalg("solve_ex")
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     X = solve(A, B, left=left, out=out)
-    return _LinalgSolveEx(X, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
+    return _rt.linalg_solve_ex(X, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
 
 
 @export_linalg("cholesky")
@@ -173,7 +165,7 @@ def cholesky(A, *, upper=False, out=None):
 @export_linalg("cholesky_ex")
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     L = cholesky(A, upper=upper, out=out)
-    return _LinalgCholeskyEx(L, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
+    return _rt.linalg_cholesky_ex(L, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
 
 
 @export_linalg("qr")
@@ -184,7 +176,7 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
-    return _LinalgQr(*dispatch(QR, A, mode))
+    return _rt.linalg_qr(*dispatch(QR, A, mode))
 
 
 @export_linalg("eigh")
@@ -199,7 +191,7 @@ def eigh(A, UPLO="L", *, out=None):
     _check_matrix("linalg.eigh", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    return _LinalgEigh(*dispatch(EIGH, A, UPLO))
+    return _rt.linalg_eigh(*dispatch(EIGH, A, UPLO))
 
 
 @export_linalg("eigvalsh")
@@ -213,7 +205,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     distinct non-zero singular values and a loss invariant to the singular vectors' phases."""
     _no_out("linalg.svd", out)
     _check_matrix("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
-    return _LinalgSvd(*dispatch(SVD, A, bool(full_matrices)))
+    return _rt.linalg_svd(*dispatch(SVD, A, bool(full_matrices)))
 
 
 @export_linalg("svdvals")

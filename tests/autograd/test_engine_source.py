@@ -86,8 +86,6 @@ def test_general_path_accumulates_three_gradients_into_one_buffer(create_graph):
 def test_loops_are_compiled_on_the_first_backward_into_the_imported_functions():
     """NOTE [lazy engine loops]: import compiles nothing; the first backward moves the
     compiled loops into the function objects task.py imported."""
-    import subprocess
-    import sys
     code = ("from graphgrad.autograd.engine import loop, task\n"
             "import graphgrad\n"
             "print(loop.LOOP_SOURCE is None, loop._run.__code__.co_filename == loop.LOOP_FILE)\n"
@@ -96,22 +94,26 @@ def test_loops_are_compiled_on_the_first_backward_into_the_imported_functions():
             "print(loop.LOOP_SOURCE is not None, task._run is loop._run,\n"
             "      task._run.__code__.co_filename == loop.LOOP_FILE,\n"
             "      task._run_by_seq.__code__.co_filename == loop.LOOP_FILE, x.grad.tolist())\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:2] == ["True False", "True True True True [2.0, 2.0, 2.0]"]
+    assert _in_fresh_interpreter(code).split("\n")[:2] == ["True False", "True True True True [2.0, 2.0, 2.0]"]
 
 
 def test_stand_ins_have_the_compiled_loops_signatures():
     """A stand-in whose parameters drift from its loop's would call the compiled code with
     the wrong arguments on the first backward only (NOTE [lazy engine loops])."""
-    import subprocess
-    import sys
     code = ("import inspect\n"
             "from graphgrad.autograd.engine import loop\n"
             "before = [str(inspect.signature(f)) for f in (loop._run, loop._run_by_seq)]\n"
             "loop.compile_loops()\n"
             "after = [str(inspect.signature(f)) for f in (loop._run, loop._run_by_seq)]\n"
             "print(before == after, loop._run.__defaults__, loop._run_by_seq.__defaults__)\n")
+    out = _in_fresh_interpreter(code)
+    assert out.split()[0] == "True", out
+
+
+def _in_fresh_interpreter(code):
+    """stdout of ``code`` run by a new interpreter (the loops are compiled in this one)."""
+    import subprocess
+    import sys
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split()[0] == "True", out.stdout
+    return out.stdout

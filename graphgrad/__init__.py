@@ -130,6 +130,8 @@ _LAZY = ("optim", "func", "vmap", "profiler", "utils", "distributed", "serializa
 
 
 def __getattr__(name):
+    if name == "__all__":  # (``from graphgrad import *``: the lazy names too, as before)
+        return sorted({key for key in globals() if not key.startswith("_")} | set(_LAZY))
     if name == "optim":
         import graphgrad.optim as mod
     elif name == "func":

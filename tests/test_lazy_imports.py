@@ -55,10 +55,13 @@ def test_from_imports_and_star_import():
         ns = {}
         exec("from graphgrad.nn import *", ns)
         print("Conv2d" in ns, "functional" in ns, "Module" in ns)
+        top = {}
+        exec("from graphgrad import *", top)
+        print(all(n in top for n in ("save", "load", "vmap", "optim", "sum", "Tensor", "nn")))
         m = Sequential(Linear(2, 3))
         print(type(optim.SGD(m.parameters(), lr=0.1)).__name__)
         """)
-    assert out.split() == ["True", "True", "True", "SGD"]
+    assert out.split() == ["True", "True", "True", "True", "SGD"]
 
 
 def test_dir_lists_lazy_names_and_unknown_names_raise():

@@ -252,10 +252,7 @@ def _grad_one(func, i, args, kwargs, key):
             # the walk that finds out first (the stopped backward's work would be lost)
             if key not in _REACHED_OUTSIDE:
                 if _execute([_edge(output)], [_one_like(od)], True, False, only=c):
-                    g = c._grad
-                    if g is None:
-                        g = _zeros(c._data.shape, c._data.dtype)
-                    return _to_numpy(g, kind) if kind else g
+                    return _stand_in_grad(c, kind)
                 if len(_REACHED_OUTSIDE) >= 256:
                     _REACHED_OUTSIDE.clear()
                 _REACHED_OUTSIDE.add(key)
@@ -264,10 +261,7 @@ def _grad_one(func, i, args, kwargs, key):
                 if not external:
                     _REACHED_OUTSIDE.discard(key)
                     _plain_backward(output)
-                    g = c._grad
-                    if g is None:
-                        g = _zeros(c._data.shape, c._data.dtype)
-                    return _to_numpy(g, kind) if kind else g
+                    return _stand_in_grad(c, kind)
     # anything else (an error to raise, a graph reaching outside): the general path's end,
     # with the scope fresh() would have made
     scope = _Scope()
@@ -276,6 +270,15 @@ def _grad_one(func, i, args, kwargs, key):
     scope.originals[id(c)] = t
     return _grad_epilogue(scope, [c], output, None, LEAF, (kind,), False, True, False,
                           external)[0]
+
+
+def _stand_in_grad(c, kind):
+    """The gradient a backward left in stand-in ``c`` (zeros when none reached it), as an
+    ndarray when the argument was one (``kind``)."""
+    g = c._grad
+    if g is None:
+        g = _zeros(c._data.shape, c._data.dtype)
+    return _to_numpy(g, kind) if kind else g
 
 
 # the ids of the code objects (of the callables without one: the callables; the ``key``

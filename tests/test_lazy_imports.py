@@ -1,21 +1,12 @@
 """NOTE [lazy tool packages]: ``import graphgrad`` leaves the tool packages and nn's layers
 unloaded, and every name they publish still resolves, as after PyTorch's eager import.
 Each check runs in a fresh interpreter (the test process has them all loaded)."""
-import subprocess
-import sys
-import textwrap
-
 import pytest
+
+from tests.fresh_interpreter import run_fresh as run
 
 LAZY = ("graphgrad.nn.modules", "graphgrad.optim", "graphgrad.func", "graphgrad.profiler",
         "graphgrad.serialization", "graphgrad.distributed", "graphgrad.utils")
-
-
-def run(code):
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def test_import_leaves_tool_packages_unloaded_and_ops_complete():

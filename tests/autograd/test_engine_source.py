@@ -9,6 +9,7 @@ import pytest
 
 import graphgrad
 from graphgrad.autograd.engine import edge, loop
+from tests.fresh_interpreter import run_fresh
 
 
 def _block(lines):
@@ -94,7 +95,7 @@ def test_loops_are_compiled_on_the_first_backward_into_the_imported_functions():
             "print(loop.LOOP_SOURCE is not None, task._run is loop._run,\n"
             "      task._run.__code__.co_filename == loop.LOOP_FILE,\n"
             "      task._run_by_seq.__code__.co_filename == loop.LOOP_FILE, x.grad.tolist())\n")
-    assert _in_fresh_interpreter(code).split("\n")[:2] == ["True False", "True True True True [2.0, 2.0, 2.0]"]
+    assert run_fresh(code).split("\n")[:2] == ["True False", "True True True True [2.0, 2.0, 2.0]"]
 
 
 def test_stand_ins_have_the_compiled_loops_signatures():
@@ -106,14 +107,6 @@ def test_stand_ins_have_the_compiled_loops_signatures():
             "loop.compile_loops()\n"
             "after = [str(inspect.signature(f)) for f in (loop._run, loop._run_by_seq)]\n"
             "print(before == after, loop._run.__defaults__, loop._run_by_seq.__defaults__)\n")
-    out = _in_fresh_interpreter(code)
+    out = run_fresh(code)
     assert out.split()[0] == "True", out
 
-
-def _in_fresh_interpreter(code):
-    """stdout of ``code`` run by a new interpreter (the loops are compiled in this one)."""
-    import subprocess
-    import sys
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    return out.stdout

@@ -13,6 +13,7 @@ import pytest
 import graphgrad
 from graphgrad.ops import codegen
 from graphgrad.ops.codegen.sources import BY_OP, SOURCES
+from tests.fresh_interpreter import run_fresh
 
 GOLDEN = pathlib.Path(__file__).with_name("codegen_golden")
 OPS = ["sin", "mul", "mm", "sum.dim_IntList"]
@@ -61,13 +62,7 @@ def test_show_prints_the_sources(capsys):
 # ------------------------------------------------ NOTE [lazy generated code]
 def _fresh(code):
     """Run ``code`` after ``import graphgrad`` in a fresh interpreter; its stdout."""
-    import subprocess
-    import sys
-    root = pathlib.Path(graphgrad.__file__).parent.parent
-    env = dict(os.environ, PYTHONPATH=str(root))
-    out = subprocess.run([sys.executable, "-c", "import graphgrad\n" + code], env=env,
-                         capture_output=True, text=True, check=True)
-    return out.stdout
+    return run_fresh("import graphgrad\n" + code)
 
 
 def test_nothing_is_compiled_at_import_and_a_first_call_compiles_only_what_it_runs():

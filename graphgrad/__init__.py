@@ -60,6 +60,8 @@ try:
                                     set_autocast_cache_enabled, set_autocast_cpu_dtype,
                                     set_autocast_cpu_enabled, set_autocast_dtype,
                                     set_autocast_enabled, set_autocast_gpu_dtype)
+    from ._core.heap import keep_freed_memory as _keep_freed_memory
+    _keep_freed_memory()   # NOTE [kept heap]
 finally:
     # (what the import made is permanent -- tables, classes, functions -- and the
     # collector's next young pass would walk all of it once more, ~9 M instructions: freeze

@@ -6,10 +6,13 @@ the public functions in nn/functional/activation.py.
 from __future__ import annotations
 
 import math
+import weakref
+
 import numpy as np
 
 from .. import formulas as F
 from ..._core.opmath import half_in_float32
+from ..._core.state import tls
 from . import special as _special
 from .special import erfc as _erfc_kernel
 
@@ -67,8 +70,18 @@ _SQRT_2 = math.sqrt(2.0)
 _TWO_SQRT_2 = 2.0 * math.sqrt(2.0)
 
 
-@half_in_float32
 def _gelu_kernel(a, approximate):
+    if approximate != "tanh" and a.__class__ is np.ndarray and _stashable(a):
+        # (float32 and large float64 arrays; half goes through the float32 kernel below,
+        # on a temporary copy no backward will see: NOTE [gelu derivative stash])
+        if a.dtype == np.float32:
+            return _gelu32(a, None, stash=tls.grad_enabled)
+        return _gelu_erf_blocks(a, None, stash=tls.grad_enabled)
+    return _gelu_kernel_any(a, approximate)
+
+
+@half_in_float32
+def _gelu_kernel_any(a, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_PI * (a + _GELU_C * a * a * a)
         return 0.5 * a * (1 + np.tanh(inner))
@@ -97,6 +110,9 @@ def _gelu_backward_kernel(g, a, approximate):
     """grad_output * d gelu / dx (gelu_backward's kernel)."""
     if approximate != "tanh" and g.__class__ is np.ndarray and g.dtype == a.dtype and \
             g.shape == a.shape:
+        d = _stash_take(a) if _STASH else None
+        if d is not None:
+            return np.multiply(g, d, out=d)
         if a.dtype == np.float32:
             return _gelu32(a, g)
         if g.flags.c_contiguous and _gelu_blocked(a):
@@ -116,12 +132,15 @@ def _gelu_blocked(a):
         a.dtype == np.float64 and a.flags.c_contiguous
 
 
-def _gelu_erf_blocks(a, g):
+def _gelu_erf_blocks(a, g, stash=False):
     """gelu(a) (``g`` None) or g * gelu'(a), erf form, block by block (NOTE [blocked
-    gelu]); ``a`` and ``g`` C-contiguous, of one float dtype and shape."""
+    gelu]); ``a`` and ``g`` C-contiguous, of one float dtype and shape.  ``stash``: the
+    forward also keeps gelu'(a) for the backward (NOTE [gelu derivative stash])."""
     dt = a.dtype
     terms = _special._terms(dt)
     out = np.empty(a.shape, dt)
+    dx = np.empty(a.shape, dt) if stash else None
+    fd = None if dx is None else dx.reshape(-1)
     fa, fo = a.reshape(-1), out.reshape(-1)
     fg = None if g is None else g.reshape(-1)
     n = _special._BLOCK
@@ -139,7 +158,8 @@ def _gelu_erf_blocks(a, g):
             if fg is None:    # 0.5 * x * erfc(...)
                 np.multiply(x, 0.5, out=o)
                 np.multiply(o, w, out=o)
-                continue
+                if fd is None:
+                    continue
             # g * (0.5 * erfc(...) + x * (1 / sqrt(2 pi) * exp(-0.5 * x * x)))
             np.multiply(w, 0.5, out=w)
             np.multiply(x, -0.5, out=v)
@@ -147,8 +167,13 @@ def _gelu_erf_blocks(a, g):
             np.exp(v, out=v)
             np.multiply(v, _INV_SQRT_2PI, out=v)
             np.multiply(x, v, out=v)
+            if fg is None:    # (stash) the derivative itself
+                np.add(w, v, out=fd[s:s + m])
+                continue
             np.add(w, v, out=w)
             np.multiply(fg[s:s + m], w, out=o)
+    if dx is not None:
+        _stash_put(a, dx)
     return out
 
 
@@ -196,13 +221,16 @@ def _gelu32_phi(x, z, r, u, b):
     np.subtract(u, b, out=b)             # Phi(x) = (1 + s) / 2 - s H
 
 
-def _gelu32(a, g, dx=False):
+def _gelu32(a, g, dx=False, stash=False):
     """float32 gelu(a) (``g`` None, ``dx`` False), its derivative (``dx``) or g times it
-    (``g`` given, of a's shape): NOTE [float32 gelu]."""
+    (``g`` given, of a's shape): NOTE [float32 gelu].  ``stash``: gelu(a), and gelu'(a)
+    kept for the backward (NOTE [gelu derivative stash])."""
     fa = np.ascontiguousarray(a).reshape(-1)
     fg = None if g is None else np.ascontiguousarray(g).reshape(-1)
     out = np.empty(a.shape, np.float32)
     fo = out.reshape(-1)
+    d = np.empty(a.shape, np.float32) if stash else None
+    fd = None if d is None else d.reshape(-1)
     size = fa.size
     n = min(size, _BLOCK32)
     if not n:
@@ -218,16 +246,68 @@ def _gelu32(a, g, dx=False):
             _gelu32_phi(x, z, r, u, b)
             if not grad:
                 np.multiply(x, b, out=o)
-                continue
+                if fd is None:
+                    continue
             np.exp(z, out=z)
             np.divide(_INV_SQRT_2PI, z, out=z)   # the normal density at x
             np.multiply(z, x, out=z)
-            if fg is None:
+            if fd is not None:
+                np.add(b, z, out=fd[s:s + m])
+            elif fg is None:
                 np.add(b, z, out=o)
             else:
                 np.add(b, z, out=b)
                 np.multiply(fg[s:s + m], b, out=o)
+    if d is not None:
+        _stash_put(a, d)
     return out
+
+
+# NOTE [gelu derivative stash]
+# The erf-form gelu of a large float32 array (or C-contiguous float64 one) run with grad
+# mode on also computes its derivative gelu'(x) -- four more NumPy calls per block on
+# values the forward already has, where the backward would recompute Phi(x) with ~40 --
+# and keeps it here, keyed by the input array, with a copy of that array.  The backward
+# kernel (gelu_backward with a gradient of the input's shape and dtype) takes the entry
+# when it is handed the same array object with the same bits as the copy, and then returns
+# grad * gelu'(x): the very operations of the recomputing path, so bit for bit the same
+# result.  Anything else -- another array, values changed behind autograd's back (through
+# .numpy()), a second backward (retain_graph: the first one took the entry), create_graph
+# (the backward is then made of ops and never reads the entry) -- finds no valid entry and
+# recomputes, so the stash can make a backward faster but never different.  An entry lives
+# until the backward takes it or the input array is freed (a weak reference drops it):
+# twice the input's memory, while the graph that saves that input is alive.
+_STASH = {}             # id(input array) -> (weak reference to it, its copy, gelu'(it))
+_STASH_MIN = 16384      # below this many elements the backward recomputes (cheap there)
+
+
+def _stashable(a):
+    return a.size >= _STASH_MIN and a.flags.c_contiguous and (
+        a.dtype == np.float32 or (a.dtype == np.float64 and _gelu_blocked(a)))
+
+
+def _stash_put(a, d):
+    key = id(a)
+
+    def drop(ref, key=key):
+        entry = _STASH.get(key)
+        if entry is not None and entry[0] is ref:
+            _STASH.pop(key, None)
+    _STASH[key] = (weakref.ref(a, drop), a.copy(), d)
+
+
+def _stash_take(a):
+    """gelu'(a) stashed by the forward if ``a`` is that forward's input, unchanged; else
+    None (NOTE [gelu derivative stash])."""
+    entry = _STASH.pop(id(a), None)
+    if entry is None or entry[0]() is not a:
+        return None
+    x0 = entry[1]
+    bits = np.uint64 if x0.nbytes % 8 == 0 else np.uint32  # (float64: always 8)
+    if x0.shape != a.shape or not a.flags.c_contiguous or \
+            not np.array_equal(x0.reshape(-1).view(bits), a.reshape(-1).view(bits)):
+        return None
+    return entry[2]
 
 
 @half_in_float32

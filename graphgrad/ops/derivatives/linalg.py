@@ -27,6 +27,12 @@ def _mm_self_vjp(grad, mat2):
     ``grad`` broadcasts over its leading dims)."""
     if grad.__class__ is _ndarray and mat2.__class__ is _ndarray and \
             mat2.dtype.kind != "c":
+        if grad.ndim > 2:  # batched (vmap, vectorized jacobian/hessian): its rows stacked
+            # into one gemm, where NumPy's matmul would loop over one small product per
+            # batch entry (W4's (200, 1, 200) gradient: 2 ms -> 0.1 ms)
+            lead = grad.shape[:-1]
+            return _np_matmul(grad.reshape(-1, grad.shape[-1]), mat2.T).reshape(
+                lead + (mat2.shape[0],))
         return _np_matmul(grad, mat2.T)  # (F._gemm without its frame)
     return F.matmul(grad, F.mH(mat2))
 

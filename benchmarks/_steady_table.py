@@ -23,9 +23,16 @@ def spread(values):
 
 
 def fmt_spread(values):
-    """``"0.53 [0.50-0.57]"``: median [min-max] of per-round ratios, two decimals."""
+    """``"0.53 [0.50-0.57]"``: median [min-max] of per-round ratios, two decimals (one
+    from 10 on: ``"61.3 [58.0-64.1]"``)."""
     med, lo, hi = spread(values)
-    return f"{med:.2f} [{lo:.2f}-{hi:.2f}]"
+    digits = 1 if med >= 10 else 2
+    return f"{med:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
+
+
+def fmt_bytes(n):
+    """``"4.1 MiB"``, or ``"787 KiB"`` below 1 MiB."""
+    return f"{n / MIB:.1f} MiB" if n >= MIB else f"{n / 1024:.0f} KiB"
 
 
 def verdict(value, target):
@@ -103,13 +110,14 @@ def memory_ratio(row):
 
 
 def peak_cell(row):
-    """``"30.1 / 28.0 MiB (1.07x)"`` (graphgrad / NumPy tracemalloc peaks), or graphgrad's."""
+    """``"30.1 MiB / 28.0 MiB (1.07x)"`` (graphgrad / NumPy tracemalloc peaks), or
+    graphgrad's alone."""
     traced = row["traced"]
     if "graphgrad" not in traced:
         return DASH
     if "numpy" not in traced:
-        return f"{traced['graphgrad'] / MIB:.1f} MiB"
-    return (f"{traced['graphgrad'] / MIB:.1f} / {traced['numpy'] / MIB:.1f} MiB "
+        return fmt_bytes(traced["graphgrad"])
+    return (f"{fmt_bytes(traced['graphgrad'])} / {fmt_bytes(traced['numpy'])} "
             f"({memory_ratio(row):.2f}x)")
 
 

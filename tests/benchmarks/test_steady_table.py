@@ -36,6 +36,9 @@ def test_summarize_takes_medians_and_per_round_ratios():
 
 def test_spread_text():
     assert table.fmt_spread([1.0, 0.5, 0.75]) == "0.75 [0.50-1.00]"
+    assert table.fmt_spread([61.27, 58.0, 64.12]) == "61.3 [58.0-64.1]"
+    assert table.fmt_bytes(4.1 * MIB) == "4.1 MiB"
+    assert table.fmt_bytes(787 * 1024) == "787 KiB"
 
 
 def test_time_units():
@@ -71,7 +74,7 @@ def test_table_has_one_row_per_workload_and_full_rows():
     assert all(line.count("|") == ncols for line in lines)
     assert lines[2].startswith(f"| {LABELS['w2_mlp']} | 1500 ms | 2000 ms | 1500 ms |")
     assert "0.75 [0.50-1.00]" in lines[2] and "1.00 [1.00-2.00]" in lines[2]
-    assert "12.0 / 10.0 MiB (1.20x)" in lines[2] and "| 100 / 100 / 100 |" in lines[2]
+    assert "12.0 MiB / 10.0 MiB (1.20x)" in lines[2] and "| 100 / 100 / 100 |" in lines[2]
     assert "graphgrad child failed" in lines[3]
 
 

@@ -154,11 +154,12 @@ def markdown_table(rows):
 
 def cpu_lines(row):
     """The CPU-time (``process_time``) medians and ratios of a row, one line per peer."""
-    lines = []
+    name, cpu, lines = row["name"], row["cpu"], []
     for peer, ratios in row["cpu_ratio"].items():
-        lines.append(f"{row['name']} CPU time: graphgrad {fmt_time(row['cpu']['graphgrad'], row['name'])}"
-                     f", {peer.removeprefix('peer:')} {fmt_time(row['cpu'][peer], row['name'])}"
-                     f", graphgrad / {peer.removeprefix('peer:')} {fmt_spread(ratios)}")
+        other = peer.removeprefix("peer:")
+        lines.append(f"{name} CPU time: graphgrad {fmt_time(cpu['graphgrad'], name)}, "
+                     f"{other} {fmt_time(cpu[peer], name)}, graphgrad / {other} "
+                     f"{fmt_spread(ratios)}")
     return lines
 
 

@@ -13,7 +13,7 @@ median of the per-round ratios graphgrad / PyTorch and graphgrad / NumPy with th
 
     python -m benchmarks.steady                      # W1-W9, digits epoch, per-sample grads
     python -m benchmarks.steady --write              # ... and benchmarks/steady_results.md
-    python -m benchmarks.steady --threads default --write benchmarks/steady_default_threads.md
+    python -m benchmarks.steady --threads default --write   # steady_results_default_threads.md
     python -m benchmarks.steady --only W3 --instructions    # + W3's valgrind counts
     python -m benchmarks.steady --only module_call --rounds 7
     python -m benchmarks.steady --check              # results vs PyTorch, one process
@@ -39,7 +39,9 @@ from benchmarks._steady_workloads import (INSTRUCTION_TARGETS, PEER_WORKLOADS, R
                                           WORKLOADS, check_graph_workloads, has_numpy,
                                           numpy_step, resolve)
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent / "steady_results.md"
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUTPUT = {"1": HERE / "steady_results.md",
+                  "default": HERE / "steady_results_default_threads.md"}
 
 
 # ----------------------------------------------------------------- child
@@ -225,9 +227,10 @@ def main(argv=None):
     p.add_argument("--threads", choices=("1", "default"), default="1",
                    help="1 (default): one compute thread in every child; default: the "
                    "libraries' default thread counts (the second table)")
-    p.add_argument("--write", nargs="?", const=str(DEFAULT_OUTPUT), default=None,
-                   metavar="PATH", help=f"write the markdown results (default path "
-                   f"{DEFAULT_OUTPUT.relative_to(DEFAULT_OUTPUT.parent.parent)})")
+    p.add_argument("--write", nargs="?", const="", default=None, metavar="PATH",
+                   help="write the markdown results to PATH (default: "
+                   "benchmarks/steady_results.md, with --threads default "
+                   "benchmarks/steady_results_default_threads.md)")
     p.add_argument("--instructions", action="store_true",
                    help="also count W3's instructions against its NumPy version's with "
                    "valgrind (benchmarks.instructions W3 W3numpy; minutes)")
@@ -285,9 +288,10 @@ def main(argv=None):
     print(table.markdown_table(rows))
     for line in extra:
         print(line)
-    if args.write:
-        write_results(args.write, argv, args.threads, rows, facts(args, threads_seen, load_start, elapsed),
-                      extra)
+    if args.write is not None:
+        args.write = args.write or str(DEFAULT_OUTPUT[args.threads])
+        info = facts(args, threads_seen, load_start, elapsed)
+        write_results(args.write, argv, args.threads, rows, info, extra)
         print(f"written to {args.write}")
     return 1 if any(row.get("error") for row in rows) else 0
 

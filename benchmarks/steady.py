@@ -233,7 +233,8 @@ def main(argv=None):
                    "benchmarks/steady_results_default_threads.md)")
     p.add_argument("--instructions", action="store_true",
                    help="also count W3's instructions against its NumPy version's with "
-                   "valgrind (benchmarks.instructions W3 W3numpy; minutes)")
+                   "valgrind after the timings (benchmarks.instructions W3 W3numpy; ~10 "
+                   "minutes of CPU)")
     p.add_argument("--child", nargs=3, metavar=("LIB", "WORKLOAD", "SAMPLES"),
                    help=argparse.SUPPRESS)
     p.add_argument("--peers", default="",

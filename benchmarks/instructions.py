@@ -1,4 +1,4 @@
-"""Instruction counts per run of W1 and tiny-array W3 (valgrind's callgrind).
+"""Instruction counts per run of W1, tiny-array W3 and full W3 (valgrind's callgrind).
 
 Wall time on the 2-core VM varies by 1.5x between runs; instruction counts
 are repeatable, so they are the check that a change leaves the per-op and
@@ -13,6 +13,11 @@ imported.
 Tiny-array W3 is W3's graph (100 RNN steps, matmul + add + tanh per step,
 backward) on batch 2, hidden 4, input 4: what is left is pure overhead.
 
+W3 and W3numpy (not run by default) are one run of the full-size W3 (batch 32, hidden 128,
+float64) on graphgrad and of its hand-written NumPy version (``run_numpy``): issue 20's
+"graphgrad's W3 instruction count <= 1.05x the NumPy version's with one BLAS thread"
+(the matrix products, the same in both, are most of either count).
+
 W7grad and W7backward (not run by default) are one gradient of W7's Rosenbrock-10:
 ``graphgrad.func.grad(f)(x)`` against the ``backward()`` path (``x.grad = None;
 f(x).backward(); x.grad``), issue 21's "func.grad at least as fast as backward()".
@@ -20,8 +25,14 @@ f(x).backward(); x.grad``), issue 21's "func.grad at least as fast as backward()
     python -m benchmarks.instructions            # W1 and W3tiny
     python -m benchmarks.instructions W1         # one of them
     python -m benchmarks.instructions W7grad W7backward
+    env -u PYTHONDONTWRITEBYTECODE python -m benchmarks.instructions W3 W3numpy
 
-Needs ``valgrind`` on PATH.  Torch is not imported.
+Needs ``valgrind`` on PATH.  Torch is not imported.  Count with compiled ``.pyc`` files
+(``env -u PYTHONDONTWRITEBYTECODE`` where that variable is set): the counts are then
+those of an installed graphgrad, and each name is first run once without valgrind so that
+the two counted processes import the same way (the first to import a changed module
+would otherwise also compile it).  Each count runs with one BLAS thread
+(OMP/OPENBLAS/MKL_NUM_THREADS=1).
 """
 
 import os
@@ -44,6 +55,12 @@ if name == "W7grad":
     run = lambda f=g.func.grad(w7.rosenbrock): f(x7)
 elif name == "W7backward":
     run = w7.peer_step("graphgrad-backward", w7.make_data(0))
+elif name == "W3":
+    state = w3.build(g, w3.make_data(0))
+    run = lambda: w3.run_graph(g, state)
+elif name == "W3numpy":
+    data3 = w3.make_data(0)
+    run = lambda: w3.run_numpy(data3)
 elif name == "W1":
     state = w1.build(g, w1.make_data())
     run = lambda: w1.run_graph(g, state)
@@ -62,9 +79,22 @@ for _ in range(1 + runs):
 """
 
 
+NAMES = ("W1", "W3tiny", "W3", "W3numpy", "W7grad", "W7backward")
+
+
+def _env():
+    return dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                PYTHONHASHSEED="0")
+
+
+def _warm(name):
+    """One run without valgrind: writes the ``.pyc`` files (if allowed) before counting."""
+    subprocess.run([sys.executable, "-c", _RUNNER, name, "0"], env=_env(), check=True,
+                   capture_output=True)
+
+
 def _count(name, runs):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONHASHSEED="0")
+    env = _env()
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cg.out")
         r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
@@ -82,16 +112,22 @@ RUNS = {"W7grad": (20, 220), "W7backward": (20, 220)}
 
 
 def per_run(name):
+    if name not in NAMES:
+        raise SystemExit(f"unknown name {name!r}: one of {', '.join(NAMES)}")
+    _warm(name)
     r1, r2 = RUNS.get(name, (R1, R2))
     return (_count(name, r2) - _count(name, r1)) / (r2 - r1)
 
 
 def main(argv):
     names = argv or ["W1", "W3tiny"]
+    counts = {}
     for name in names:
-        n = per_run(name)
+        n = counts[name] = per_run(name)
         print(f"{name}: {n / 1e6:.2f} M instructions per run" if n >= 1e7 else
               f"{name}: {n / 1e3:.1f} k instructions per run", flush=True)
+    if "W3" in counts and "W3numpy" in counts:
+        print(f"W3 / W3numpy: {counts['W3'] / counts['W3numpy']:.3f} (issue 20: <= 1.05)")
 
 
 if __name__ == "__main__":

@@ -18,32 +18,22 @@ module cannot be imported (or has no ``tensor``), its columns are skipped.
 """
 
 import argparse
-import datetime
 import importlib
 import os
-import platform
 import sys
 import time
 import traceback
 from pathlib import Path
 
-import numpy as np
-
 from benchmarks import WORKLOADS
 from benchmarks._common import MIN_REPS, CheckFailed, check
+from benchmarks._machine import busy_warning, env_facts, load_avg, machine_facts
 from benchmarks._timing import alternate, summarize
 
 GG = "graphgrad"  # label of the slot holding the module under test
 TORCH = "torch"
 NUMPY = "numpy"
 NOISY = 1.5  # median/min above this marks a time as disturbed
-ENV_VARS = (
-    "OPENBLAS_CORETYPE",
-    "OPENBLAS_L2_SIZE",
-    "OPENBLAS_NUM_THREADS",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-)
 FOOTNOTE = (
     f"† median > {NOISY}x min: the runs were disturbed (other processes on the "
     "machine, CPU steal); the mins are then the more telling figures."
@@ -208,68 +198,17 @@ def results_table(results):
 
 
 def machine_info(torch_mod, under_test_desc, mode, load_desc):
-    info = [
-        ("date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")),
-        ("python", platform.python_version()),
-        ("platform", platform.platform()),
-        ("cpu", _cpu_model()),
-        ("os.cpu_count()", str(os.cpu_count())),
-    ]
-    if hasattr(os, "sched_getaffinity"):
-        info.append(("usable cpus (affinity)", str(len(os.sched_getaffinity(0)))))
-    info.append(("numpy", np.__version__))
-    info.append(("numpy BLAS", _numpy_blas()))
+    info = machine_facts()
     if torch_mod is not None:
         info.append(("torch", torch_mod.__version__))
         info.append(("torch.get_num_threads()", str(torch_mod.get_num_threads())))
     else:
         info.append(("torch", "not available"))
-    for var in ENV_VARS:
-        info.append((var, os.environ.get(var, "(unset)")))
+    info.extend(env_facts())
     info.append(("load average at start / end (1 min)", load_desc))
     info.append(("graphgrad slot", under_test_desc))
     info.append(("mode", mode))
     return info
-
-
-def _load_avg():
-    try:
-        return f"{os.getloadavg()[0]:.2f}"
-    except OSError:
-        return "?"
-
-
-def _busy_warning():
-    """A warning if other processes already keep the CPUs busy."""
-    try:
-        load, ncpu = os.getloadavg()[0], os.cpu_count() or 1
-    except OSError:
-        return ""
-    if load <= 0.5 * ncpu:
-        return ""
-    return (
-        f"warning: load average {load:.2f} on {ncpu} cpus: other processes are "
-        "running, timings (medians especially) will be disturbed"
-    )
-
-
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _numpy_blas():
-    try:
-        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-        return f"{blas.get('name')} {blas.get('version')}"
-    except Exception:
-        return "unknown"
 
 
 # --------------------------------------------------------------------------
@@ -314,7 +253,7 @@ def main(argv=None):
     mode = "quick" if args.quick else "full"
     workloads = select_workloads(args.only)
     t_start = time.perf_counter()
-    load_start = _load_avg()
+    load_start = load_avg()
 
     torch_mod, torch_reason = _load("torch")
     gg_mod, gg_reason = _load(args.module_under_test)
@@ -328,7 +267,7 @@ def main(argv=None):
     if torch_mod is None:
         print(f"warning: {torch_reason}; torch columns skipped", file=sys.stderr)
 
-    busy = _busy_warning()
+    busy = busy_warning()
     if busy:
         print(busy, file=sys.stderr)
     print(f"graphgrad slot: {under_test_desc}")
@@ -363,7 +302,7 @@ def main(argv=None):
         print(FOOTNOTE)
         print(f"total wall time: {elapsed:.1f} s")
         if not args.no_write:
-            load_desc = f"{load_start} / {_load_avg()} (other processes disturb the timings)"
+            load_desc = f"{load_start} / {load_avg()} (other processes disturb the timings)"
             write_results(Path(args.output), argv, results, table, torch_mod, under_test_desc, mode, elapsed, load_desc)
             print(f"written to {args.output}")
 

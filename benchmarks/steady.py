@@ -1,214 +1,92 @@
-"""Steady-state timings, each library in its own process (the primary figure).
+"""Steady-state timings, each library in its own process (issue 20's primary table).
 
 On 2 shared vCPUs a second BLAS/OpenMP thread that cannot get a CPU makes a call wait
 for a scheduler tick, and one library's spinning thread pool slows the next library in
-the same process.  So here every library runs in a child process of its own, with one
-compute thread (OMP/OPENBLAS/MKL_NUM_THREADS=1, torch.set_num_threads(1)); each child
-warms up, then times back-to-back runs as a training loop would, and reports the median.
-The parent alternates the children over several rounds (g t, t g, g t, ...) and prints
-the median of the per-round ratios graphgrad/PyTorch and their spread (min-max).
+the same process.  So here every library runs in a child process of its own -- graphgrad,
+PyTorch and, for the workloads that have one (W1-W7), the hand-written NumPy code -- with
+one compute thread (OMP/OPENBLAS/MKL_NUM_THREADS=1, torch.set_num_threads(1)); each child
+warms up, then times back-to-back runs as a training loop would (parameters made once,
+grads cleared each run), and reports the median and its peak memory.  The parent
+alternates the children over several rounds (order rotated each round) and prints the
+median of the per-round ratios graphgrad / PyTorch and graphgrad / NumPy with their spread
+(min-max).
 
-    python -m benchmarks.steady                    # every workload, 5 rounds
+    python -m benchmarks.steady                      # W1-W9, digits epoch, per-sample grads
+    python -m benchmarks.steady --write              # ... and benchmarks/steady_results.md
+    python -m benchmarks.steady --threads default --write   # steady_results_default_threads.md
+    python -m benchmarks.steady --only W3 --instructions    # + W3's valgrind counts
     python -m benchmarks.steady --only module_call --rounds 7
-    python -m benchmarks.steady --check --only w7_rosenbrock,w8_transformer,w9_cnn
+    python -m benchmarks.steady --check              # results vs PyTorch, one process
 
-Workloads (``WORKLOADS``): each is ``setup(lib) -> step`` where ``step()`` is one timed
-unit of work; ``REPEAT`` units are timed back to back per sample.
+Workloads: ``benchmarks/_steady_workloads.py``; the table: ``benchmarks/_steady_table.py``.
 """
 import argparse
+import gc
+import importlib
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+from benchmarks import _steady_table as table
+from benchmarks._machine import (THREAD_VARS, busy_warning, env_facts, load_avg,
+                                 machine_facts, package_version)
+from benchmarks._steady_workloads import (INSTRUCTION_TARGETS, PEER_WORKLOADS, REPEAT,
+                                          WORKLOADS, check_graph_workloads, has_numpy,
+                                          numpy_step, resolve)
 
-
-# ----------------------------------------------------------------- workloads
-def _digits(lib):
-    """sklearn's digits (1797 x 64, 10 classes) when installed, else data of that shape."""
-    import numpy as np
-    try:
-        from sklearn.datasets import load_digits
-        d = load_digits()
-        x, y = d.data / 16.0, d.target
-    except ImportError:
-        rng = np.random.default_rng(0)
-        x, y = rng.random((1797, 64)), rng.integers(0, 10, 1797)
-    return lib.tensor(x, dtype=lib.float32), lib.tensor(y, dtype=lib.int64)
-
-
-def module_call(lib):
-    """``Module.__call__`` with no hooks registered, around a forward that does nothing."""
-    class Nothing(lib.nn.Module):
-        def forward(self, x):
-            return x
-
-    m = Nothing()
-    x = lib.zeros(1)
-
-    def step():
-        for _ in range(1000):
-            m(x)
-    return step
-
-
-def digits_mlp_epoch(lib):
-    """One training epoch of a 64-128-64-10 MLP on digits: DataLoader (batch 64, shuffled),
-    cross entropy, backward, SGD with momentum (28 steps)."""
-    lib.manual_seed(0)
-    nn = lib.nn
-    x, y = _digits(lib)
-    loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(x, y), batch_size=64,
-                                       shuffle=True)
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU(),
-                          nn.Linear(64, 10))
-    opt = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    loss_fn = nn.CrossEntropyLoss()
-
-    def step():
-        for xb, yb in loader:
-            opt.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            opt.step()
-    return step
-
-
-def digits_adam_epoch(lib):
-    """The same epoch with Adam."""
-    lib.manual_seed(0)
-    nn = lib.nn
-    x, y = _digits(lib)
-    loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(x, y), batch_size=64,
-                                       shuffle=True)
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU(),
-                          nn.Linear(64, 10))
-    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
-    loss_fn = nn.CrossEntropyLoss()
-
-    def step():
-        for xb, yb in loader:
-            opt.zero_grad()
-            loss_fn(model(xb), yb).backward()
-            opt.step()
-    return step
-
-
-def _graph_workload(modname):
-    """A ``wN_*`` module with ``make_data``/``build``/``run_graph``: parameters made once,
-    their grads cleared at the start of every run (as a training loop does)."""
-    def setup(lib):
-        import importlib
-        wl = importlib.import_module(f"benchmarks.{modname}")
-        state = wl.build(lib, wl.make_data(0))
-        if modname == "w7_rosenbrock":
-            x = state["x"]
-            return lambda: wl.value_and_grad(x)
-        return lambda: wl.run_graph(lib, state)
-    return setup
-
-
-def per_sample_grads_mlp(lib):
-    """Per-sample gradients, torch.func's tutorial way: ``vmap(grad(loss), in_dims=(None, 0,
-    0))`` of a 64-128-10 MLP (ReLU, cross entropy, float32) over a batch of 64 examples
-    (issue 21's performance bar: graphgrad <= 1.0x torch.func)."""
-    import numpy as np
-    lib.manual_seed(0)
-    nn = lib.nn
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
-    params = {k: v.detach() for k, v in model.named_parameters()}
-    rng = np.random.default_rng(0)
-    x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
-    y = lib.tensor(rng.integers(0, 10, 64))
-
-    def loss(p, xi, yi):
-        out = lib.func.functional_call(model, p, (xi.unsqueeze(0),))
-        return nn.functional.cross_entropy(out, yi.unsqueeze(0))
-    per_sample = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))
-    return lambda: per_sample(params, x, y)
-
-
-def w7_func_grad(lib):
-    """W7 (Rosenbrock-10, float64) by the function transform: ``func.grad(f)(x)`` -- the
-    gradient only, as HIPS autograd's ``grad(f)(x)`` (its peer, ``--peers autograd``)."""
-    import importlib
-    wl = importlib.import_module("benchmarks.w7_rosenbrock")
-    x = lib.tensor(wl.make_data(0)["x"])
-    g = lib.func.grad(wl.rosenbrock)
-    return lambda: g(x)
-
-
-GRAPH_WORKLOADS = {"w7_rosenbrock": "w7_rosenbrock", "w8_transformer": "w8_transformer",
-                   "w9_cnn": "w9_cnn"}
-WORKLOADS = {"module_call": module_call, "digits_mlp_epoch": digits_mlp_epoch,
-             "digits_adam_epoch": digits_adam_epoch,
-             **{name: _graph_workload(mod) for name, mod in GRAPH_WORKLOADS.items()},
-             "per_sample_grads_mlp": per_sample_grads_mlp, "w7_func_grad": w7_func_grad}
-REPEAT = {"module_call": 20, "digits_mlp_epoch": 1, "digits_adam_epoch": 1,
-          "w7_rosenbrock": 200, "w8_transformer": 1, "w9_cnn": 1,
-          "per_sample_grads_mlp": 20, "w7_func_grad": 200}
-UNITS = {"module_call": ("us/call", 1e6 / 1000), "w7_rosenbrock": ("us", 1e6),
-         "w7_func_grad": ("us", 1e6)}
-PEER_WORKLOADS = {"w7_rosenbrock": "value_and_grad", "w7_func_grad": "grad"}  # --peers
-
-
-def check_graph_workloads(names):
-    """Run each graph workload once on graphgrad and on PyTorch in this process and
-    compare the loss and every gradient (tolerances ``TOL`` of the workload module)."""
-    import importlib
-    import numpy as np
-    import torch
-    import graphgrad
-    ok = True
-    for name in names:
-        if name not in GRAPH_WORKLOADS:
-            continue
-        wl = importlib.import_module(f"benchmarks.{GRAPH_WORKLOADS[name]}")
-        data = wl.make_data(0)
-        if hasattr(wl, "run_graph") and name != "w7_rosenbrock":
-            got = wl.run_graph(graphgrad, wl.build(graphgrad, data))
-            ref = wl.run_graph(torch, wl.build(torch, data))
-        else:
-            got = wl.value_and_grad(wl.build(graphgrad, data)["x"])
-            ref = wl.value_and_grad(wl.build(torch, data)["x"])
-        worst, this_ok = 0.0, True
-        for g, r in zip(got, ref):
-            g, r = np.asarray(g.detach().numpy(), np.float64), r.detach().double().numpy()
-            scale = float(np.max(np.abs(r))) or 1.0
-            worst = max(worst, float(np.max(np.abs(g - r))) / scale)
-            if not np.allclose(g, r, rtol=wl.TOL["rtol"], atol=wl.TOL["atol"] * scale):
-                this_ok = ok = False
-        print(f"{name}: {'ok' if this_ok else 'MISMATCH'} (max err / max|ref| {worst:.1e})")
-    return ok
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUTPUT = {"1": HERE / "steady_results.md",
+                  "default": HERE / "steady_results_default_threads.md"}
 
 
 # ----------------------------------------------------------------- child
-def child(libname, workload, samples):
-    import gc
-    import importlib
+def make_step(libname, workload, threads):
+    """The timed unit of ``workload`` for ``libname`` (graphgrad, torch, numpy, peer:X)."""
+    if libname == "numpy":
+        return numpy_step(workload)
     if libname.startswith("peer:"):  # a NumPy-based W7 peer (autograd, mygrad, numpy)
         wl = importlib.import_module("benchmarks.w7_rosenbrock")
-        step = wl.peer_step(libname[5:], wl.make_data(0), PEER_WORKLOADS[workload])
-    else:
-        lib = importlib.import_module(libname)
-        if libname == "torch":
-            lib.set_num_threads(1)
-        step = WORKLOADS[workload](lib)
+        return wl.peer_step(libname[5:], wl.make_data(0), PEER_WORKLOADS[workload])
+    lib = importlib.import_module(libname)
+    if libname == "torch" and threads == "1":
+        lib.set_num_threads(1)
+    return WORKLOADS[workload](lib)
+
+
+def thread_counts(libname):
+    """The compute threads the child ran with: torch's intra-op threads, NumPy's BLAS."""
+    counts = {}
+    if libname == "torch":
+        counts["torch"] = sys.modules["torch"].get_num_threads()
+    try:
+        from threadpoolctl import threadpool_info
+        for pool in threadpool_info():
+            counts[pool.get("internal_api", "?")] = pool.get("num_threads")
+    except ImportError:
+        pass
+    return counts
+
+
+def child(libname, workload, samples, threads):
+    step = make_step(libname, workload, threads)
     for _ in range(3):  # warm-up
         step()
     gc.collect()
     gc.freeze()
     times, cpu = [], []
+    repeat = REPEAT[workload]
     for _ in range(samples):
         c0 = time.process_time()
         t0 = time.perf_counter()
-        for _ in range(REPEAT[workload]):
+        for _ in range(repeat):
             step()
-        times.append((time.perf_counter() - t0) / REPEAT[workload])
-        cpu.append((time.process_time() - c0) / REPEAT[workload])
+        times.append((time.perf_counter() - t0) / repeat)
+        cpu.append((time.process_time() - c0) / repeat)
     # peak memory, after the timing: max RSS of this process (the library's import
     # included), and the tracemalloc peak of one more step (NumPy reports its arrays to
     # tracemalloc, PyTorch's allocator does not: no figure for torch)
@@ -216,33 +94,152 @@ def child(libname, workload, samples):
     import tracemalloc
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     traced = None
-    if libname == "graphgrad":
+    if libname in ("graphgrad", "numpy"):
         gc.collect()
         tracemalloc.start()
-        step()
+        result = step()
         traced = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
+        del result
     print(json.dumps({"median": statistics.median(times), "min": min(times),
-                      "cpu_median": statistics.median(cpu), "maxrss": rss, "traced": traced}))
+                      "cpu_median": statistics.median(cpu), "maxrss": rss, "traced": traced,
+                      "threads": thread_counts(libname)}))
 
 
-def run_child(libname, workload, samples, python=None):
-    env = dict(os.environ, **{v: "1" for v in THREAD_VARS})
-    out = subprocess.run([python or sys.executable, "-m", "benchmarks.steady", "--child", libname,
-                          workload, str(samples)], env=env, capture_output=True, text=True,
-                         check=True)
+# ----------------------------------------------------------------- parent
+def child_env(threads):
+    """The children's environment: one compute thread (``"1"``), or the libraries' own
+    defaults (``"default"``: the thread variables removed)."""
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
+    if threads == "1":
+        env.update({v: "1" for v in THREAD_VARS})
+    return env
+
+
+def run_child(libname, workload, samples, threads, python=None):
+    """A child's result dict, or ``{"error": text}`` if it failed."""
+    out = subprocess.run([python or sys.executable, "-m", "benchmarks.steady", "--child",
+                          libname, workload, str(samples), "--threads", threads],
+                         env=child_env(threads), capture_output=True, text=True)
+    if out.returncode:
+        last = (out.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return {"error": f"{libname} child failed: {last}"}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def run_workload(name, args, peers):
+    """All rounds of one workload -> its table row."""
+    libs = ["graphgrad", "torch", *(["numpy"] if has_numpy(name) else []),
+            *(peers if name in PEER_WORKLOADS else [])]
+    rounds, threads = [], {}
+    for r in range(args.rounds):
+        order = libs[r % len(libs):] + libs[:r % len(libs)]  # g t n, t n g, n g t, ...
+        res = {}
+        for lib in order:
+            python = (args.peer_python if lib.startswith("peer:") and
+                      not lib.startswith("peer:graphgrad") else None)
+            res[lib] = run_child(lib, name, args.samples, args.threads, python)
+            if "error" in res[lib]:
+                return {"name": name, "error": res[lib]["error"]}, threads
+            threads.setdefault(lib, res[lib]["threads"])
+        rounds.append({lib: res[lib] for lib in libs})
+    return table.summarize(name, rounds), threads
+
+
+def instruction_counts(names):
+    """``{workload: (graphgrad count, NumPy count)}`` per run, by valgrind."""
+    from benchmarks import instructions
+    counts = {}
+    for name in names:
+        if name in INSTRUCTION_TARGETS:
+            g, n, _ = INSTRUCTION_TARGETS[name]
+            counts[name] = (instructions.per_run(g), instructions.per_run(n))
+    return counts
+
+
+def git_describe():
+    """The checkout's commit (``+ uncommitted changes`` if dirty), or ``"?"``."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return head + (" + uncommitted changes" if dirty else "")
+
+
+def facts(args, threads_seen, load_start, elapsed):
+    """The machine and run facts of the results file."""
+    if args.threads == "1":
+        mode = "one compute thread: OMP/OPENBLAS/MKL_NUM_THREADS=1, torch.set_num_threads(1)"
+    else:
+        mode = "the libraries' defaults: thread variables removed, no set_num_threads"
+    seen = "; ".join(f"{lib}: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+                     for lib, counts in threads_seen.items() if counts)
+    info = machine_facts()
+    info += [("torch", package_version("torch")), ("graphgrad commit", git_describe()),
+             ("children's threads", mode), ("threads the children reported", seen or "?")]
+    info += [(f"{var} (children)", value) for var, value in env_facts(child_env(args.threads))]
+    info += [("rounds x samples", f"{args.rounds} x {args.samples}"),
+             ("load average at start / end (1 min)",
+              f"{load_start} / {load_avg()} (other processes disturb the timings)"),
+             ("total wall time", f"{elapsed:.0f} s")]
+    return info
+
+
+NOTES = """\
+Each library runs in a child process of its own, warms up (3 units), then times
+`samples` samples of back-to-back units (parameters made once, grads cleared at the start
+of each unit, as a training loop does) and reports the median time per unit; the
+children of a workload are alternated over the rounds (order rotated each round).
+Times: median over the rounds; ratios: median [min-max] of the per-round ratios (below
+1, graphgrad is faster). Targets: issue 20's bounds on graphgrad / PyTorch (issue 21's
+for the per-sample gradients), `ok` / `MISS` from the median. Peak memory: tracemalloc
+peak of one unit (NumPy reports its arrays to tracemalloc, PyTorch's allocator does not).
+Max RSS: of the whole child, the library's import included. W7 and its NumPy column are
+one evaluation of the value and gradient; W3's instruction counts: `python -m
+benchmarks.instructions W3 W3numpy` (valgrind, load-independent)."""
+
+
+def write_results(path, argv, threads, rows, info, extra_lines):
+    title = "one compute thread" if threads == "1" else "the libraries' default threads"
+    text = [f"# Steady-state benchmark results: {title}", "",
+            f"Generated by `python -m benchmarks.steady {shlex.join(argv)}`.", "",
+            "## Machine", "", table.facts_table(info), "", "## Times", "",
+            table.markdown_table(rows), ""]
+    if extra_lines:
+        text += [*(f"- {line}" for line in extra_lines), ""]
+    text += [NOTES, ""]
+    Path(path).write_text("\n".join(text))
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", default=",".join(WORKLOADS))
+    p.add_argument("--only", default="",
+                   help="comma-separated workloads (names, W1-W9, or all); default: W1-W9, "
+                   "digits_mlp_epoch, per_sample_grads_mlp")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--samples", type=int, default=15)
-    p.add_argument("--child", nargs=3, metavar=("LIB", "WORKLOAD", "SAMPLES"))
+    p.add_argument("--threads", choices=("1", "default"), default="1",
+                   help="1 (default): one compute thread in every child; default: the "
+                   "libraries' default thread counts (the second table)")
+    p.add_argument("--write", nargs="?", const="", default=None, metavar="PATH",
+                   help="write the markdown results to PATH (default: "
+                   "benchmarks/steady_results.md, with --threads default "
+                   "benchmarks/steady_results_default_threads.md)")
+    p.add_argument("--instructions", action="store_true",
+                   help="also count W3's instructions against its NumPy version's with "
+                   "valgrind after the timings (benchmarks.instructions W3 W3numpy; ~10 "
+                   "minutes of CPU)")
+    p.add_argument("--child", nargs=3, metavar=("LIB", "WORKLOAD", "SAMPLES"),
+                   help=argparse.SUPPRESS)
     p.add_argument("--peers", default="",
                    help="W7 only (w7_rosenbrock, w7_func_grad): NumPy-based peers timed in the "
-                   "same rounds, e.g. numpy,autograd,mygrad (numpy: the hand-written value and "
+                   "same rounds, e.g. autograd,mygrad (numpy: the hand-written value and "
                    "gradient; graphgrad-backward: graphgrad's backward() path, which runs in "
                    "this interpreter)")
     p.add_argument("--peer-python", default=None,
@@ -252,70 +249,53 @@ def main(argv=None):
                    "on a machine loaded by other processes the wall time includes waiting for "
                    "a CPU, the CPU time does not")
     p.add_argument("--check", action="store_true",
-                   help="only compare graphgrad's and PyTorch's results on W7-W9")
+                   help="only compare graphgrad's (and the NumPy code's) results with "
+                   "PyTorch's on the graph workloads, in this process")
     args = p.parse_args(argv)
     if args.child:
-        return child(args.child[0], args.child[1], int(args.child[2]))
+        return child(args.child[0], args.child[1], int(args.child[2]), args.threads)
+    names = resolve(args.only)
     if args.check:
-        return 0 if check_graph_workloads(args.only.split(",")) else 1
-    print(f"{'workload':<20} {'graphgrad':>12} {'torch':>12}   ratio g/t median [min-max]"
-          "   max RSS g / t, tracemalloc peak g")
-    for w in args.only.split(","):
-        ratios, gs, ts, mem = [], [], [], {}
-        cpu = {"graphgrad": [], "torch": []}
-        peers = [f"peer:{p}" for p in args.peers.split(",") if p] if w in PEER_WORKLOADS \
-            else []
-        peer_ratios = {p: [] for p in peers}
-        peer_times = {p: [] for p in peers}
-        peer_gratios = {p: [] for p in peers}   # graphgrad / peer, same rounds
-        peer_cpu = {p: [] for p in peers}       # (peer, graphgrad) CPU times
-        for r in range(args.rounds):
-            order = ["graphgrad", "torch", *peers]
-            if r % 2:
-                order.reverse()
-            res = {lib: run_child(lib, w, args.samples,
-                                  args.peer_python if lib.startswith("peer:") and
-                                  not lib.startswith("peer:graphgrad") else None)
-                   for lib in order}
-            gs.append(res["graphgrad"]["median"])
-            ts.append(res["torch"]["median"])
-            for lib in cpu:
-                cpu[lib].append(res[lib]["cpu_median"])
-            ratios.append(gs[-1] / ts[-1])
-            for p in peers:
-                peer_times[p].append(res[p]["median"])
-                peer_ratios[p].append(res[p]["median"] / ts[-1])
-                peer_gratios[p].append(gs[-1] / res[p]["median"])
-                peer_cpu[p].append((res[p]["cpu_median"], res["graphgrad"]["cpu_median"]))
-            mem = res
-        unit, scale = UNITS.get(w, ("ms", 1e3))
-        mib = 2.0 ** 20
-        traced = mem["graphgrad"]["traced"]
-        print(f"{w:<20} {statistics.median(gs) * scale:>9.2f} {unit:<3}"
-              f"{statistics.median(ts) * scale:>9.2f} {unit:<3} {statistics.median(ratios):5.2f}"
-              f" [{min(ratios):.2f}-{max(ratios):.2f}]  ({args.rounds} rounds)"
-              f"   {mem['graphgrad']['maxrss'] / mib:.0f} / {mem['torch']['maxrss'] / mib:.0f} MiB"
-              + (f", {traced / mib:.1f} MiB" if traced is not None else ""))
-        if args.cpu_time:
-            cr = [g / t for g, t in zip(cpu["graphgrad"], cpu["torch"])]
-            print(f"  {'(CPU time)':<18} {statistics.median(cpu['graphgrad']) * scale:>9.2f} "
-                  f"{unit:<3}{statistics.median(cpu['torch']) * scale:>9.2f} {unit:<3} "
-                  f"{statistics.median(cr):5.2f} [{min(cr):.2f}-{max(cr):.2f}]")
-        for p in peers:
-            pr = peer_ratios[p]
-            print(f"  {p[5:]:<18} {statistics.median(peer_times[p]) * scale:>9.2f} {unit:<3}"
-                  f"{'':>12}    {statistics.median(pr):5.2f} [{min(pr):.2f}-{max(pr):.2f}]"
-                  f"  (vs torch, same rounds)")
-            gr = peer_gratios[p]
-            line = (f"  {'':<18} graphgrad / {p[5:]}: {statistics.median(gr):5.2f} "
-                    f"[{min(gr):.2f}-{max(gr):.2f}]")
-            if args.cpu_time:
-                cg = [g / q for q, g in peer_cpu[p]]
-                line += (f"; CPU time {statistics.median([q for q, _ in peer_cpu[p]]) * scale:.2f}"
-                         f" {unit}, graphgrad / {p[5:]} {statistics.median(cg):5.2f} "
-                         f"[{min(cg):.2f}-{max(cg):.2f}]")
-            print(line)
+        return 0 if check_graph_workloads(names) else 1
+    peers = [f"peer:{name}" for name in args.peers.split(",") if name]
+    busy = busy_warning()
+    if busy:
+        print(busy, file=sys.stderr)
+    t_start, load_start = time.perf_counter(), load_avg()
+    print(f"threads: {args.threads}; {args.rounds} rounds x {args.samples} samples",
+          flush=True)
+    rows, threads_seen, extra = [], {}, []
+    for name in names:
+        row, seen = run_workload(name, args, peers)
+        for lib, counts in seen.items():
+            threads_seen.setdefault(lib, counts)
+        rows.append(row)
+        print(table.table_row(row), flush=True)
+        lines = table.peer_lines(row) if not row.get("error") else []
+        if args.cpu_time and not row.get("error"):
+            lines += table.cpu_lines(row)
+        for line in lines:
+            print("  " + line)
+        extra += lines
+    if args.instructions:
+        for name, counts in instruction_counts(names).items():
+            for row in rows:
+                if row["name"] == name and not row.get("error"):
+                    row["instructions"] = counts
+            extra.append(f"{name} instructions per run: graphgrad {counts[0] / 1e6:.2f} M, "
+                         f"NumPy {counts[1] / 1e6:.2f} M, ratio {counts[0] / counts[1]:.3f}")
+    elapsed = time.perf_counter() - t_start
+    print()
+    print(table.markdown_table(rows))
+    for line in extra:
+        print(line)
+    if args.write is not None:
+        args.write = args.write or str(DEFAULT_OUTPUT[args.threads])
+        info = facts(args, threads_seen, load_start, elapsed)
+        write_results(args.write, argv, args.threads, rows, info, extra)
+        print(f"written to {args.write}")
+    return 1 if any(row.get("error") for row in rows) else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -127,3 +127,18 @@ def test_no_grad_view_refuses_inplace_in_grad_mode_like_torch():
             return "raised"
         return v
     run_both(program)
+
+
+@pytest.mark.parametrize("key", [slice(1, None), slice(None, -1, 2), slice(5, 2)], ids=str)
+def test_slice_backward_kernel_first_and_second_order_match_torch(key):
+    # SliceBackward0's kernel (a zero array with the gradient written in on dim 0) and its
+    # own derivative under create_graph
+    from tests.conftest import run_both
+
+    def program(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], requires_grad=True)
+        y = x[key]
+        g, = lib.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        gg_, = lib.autograd.grad(g.sum(), x)
+        return g, gg_
+    run_both(program)

@@ -215,11 +215,15 @@ class AccumulateGrad(Node):
     _has_hooks = True
 
     def __init__(self, variable):
+        # (a leaf's AccumulateGrad is made again by every graph that uses the leaf once the
+        # previous graph is gone: its slots directly, and ``tls`` read only off a plain
+        # thread, NOTE [hot flags])
         self.variable = variable
-        self._next_edges = ()
+        self._next_nodes = ()
+        self._next_nrs = ()
         self._seq = _ACCUMULATE_SEQ
-        if tls.anomaly:  # anomaly mode: every node records where it was created
-            record_traceback(self)
+        if not ALL_THREADS.plain and tls.anomaly:  # anomaly mode: every node records
+            record_traceback(self)                 # where it was created
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -385,4 +389,4 @@ from ._saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensor
 from ._misc import increment_version  # noqa: E402,F401  (torch.autograd.graph.increment_version)
 from .._core.hooks import RemovableHandle, _HookDict
 from .._tensor.tensor import Tensor
-from .._core.state import tls
+from .._core.state import ALL_THREADS, tls

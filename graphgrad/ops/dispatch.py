@@ -339,6 +339,34 @@ def unary(op, x):
     return out
 
 
+def unary_attr(op, x, attr):
+    """``dispatch(op, x, attr)`` for an op of one tensor and one attribute (``t ** 2.0``,
+    ``1.0 - t``: the exponent, the number) whose output is its only one and not a view:
+    on a plain thread (NOTE [hot flags]) for a ``Tensor`` ``x`` needing no promotion,
+    dispatch's steps without its generic ones; any other call goes to ``dispatch``."""
+    d = x._data
+    if not ALL_THREADS.plain or x.__class__ is not Tensor or (
+            op.promote == "float" and d.dtype.kind not in "fcV"):
+        return dispatch(op, x, attr)
+    try:
+        res = op.kernel(d, attr)
+    except Exception as exc:  # NumPy's errors become PyTorch's types with our context
+        raise _kernel_error(op, [d, attr], exc) from None
+    out = _new(Tensor)
+    out._data = res if res.__class__ is _ndarray else np.asarray(res)
+    out._requires_grad = False
+    out._grad_fn = None
+    out._output_nr = 0
+    out._vc = None
+    if x._requires_grad and op.differentiable:
+        rec = op.record
+        if rec is not None:
+            rec((x, attr), out)
+        else:
+            _record_generic(op, (x, attr), (out,))
+    return out
+
+
 def binary(op, a, b):
     """``dispatch`` unrolled for two tensor-or-scalar inputs and no attributes; the
     reference of the generated operators and ``graphgrad.add/sub/mul/div`` (NOTE

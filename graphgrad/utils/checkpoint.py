@@ -19,7 +19,7 @@ import contextlib
 import warnings
 
 import graphgrad as _gg
-from ..autograd.engine.task import _local as _engine_local  # the running graph task
+from .._core.state import tls  # (tls.engine_task: the running graph task)
 from ._checkpoint_debug import DEBUG_TIP, debug_contexts
 from ._selective_checkpoint import (CheckpointPolicy, SAC_IGNORED_OPS,  # noqa: F401
                                     SelectiveCheckpointContext,
@@ -137,7 +137,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 def _is_checkpoint_valid():
     """False inside a backward that only computes some gradients (autograd.grad, inputs=):
     the reentrant backward inside it would accumulate into every leaf's .grad."""
-    task = getattr(_engine_local, "task", None)
+    task = tls.engine_task
     return task is None or task[3] is None
 
 
@@ -243,7 +243,7 @@ class _Frame:
             raise self.error_cb(exc) from None
 
     def _unpack(self, slot):
-        task = getattr(_engine_local, "task", None)
+        task = tls.engine_task
         if task is None:
             # outside a backward (``grad_fn._saved_result``): every access recomputes and
             # keeps nothing, as PyTorch's fresh graph-task id per access does

@@ -45,3 +45,100 @@ def test_zero_step_and_0d_errors_match_torch():
         gg.arange(4.0)[::-1]
     with pytest.raises(ValueError):
         torch.arange(4.0)[::-1]
+
+
+# the slice of a plain thread (grad mode on, nothing extra) skips dispatch
+# (_slice_plain); off a plain thread it goes through dispatch: both must agree with torch
+def _modes(lib):
+    import contextlib
+    fa = lib.autograd.forward_ad
+    return {
+        "plain": contextlib.nullcontext,
+        "no_grad": lib.no_grad,
+        "anomaly": lambda: lib.autograd.detect_anomaly(check_nan=False),
+        "saved_hooks": lambda: lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
+        "inference": lib.inference_mode,
+        "dual": fa.dual_level,
+    }
+
+
+@pytest.mark.parametrize("mode", ["plain", "no_grad", "anomaly", "saved_hooks", "inference",
+                                  "dual"])
+def test_slice_in_each_grad_mode_matches_torch(mode):
+    from tests.conftest import run_both
+
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+        with _modes(lib)[mode]():
+            a, b = x[:-1], x[1:]
+            f = (100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2).sum()
+            out = [f, a.requires_grad, b.is_leaf, a._version, a._base is x]
+        if f.requires_grad:
+            f.backward()
+            out.append(x.grad)
+        return out
+    run_both(program)
+
+
+def test_view_of_a_base_without_grad_follows_a_later_inplace_with_grad():
+    from tests.conftest import run_both
+
+    def program(lib):
+        base = lib.zeros(5)
+        v = base[1:]
+        w = lib.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+        base.mul_(w)   # base and its views now have history
+        out = [v.requires_grad, type(v.grad_fn).__name__]
+        (v * 2.0).sum().backward()
+        return out + [w.grad]
+    run_both(program)
+
+
+def test_slice_of_a_parameter_and_inplace_on_the_view_match_torch():
+    from tests.conftest import run_both
+
+    def program(lib):
+        p = lib.nn.Parameter(lib.tensor([1.0, 2.0, 3.0, 4.0]))
+        y = p[1:3]
+        out = [type(y).__name__, type(y.grad_fn).__name__]
+        z = p * 1.0
+        zz = z[1:]
+        zz.mul_(2.0)
+        out.append(type(z.grad_fn).__name__)
+        z.sum().backward()
+        out.append(p.grad)
+        with pytest.raises(RuntimeError):
+            y.add_(1.0)   # a view of a leaf that requires grad
+        return out
+    run_both(program)
+
+
+def test_no_grad_view_refuses_inplace_in_grad_mode_like_torch():
+    from tests.conftest import run_both
+
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 1.0
+        with lib.no_grad():
+            v = y[1:]
+        try:
+            v.mul_(2.0)
+        except RuntimeError:
+            return "raised"
+        return v
+    run_both(program)
+
+
+@pytest.mark.parametrize("key", [slice(1, None), slice(None, -1, 2), slice(5, 2)], ids=str)
+def test_slice_backward_kernel_first_and_second_order_match_torch(key):
+    # SliceBackward0's kernel (a zero array with the gradient written in on dim 0) and its
+    # own derivative under create_graph
+    from tests.conftest import run_both
+
+    def program(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], requires_grad=True)
+        y = x[key]
+        g, = lib.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        gg_, = lib.autograd.grad(g.sum(), x)
+        return g, gg_
+    run_both(program)

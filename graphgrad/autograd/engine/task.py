@@ -8,7 +8,7 @@ import itertools
 import sys
 import threading
 
-from ..._core.state import ALL_THREADS, tls
+from ..._core.state import grad_mode_set, tls
 from ..graph import AccumulateGrad, Node, zeros
 from ..anomaly_mode import report_backward_error
 from .accumulate import _Journal
@@ -162,20 +162,18 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     then no ``.grad`` has changed and no user code has run (with ``keep_graph`` the graph
     is whole for another pass).
     """
-    depth = tls.engine_depth
+    # (the thread's flags through its attribute dict, NOTE [thread dict]: each read or
+    # write of ``tls`` costs ~650 instructions, and a small graph's backward would pay for
+    # ~25 of them; the defaults below are ``_State``'s)
+    d = tls.__dict__
+    get = d.get
+    depth = get("engine_depth", 0)
     if depth and _deep_reentrant():
         return _execute_on_fresh_thread(roots, grad_outputs, keep_graph, create_graph, inputs,
                                         accumulate, batch_nd, only)
     root = GraphRoot(roots, grad_outputs)
-    # (a backward into one leaf on a plain thread -- grad mode on, no anomaly mode,
-    # profiler or saved-tensor hooks, NOTE [hot flags] -- reads none of them)
-    plain_one = only is not None and ALL_THREADS.plain
-    if plain_one:
-        anomaly = False
-        prof = None
-    else:
-        anomaly = tls.anomaly
-        prof = tls.profiler  # (NOTE [profiled backward] in loop.py)
+    anomaly = get("anomaly", False)
+    prof = get("profiler")  # (NOTE [profiled backward] in loop.py)
     # a plain backward runs its nodes in decreasing sequence_nr with no dependency counts
     # (NOTE [Sequence order]); anything that needs the counts takes the counting loop
     by_seq = inputs is None and not create_graph and not anomaly and prof is None
@@ -200,21 +198,15 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             # backward(inputs=...) runs each input's node (PyTorch's init_to_execute marks
             # them all needed): a non-leaf input's node pre-hooks run too
             needed.update(targets)
-    # (each read or write of ``tls`` costs ~650 instructions, NOTE [hot flags]: a small
-    # graph's backward pays for every one of them)
-    if plain_one:
-        prev_mode = True
-        prev_saved_hooks = ()
-    else:
-        prev_mode = tls._grad_enabled
-        prev_saved_hooks = tls.saved_hooks
+    prev_mode = get("_grad_enabled", True)
+    prev_saved_hooks = get("saved_hooks", ())
     if anomaly:
         prev_anomaly_node = tls.anomaly_node
-    tls.grad_enabled = bool(create_graph)
-    tls.engine_depth = depth + 1
+    grad_mode_set(d, bool(create_graph))
+    d["engine_depth"] = depth + 1
     journal = _Journal()
-    prev_task = getattr(_local, "task", None)
-    _local.task = task = [next(_task_ids), deps, needed, captures, accumulate, root, []]
+    prev_task = get("engine_task")
+    d["engine_task"] = task = [next(_task_ids), deps, needed, captures, accumulate, root, []]
     # A backward allocates and frees many short-lived objects but creates no cycles; left
     # on, the cyclic collector would repeatedly walk the whole heap (the graph, and every
     # module the program imported) while the graph is being consumed.
@@ -246,14 +238,14 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
     finally:
         if gc_was_enabled:
             gc.enable()
-        tls.grad_enabled = prev_mode
-        if tls.saved_hooks is not prev_saved_hooks:  # a hook entered/left a context
+        grad_mode_set(d, prev_mode)
+        if get("saved_hooks", ()) is not prev_saved_hooks:  # a hook entered/left a context
             tls.saved_hooks = prev_saved_hooks
             tls.refresh()
-        tls.engine_depth = depth
+        d["engine_depth"] = depth
         if anomaly:
             tls.anomaly_node = prev_anomaly_node  # (an enclosing backward's node)
-        _local.task = prev_task
+        d["engine_task"] = prev_task
     return captured if only is None else True
 
 
@@ -306,8 +298,8 @@ def _execute_on_fresh_thread(*args):
 
 
 # -- what hooks may ask about the running backward (PyTorch's torch._C helpers) ----------
-_local = threading.local()   # .task: [id, deps, needed, captures, accumulate, root,
-_task_ids = itertools.count()  #        final callbacks] or None
+# tls.engine_task: [id, deps, needed, captures, accumulate, root, final callbacks] or None
+_task_ids = itertools.count()
 
 
 def queue_callback(callback):
@@ -315,7 +307,7 @@ def queue_callback(callback):
     graph (PyTorch's ``Variable._execution_engine.queue_callback``).  A callback queued
     inside a reentrant backward belongs to that inner backward; callbacks may queue more
     callbacks, which run in the same pass."""
-    task = getattr(_local, "task", None)
+    task = tls.engine_task
     if task is None:
         raise RuntimeError("Final callbacks can only be installed during backward pass.")
     task[6].append(callback)
@@ -331,13 +323,13 @@ def _run_final_callbacks(callbacks):
 
 def current_graph_task_id():
     """Id of the backward call running on this thread, -1 outside backward."""
-    task = getattr(_local, "task", None)
+    task = tls.engine_task
     return -1 if task is None else task[0]
 
 
 def will_engine_execute_node(node):
     """Whether the running backward will execute ``node`` (its hooks will run)."""
-    task = getattr(_local, "task", None)
+    task = tls.engine_task
     if task is None:
         raise RuntimeError("_will_engine_execute_node should only be called during the "
                            "backward pass")

@@ -7,9 +7,9 @@ from ..._core import dtypes as _dtype
 from ..._core.dtypes import to_dtype
 from ..._tensor.tensor import Tensor, _check_device
 from ..._core.state import ALL_THREADS, tls
-from ..dispatch import dispatch, unary
+from ..dispatch import _record, dispatch, unary
 from ..forward_mode import _overlaps
-from ...autograd.views import select_view
+from ...autograd.views import _set_view, select_view
 from ..derivatives.pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from ..registry import export
 from ..derivatives.shape import SELECT, SLICE
@@ -170,7 +170,11 @@ def __getitem__(self, key):
         if d.ndim:
             start, stop, step = key.indices(d.shape[0])
             if step > 0 and not (start == 0 and stop == d.shape[0] and step == 1):
-                return dispatch(SLICE, self, -d.ndim, start, max(stop, start), step)
+                if stop < start:
+                    stop = start
+                if ALL_THREADS.plain:
+                    return _slice_plain(self, d, start, stop, step)
+                return dispatch(SLICE, self, -d.ndim, start, stop, step)
     if vmap_index_hook is not None:   # graphgrad.func.vmap: batched index tensors
         r = vmap_index_hook(self, key, None, False)
         if r is not NotImplemented:
@@ -179,6 +183,27 @@ def __getitem__(self, key):
 
 
 vmap_index_hook = None   # set by graphgrad.func while a vmap level is active
+
+
+def _slice_plain(x, d, start, stop, step):
+    """``x[start:stop:step]`` (a slice of dim 0, ``step > 0``) on a plain thread (grad mode
+    on, nothing extra, NOTE [hot flags]): what ``dispatch(SLICE, x, -d.ndim, start, stop,
+    step)`` does there -- the view, ``_set_view``, the record -- without its generic steps
+    (x[1:] and x[:-1] are common in small losses: W7's Rosenbrock)."""
+    o = _object_new(Tensor)
+    o._data = d[start:stop:step]  # (the kernel's d[..., start:stop:step] for dim -d.ndim)
+    o._requires_grad = False
+    o._grad_fn = None
+    o._output_nr = 0
+    o._vc = None
+    args = (x, -d.ndim, start, stop, step)
+    _set_view(SLICE, args, o)
+    if x._requires_grad:
+        _record(SLICE, args, (o,))
+    return o
+
+
+_object_new = object.__new__
 
 
 @export(function=False)

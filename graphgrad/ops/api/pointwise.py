@@ -9,7 +9,7 @@ import numpy as np
 
 from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor
-from ..dispatch import binary, dispatch, unary
+from ..dispatch import binary, dispatch, unary, unary_attr
 from ..inplace import check_inplace_numbers, dispatch_inplace
 from ..codegen.entries import make_binary_function, make_binary_operator, make_unary_function
 from ..registry import export
@@ -272,6 +272,9 @@ def _need_tensor(name, x, pos, argname):
 
 # ------------------------------------------------------------ Python operators
 def _rsub(self, other):
+    c = other.__class__
+    if (c is float or c is int) and self._data.dtype.kind == "f":
+        return unary_attr(RSUB, self, other)  # ``1.0 - t`` (what the steps below do for it)
     if isinstance(other, Tensor):
         return binary(SUB, other, self)
     other = _as_operand("rsub", other)
@@ -328,7 +331,7 @@ def _pow_operator(self, other):
     directly (what ``pow`` does for it, without its argument checks)."""
     if (other.__class__ is int or other.__class__ is float) and \
             self._data.dtype.kind == "f":
-        return dispatch(POW, self, other)
+        return unary_attr(POW, self, other)
     return pow(self, other)
 
 

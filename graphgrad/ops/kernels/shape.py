@@ -48,6 +48,10 @@ def _slice_key(dim, start, end, step):
 
 
 def _slice_backward_kernel(grad, sizes, dim, start, end, step):
+    if grad.ndim == len(sizes) and dim == -grad.ndim:  # (t[a:b]'s: no batch dims, dim 0)
+        z = np.zeros(sizes, grad.dtype)
+        z[start:end:step] = grad
+        return z
     lead = grad.shape[:grad.ndim - len(sizes)]
     z = np.zeros(lead + tuple(sizes), grad.dtype)
     z[_slice_key(dim, start, end, step)] = grad

@@ -54,6 +54,15 @@ def _has_nan(m):
     return _arrays(m) and bool(np.isnan(m.ours).any() or np.isnan(m.theirs).any())
 
 
+# a p-norm whose gradient has a factor sgn(x) (p = 1, +-inf, p < 1 < 2), so whose double
+# backward differentiates sgn: vector_norm(a, 1, ...), a.norm(0.5, ...)
+_SGN_NORM = re.compile(r"(vector_norm\(\w+, (1|inf|-inf), |\.norm\((1|0\.5), )")
+
+
+def _sgn_norm(p):
+    return any(_SGN_NORM.search(ln) for ln in p.lines)
+
+
 _POW = ("pow", "operator**")
 _NUMERIC = ("value", "nan-pattern", "grad", "gradgrad", "jvp")  # kinds that compare numbers
 
@@ -105,15 +114,13 @@ KNOWN = [
      "follows each formula's order of operations: vector_norm's double backward at a zero "
      "row (109854), norm of log10's double backward (205484), a norm's tangent at 0 "
      "(518589), the -inf-norm's double backward at a NaN entry (416326). PyTorch's internal 'Tensor must have a last dimension with stride "
-     "1' for view_as_real of a gradient laid out otherwise (117439). A 1-norm's double "
-     "backward at an infinite entry: 0 from PyTorch's sgn ZeroTensor, NaN (0 * inf) in "
-     "graphgrad, as sgn-zerotensor (722856). sqrt's tangent at an exact 0 made by a matmul "
+     "1' for view_as_real of a gradient laid out otherwise (117439). sqrt's tangent at an exact 0 made by a matmul "
      "of zeros: the infinity's sign is the zero's, which follows the order of the tangent's "
      "products (721170). pow's double backward at an exponent of -inf (x ** -inf = inf): "
      "inf in graphgrad, NaN in PyTorch, the order of (-inf) (-inf - 1) x^(-inf) (730924)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 518589,
-                             519919, 700083, 416326, 722856, 721170, 730924)),
+                             519919, 700083, 416326, 721170, 730924)),
     ("real-view-write-inf-grad", DELIBERATE,
      "an in-place write into the real (or imaginary) view of a complex tensor, with an "
      "infinite gradient reaching that view's region: the written part's derivative is 0 "
@@ -139,13 +146,16 @@ KNOWN = [
     ("sgn-zerotensor", DELIBERATE,
      "PyTorch's gradient of sgn of a real tensor is an efficient ZeroTensor, which the "
      "backward formulas before it keep zero even against inf or NaN (pow at a negative "
-     "base; abs's double backward, which differentiates sgn; sgn's tangent), and whose "
+     "base; the double backward of abs and of the 1-, inf- and p < 2 norms, whose "
+     "gradients have a factor sgn(x); sgn's tangent), and whose "
      "product with a Python number is float64 in a float32 program; graphgrad's are "
      "ordinary zeros (0 * NaN = NaN, dtype kept), as it has no ZeroTensor (seeds 411636, "
-     "504764, 517112, 7206, 515394)",
-     lambda p, m: p.dtype != "complex128" and _uses(p, "sgn", "abs") and (
+     "504764, 517112, 7206, 515394; norms: 722856, an infinite entry; 748968, a var "
+     "with no degree of freedom, whose constant NaN derivative multiplies the zero)",
+     lambda p, m: p.dtype != "complex128" and (
          (m.phase in ("grad", "gradgrad", "jvp")
-          and (_uses(p, "sgn") or (m.phase == "gradgrad" and _uses(p, "abs")))
+          and (_uses(p, "sgn") or (m.phase == "gradgrad" and (
+              _uses(p, "abs") or _sgn_norm(p))))
           and _ours_nan_where_torch_not(m))
          or (m.kind == "meta" and m.phase == "jvp" and _uses(p, "sgn")
              and "torch float64" in m.detail))),

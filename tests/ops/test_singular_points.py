@@ -428,3 +428,27 @@ def test_number_base_complex_exponent_zero_to_the_zero():
         e = T.tensor([0j, 1 + 0j, 1j, 2 + 0j], dtype=T.complex128)
         return T.pow(0.0, e), T.pow(0j, e), T.pow(T.zeros(4, dtype=T.complex128), e)
     run_both(program)
+
+
+# ---------------------------------------------------------------- x ** 2 inside a derivative
+SQUARE_INSIDE = {
+    "erf": lambda T, x: T.erf(x),
+    "erfc": lambda T, x: T.erfc(x),
+    "erfinv": lambda T, x: T.erfinv(x / 2e308),
+    "asinh": lambda T, x: T.asinh(x),
+    "atanh": lambda T, x: T.atanh(x),
+    "tan": lambda T, x: T.tan(x),
+}
+
+
+@pytest.mark.parametrize("dtype, big", [("float64", 1.7976931348623157e308),
+                                        ("float32", 3.4028234663852886e38)])
+@pytest.mark.parametrize("name", SQUARE_INSIDE)
+def test_double_backward_of_a_square_in_the_derivative_at_the_largest_values(name, dtype, big):
+    """PyTorch's derivatives of erf, erfc, erfinv, asinh, atanh and tan take x.pow(2) (of
+    x, erfinv(x), tan(x)), whose gradient 2 x overflows at the largest finite values:
+    their double backward is NaN there (0 * inf), as nan_to_num's replacements of +-inf
+    reach it (fuzz seed 758830). graphgrad's x * x gave 0 x + 0 x = 0."""
+    points = [-big, big, -1.0, 0.5, 0.0, 2.0, NAN, INF, -INF]
+    run_both(_grads(SQUARE_INSIDE[name], points, dtype))
+    run_both(_jvp(SQUARE_INSIDE[name], points, dtype))

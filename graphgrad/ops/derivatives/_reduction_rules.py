@@ -372,8 +372,11 @@ def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
 
 
 # ============================================================ var / std
-def _var_unit(self, dim, correction):
-    """d var / d conj(self), doubled: 2 (self - mean) / dof.
+def _var_scaled(v, self, dim, correction):
+    """(2 / dof) v (self - mean): var's derivative applied to ``v`` (a gradient, or a
+    conjugated tangent), in PyTorch's order: ``v`` times the scalar first, the centred input
+    last, so that 2 (self - mean) is never formed (it overflows near the largest finite
+    values: a zero ``v`` then gave 0 * inf = NaN, PyTorch 0).
 
     As PyTorch's: the dof is not clamped here (a correction above the count gives a
     negative factor), and over all elements (``dim`` None, or a 0-d input) with dof <= 0
@@ -383,19 +386,22 @@ def _var_unit(self, dim, correction):
     dof = F.numel(sizes, dim) - correction
     if dof <= 0 and (dim is None or not sizes):
         x = _arr(self)
-        return _const(np.where(x == _mean(x, dim, True), np.nan, np.inf).astype(
+        return v * _const(np.where(x == _mean(x, dim, True), np.nan, np.inf).astype(
             np.empty(0, x.dtype).real.dtype), self)
-    return (self - _mean_keep(self, dim)) * (2.0 / dof if dof else _INF)
+    return (v * (2.0 / dof if dof else _INF)) * (self - _mean_keep(self, dim))
 
 
 def _var_vjp(grad, self, dim, correction, keepdim):
-    return _restore(grad, F.shape(self), dim, keepdim) * _var_unit(self, dim, correction)
+    return _var_scaled(_restore(grad, F.shape(self), dim, keepdim), self, dim, correction)
 
 
 def _var_jvp(self_t, self, dim, correction, keepdim):
-    return F.real_if(_sum_dims(F.conj(_var_unit(self, dim, correction)) * self_t, dim, keepdim,
-                               F.ndim(self)),
-                     True)
+    # Re sum(t conj(d var / d conj(x))) = Re sum(conj(conj(t) (2 / dof) (x - mean)))
+    if F.is_complex(self_t):
+        d = F.conj(_var_scaled(F.conj(self_t), self, dim, correction))
+    else:
+        d = _var_scaled(self_t, self, dim, correction)
+    return F.real_if(_sum_dims(d, dim, keepdim, F.ndim(self)), True)
 
 
 def _safe_half_inv(grad, result):

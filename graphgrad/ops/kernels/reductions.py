@@ -189,6 +189,21 @@ def _var_kernel(a, dim, correction, keepdim):
     return np.asarray(s / dof if dof else s / 0.0)   # dof <= 0: inf/nan, as PyTorch
 
 
+def _var_std_kernel(a, dim, correction, keepdim, take_sqrt=False):
+    """var, or std (``take_sqrt``), as PyTorch's CPU kernel: float32 accumulated in double
+    and the square root taken there before rounding once (std([1e38, -1e38]) is 1.41e38,
+    not inf from a float32 square); complex64 as the sum of its parts' float32 variances."""
+    if a.dtype == np.float32:
+        v = _var_kernel(a.astype(np.float64), dim, correction, keepdim)
+        return np.asarray(np.sqrt(v) if take_sqrt else v).astype(np.float32)
+    if a.dtype == np.complex64:
+        v = _var_std_kernel(a.real, dim, correction, keepdim) + \
+            _var_std_kernel(a.imag, dim, correction, keepdim)
+        return np.sqrt(v) if take_sqrt else v
+    v = _var_kernel(a, dim, correction, keepdim)
+    return np.sqrt(v) if take_sqrt else v
+
+
 # ============================================================ cumsum / cumprod
 def _scan_kernel(fn):
     @half_in_float32

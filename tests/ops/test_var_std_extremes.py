@@ -1,0 +1,56 @@
+"""var and std at values near the largest finite float32 (nan_to_num's replacements of
++-inf, fuzz seed 779910): PyTorch accumulates float32 (and the parts of complex64) in
+double and takes std's square root there before rounding, so std([1e38, -1e38]) is
+1.41e38, not inf; its derivatives multiply the incoming value by 2 / dof first and by
+x - mean last, so 2 (x - mean) does not overflow to inf, and a zero incoming value gives
+0, not 0 * inf = NaN."""
+import pytest
+
+from tests.conftest import run_both
+
+M = 3.4028234663852886e38
+CASES = [([M, -M], [1.0, 1.0]), ([M, -M], [0.25, 0.5]), ([M, -M], [0.0, 0.0]),
+         ([M, -M, 1.0], [1.0, -1.0, 0.0]), ([1e38, -1e38], [4.0, 3.0]),
+         ([1e38, -1e38, 2e38, 0.5], [1.0, 2.0, 3.0, 4.0]), ([0.5, 1.5, -2.0], [1.0, 0.0, 2.0])]
+
+
+def _values_and_grads(fn, xs, ws, dtype):
+    def program(T):
+        dt = getattr(T, dtype)
+        x = T.tensor(xs, dtype=dt, requires_grad=True)
+        out = getattr(x, fn)(0)
+        ys = [out]
+        for w in (1.0, 0.0, 0.5):
+            ys.append(T.autograd.grad(getattr(x, fn)(0) * w, x)[0])
+        g, = T.autograd.grad(getattr(x, fn)(0), x, create_graph=True)
+        ys.append(T.autograd.grad((g * T.tensor(ws, dtype=dt)).sum(), x)[0])
+        return ys
+    return program
+
+
+def _tangent(fn, xs, ts, dtype):
+    def program(T):
+        dt = getattr(T, dtype)
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            x = fa.make_dual(T.tensor(xs, dtype=dt), T.tensor(ts, dtype=dt))
+            return fa.unpack_dual(getattr(x, fn)(0)).tangent
+    return program
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs, ts", CASES)
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_var_std_near_the_largest_float32(fn, xs, ts, dtype):
+    run_both(_values_and_grads(fn, xs, ts, dtype))
+    run_both(_tangent(fn, xs, ts, dtype))
+
+
+@pytest.mark.parametrize("fn", ["var_mean", "std_mean"])
+def test_var_mean_std_mean_near_the_largest_float32(fn):
+    run_both(lambda T: getattr(T, fn)(T.tensor([[1e38, -1e38, 2e38], [M, -M, 1.0]]), 1))
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_complex64_parts_accumulate_in_double(fn):
+    run_both(lambda T: getattr(T.tensor([1e38 + 2e38j, -1e38 - 1j, 0.5j]), fn)())

@@ -54,3 +54,24 @@ def test_var_mean_std_mean_near_the_largest_float32(fn):
 @pytest.mark.parametrize("fn", ["var", "std"])
 def test_complex64_parts_accumulate_in_double(fn):
     run_both(lambda T: getattr(T.tensor([1e38 + 2e38j, -1e38 - 1j, 0.5j]), fn)())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_std_double_backward_at_zero_std_is_nan_as_pytorchs(dtype):
+    """std's gradient at std == 0 is (grad / (2 std)).masked_fill_(std == 0, 0) in PyTorch:
+    the gradient of the incoming grad there is 0 / 0 = NaN under double backward (a
+    product std * w: w's double gradient); graphgrad divided by 1 there and gave 0 (fuzz
+    seed 765507). The first gradient and the tangent are 0."""
+    def program(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([1.0, 1.0], dtype=dt, requires_grad=True)
+        w = T.tensor([2.0, 3.0], dtype=dt, requires_grad=True)
+        gx, gw = T.autograd.grad((x.std(0) * w).abs().sum(), [x, w], create_graph=True)
+        gg = T.autograd.grad((gx * T.tensor([1.0, 2.0], dtype=dt)).abs().sum(), [x, w],
+                             allow_unused=True)
+        fa = T.autograd.forward_ad
+        with fa.dual_level():
+            d = fa.make_dual(x.detach(), T.tensor([float("inf"), 1.0], dtype=dt))
+            t = fa.unpack_dual(d.std(0)).tangent
+        return gx, gw, gg, t
+    run_both(program)

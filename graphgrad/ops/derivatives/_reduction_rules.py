@@ -405,12 +405,13 @@ def _var_jvp(self_t, self, dim, correction, keepdim):
 
 
 def _safe_half_inv(grad, result):
-    """grad / (2 result), 0 where result == 0 (PyTorch's std rule)."""
+    """grad / (2 result), 0 where result == 0 (PyTorch's std rule). The untaken branch
+    divides by 0 there, so under double backward its gradient is 0 / 0 = NaN, as
+    PyTorch's (grad / (2 result)).masked_fill_(result == 0, 0) gives (seed 765507)."""
     zero = _arr(result) == 0
     if not zero.any():
         return grad / (2 * result)
-    zc = _const(zero, result)
-    return F.where(zc, 0.0, grad / (2 * F.where(zc, 1.0, result)))
+    return F.where(_const(zero, result), 0.0, grad / (2 * result))
 
 
 # ============================================================ cumsum / cumprod

@@ -343,6 +343,12 @@ def _zero_where_norm_is_zero(value, result):
     return value
 
 
+def _norm_power(r, p):
+    """r^(p-1), the divisor of a p > 1 norm's derivative (PyTorch divides by it, where
+    multiplying by r^(1-p) can be 1 ulp off; at a zero norm the quotient is then masked)."""
+    return r if p == 2 else r ** (p - 1)
+
+
 def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
     if ord == 0:
         return None   # PyTorch: the 0-"norm" (a count) has no gradient
@@ -351,8 +357,13 @@ def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
         # PyTorch's order for p > 1: grad / norm^(p-1), zero where the norm is 0, then the
         # elementwise factor (an infinite gradient at a zero norm gives 0, not 0 * inf)
         r = _restore(result, sizes, dim, keepdim)
-        scale = _restore(grad, sizes, dim, keepdim) * _norm_scale(r, ord)
+        scale = _restore(grad, sizes, dim, keepdim) / _norm_power(r, ord)
         return _norm_scaled(self, ord) * _zero_where_norm_is_zero(scale, r)
+    if ord < 1 and ord != -_INF:
+        # PyTorch's order for p < 1: the elementwise factor times grad, then norm^(1-p)
+        r = _restore(result, sizes, dim, keepdim)
+        return (_norm_scaled(self, ord) * _restore(grad, sizes, dim, keepdim)) \
+            * _norm_scale(r, ord)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
     return _restore(grad, sizes, dim, keepdim) * unit
 
@@ -362,11 +373,13 @@ def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
         return F.zeros_like(result)
     if ord not in (1, _INF, -_INF):
         # PyTorch's order: the sum first, then the norm's factor (an inf norm times a zero
-        # entry's 0 would be NaN); for p > 1, then 0 where the norm is 0, whatever the
-        # tangent (inf or NaN from an earlier op included)
-        s = _sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim, F.ndim(self))
-        t = F.real_if(s * _norm_scale(result, ord), True)
-        return _zero_where_norm_is_zero(t, result) if ord > 1 else t
+        # entry's 0 would be NaN); for p > 1 a division by norm^(p-1), then 0 where the
+        # norm is 0, whatever the tangent (inf or NaN from an earlier op included)
+        s = F.real_if(_sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim,
+                                F.ndim(self)), True)
+        if ord > 1:
+            return _zero_where_norm_is_zero(s / _norm_power(result, ord), result)
+        return s * _norm_scale(result, ord)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
     return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim, F.ndim(self)), True)
 

@@ -452,3 +452,15 @@ def test_double_backward_of_a_square_in_the_derivative_at_the_largest_values(nam
     points = [-big, big, -1.0, 0.5, 0.0, 2.0, NAN, INF, -INF]
     run_both(_grads(SQUARE_INSIDE[name], points, dtype))
     run_both(_jvp(SQUARE_INSIDE[name], points, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("scale", [0.0, 1.0, INF])
+def test_sigmoid_double_backward_with_an_infinite_incoming_gradient(dtype, scale):
+    """sigmoid's gradient is PyTorch's sigmoid_backward op (SigmoidBackwardBackward0), whose
+    derivative by the result is grad * (1 - 2 r): an infinite incoming gradient gives inf;
+    graphgrad's recorded grad * r * (1 - r) gave inf - inf = NaN (fuzz seed 788695)."""
+    f = (lambda T, x: T.sigmoid(x) / scale) if scale != 1.0 else (lambda T, x: T.sigmoid(x))
+    points = [-0.77, -1.02, 0.3, 2.0, 0.0, 40.0, NAN, INF, -INF]
+    run_both(_grads(f, points, dtype))
+    run_both(_jvp(f, points, dtype))

@@ -12,6 +12,7 @@ from .. import formulas as F
 from ..dispatch import dispatch
 from ..._core.opmath import half_in_float32
 from ..registry import OPS as _OP
+from ..kernels.pointwise_unary import _complex_abs
 from ..kernels.reductions import _INF, _cumprod_backward_np, _mean, _prod_others_np
 
 
@@ -92,7 +93,7 @@ def _mean_keep(x, dims):
 def _abs(x):
     """|x| (real for complex x), differentiable on Tensors."""
     if not isinstance(x, Tensor):
-        return np.abs(x)
+        return _complex_abs(x) if x.dtype.kind == "c" else np.abs(x)
     op = F._OP.get("abs")
     if op is not None:
         return dispatch(op, x)
@@ -105,7 +106,7 @@ def _sgn(x):
     """x / |x| (0 at 0); sign(x) for real x."""
     if not isinstance(x, Tensor):
         if x.dtype.kind == "c":
-            a = np.abs(x)
+            a = _complex_abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
         return F.sign(x)  # (0 at NaN, as PyTorch's; np.sign gives NaN)
     op = F._OP.get("sgn")
@@ -304,7 +305,7 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
             return F.where(_const(zero, self), 0.0, self / r)
         return self / r
     if ord in (_INF, -_INF):
-        xa = np.abs(_arr(self))
+        xa = _abs(_arr(self))
         mask = (xa == rd) | np.isnan(xa)  # (PyTorch's: a NaN counts as the extreme)
         with np.errstate(all="ignore"):
             w = (mask / mask.sum(axis=dim, keepdims=True)).astype(xa.dtype, copy=False)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import formulas as F
 from ..._core.opmath import half_in_float32
+from .pointwise_unary import _complex_abs
 
 
 _INF = math.inf
@@ -156,7 +157,7 @@ def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
 
 @half_in_float32
 def _vector_norm_of(a, ord, dim, keepdim):
-    x = np.abs(a)
+    x = _complex_abs(a) if a.dtype.kind == "c" else np.abs(a)
     if ord != 0 and F.numel(a.shape, dim) == 1:
         # one element per result: PyTorch's norm is its absolute value, exactly (no
         # (|x|^p)^(1/p) rounding, no overflow of x * x)

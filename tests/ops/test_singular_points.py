@@ -464,3 +464,14 @@ def test_sigmoid_double_backward_with_an_infinite_incoming_gradient(dtype, scale
     points = [-0.77, -1.02, 0.3, 2.0, 0.0, 40.0, NAN, INF, -INF]
     run_both(_grads(f, points, dtype))
     run_both(_jvp(f, points, dtype))
+
+
+@pytest.mark.parametrize("alpha", [1.0, 2.0, 0.5])
+def test_elu_keeps_the_sign_of_a_negative_zero(alpha):
+    """elu(-0.0) is alpha * expm1(-0.0) = -0.0, as PyTorch's; atan2 of it then gives -pi,
+    not 0 (fuzz seed 800939)."""
+    def program(T):
+        x = T.tensor([-0.0, 0.0, -1.0, 2.0, NAN, -INF], dtype=T.float64)
+        e = T.nn.functional.elu(x, alpha=alpha)
+        return e, T.atan2(e, e), T.nn.functional.elu(x.clone(), alpha=alpha, inplace=True)
+    run_both(program)

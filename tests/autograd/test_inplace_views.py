@@ -521,3 +521,25 @@ def test_using_such_a_view_after_its_base_changed_in_place_raises(case):
         return v * 2
     ours, _ = run_both(program)
     assert "its base or another view of its base has been modified" in str(ours.exc)
+
+
+@pytest.mark.parametrize("key", ["[:]", "[0:]", "[0:1]", "[:, :]", "[...]", "[..., 0:2]",
+                                 "[:, ::1]", "[0]", "[:, 1:]", "[None]", "[..., 0]"])
+@pytest.mark.parametrize("value", ["0.0", "T.tensor(2.0, dtype=T.float64)",
+                                   "T.ones(2, dtype=T.float64)"])
+def test_setitem_of_the_whole_tensor_writes_into_it(key, value):
+    """t[key] = v with a key of slices covering their dims (and Ellipsis) writes into t
+    itself, as PyTorch's indexing skips such slices: t[:] = 0 is t.fill_(0) (FillBackward3),
+    whose gradient is not connected to the incoming one; through a view (CopySlices) the
+    double backward of a division by the zeros gave 0 * inf = NaN where PyTorch's
+    gradient is a constant (fuzz seed 803070). A 0-d tensor value is fill_'s too."""
+    def program(T):
+        x2 = T.tensor([[-0.79, 0.85]], dtype=T.float64, requires_grad=True)
+        x4 = T.tensor([[-0.22]], dtype=T.float64, requires_grad=True)
+        v3 = x2 * 1.0
+        exec(f"v3{key} = {value}", {"T": T, "v3": v3})
+        g2, g4 = T.autograd.grad((x4 / v3).sum(), [x2, x4], create_graph=True)
+        gg = T.autograd.grad(g2.sum(), [x2, x4], allow_unused=True) \
+            if g2.requires_grad else None
+        return v3, g2, g4.detach(), gg   # (g4: the broadcast sum's node name differs)
+    run_both(program)

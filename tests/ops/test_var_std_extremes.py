@@ -75,3 +75,24 @@ def test_std_double_backward_at_zero_std_is_nan_as_pytorchs(dtype):
             t = fa.unpack_dual(d.std(0)).tangent
         return gx, gw, gg, t
     run_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_var_of_equal_values_as_pytorchs(dtype):
+    """Rows of equal values: PyTorch's var over a dim with several results is Welford's,
+    exactly 0 (graphgrad's mean of n copies could round off the value: var 1e-33, so
+    std's gradient was finite instead of masked to 0); complex is var(real) + var(imag)
+    (fuzz seed 852259: std of a complex 0-d tensor expanded to 3, gradient 0.29j vs 0).
+    (complex64: PyTorch's float32 complex mean of the copies, in the gradient, is not
+    NumPy's; not matched.)"""
+    vals = [0.1, -1.3, 0.7, 2.9, 1e-3, 12.34]
+
+    def program(T):
+        dt = getattr(T, dtype)
+        c = 1 + 0.7j if dtype.startswith("complex") else 1.0
+        rows = T.tensor([[v * c] * 7 for v in vals], dtype=dt)
+        x = T.tensor(0.5312662081767194 + 0.39076083062862316j if dtype.startswith("complex")
+                     else 0.5312662081767194, dtype=dt, requires_grad=True)
+        s = x.expand(3).std(-1)
+        return rows.var(1), rows.t().var(0), rows.std(1), s, T.autograd.grad(s, x)[0]
+    run_both(program)

@@ -182,27 +182,48 @@ def _dof(sizes, dim, correction):
     return builtins.max(0, F.numel(sizes, dim) - correction)
 
 
-def _var_kernel(a, dim, correction, keepdim):
-    d = a - a.mean(axis=dim, keepdims=True)
+def _var_kernel(a, dim, correction, keepdim, mean=None):
+    d = a - (a.mean(axis=dim, keepdims=True) if mean is None else mean)
     sq = d.real * d.real + d.imag * d.imag if a.dtype.kind == "c" else d * d
     s = sq.sum(axis=dim, keepdims=keepdim)
     dof = _dof(a.shape, dim, correction)
     return np.asarray(s / dof if dof else s / 0.0)   # dof <= 0: inf/nan, as PyTorch
 
 
+def _var_of_real(a, dim, correction, keepdim):
+    """The variance of real ``a`` as PyTorch's CPU kernel computes it (float64 for float32
+    input): one result is two passes around ``a.mean()`` (a float32 mean for float32),
+    several are Welford's, which is exactly 0 for a row of equal values."""
+    if not a.size:
+        return _var_kernel(a, dim, correction, keepdim)
+    dims = range(a.ndim) if dim is None else dim
+    full = F.numel(a.shape, None) == F.numel(a.shape, dims)
+    x = a.astype(np.float64) if a.dtype == np.float32 else a
+    if full:
+        mean = a.mean(axis=dim, keepdims=True).astype(x.dtype) if x is not a else None
+        return _var_kernel(x, dim, correction, keepdim, mean)
+    v = _var_kernel(x, dim, correction, keepdim)
+    if _dof(a.shape, dim, correction):
+        hi = x.max(axis=dim, keepdims=keepdim)
+        equal = (hi == x.min(axis=dim, keepdims=keepdim)) & np.isfinite(hi)
+        if equal.any():
+            v = np.where(equal, 0.0, v).astype(v.dtype, copy=False)
+    return v
+
+
 def _var_std_kernel(a, dim, correction, keepdim, take_sqrt=False):
     """var, or std (``take_sqrt``), as PyTorch's CPU kernel: float32 accumulated in double
     and the square root taken there before rounding once (std([1e38, -1e38]) is 1.41e38,
-    not inf from a float32 square); complex64 as the sum of its parts' float32 variances."""
-    if a.dtype == np.float32:
-        v = _var_kernel(a.astype(np.float64), dim, correction, keepdim)
-        return np.asarray(np.sqrt(v) if take_sqrt else v).astype(np.float32)
-    if a.dtype == np.complex64:
+    not inf from a float32 square); complex as the sum of its parts' variances, each
+    rounded to the part's dtype."""
+    if a.dtype.kind == "c":
         v = _var_std_kernel(a.real, dim, correction, keepdim) + \
             _var_std_kernel(a.imag, dim, correction, keepdim)
         return np.sqrt(v) if take_sqrt else v
-    v = _var_kernel(a, dim, correction, keepdim)
-    return np.sqrt(v) if take_sqrt else v
+    v = _var_of_real(a, dim, correction, keepdim)
+    if take_sqrt:
+        v = np.sqrt(v)
+    return np.asarray(v).astype(a.dtype, copy=False)
 
 
 # ============================================================ cumsum / cumprod

@@ -543,3 +543,20 @@ def test_setitem_of_the_whole_tensor_writes_into_it(key, value):
             if g2.requires_grad else None
         return v3, g2, g4.detach(), gg   # (g4: the broadcast sum's node name differs)
     run_both(program)
+
+
+@pytest.mark.parametrize("case", ["t flip 1", "t flip 0", "t flip both", "strided flip",
+                                  "permuted flip", "expanded flip"])
+def test_flip_keeps_its_inputs_layout(case):
+    """flip's copy is laid out as its input (PyTorch): flip of a transposed tensor is
+    transposed, so view(-1) of it raises as in PyTorch (fuzz seed 808040: graphgrad's
+    result was contiguous and the view worked)."""
+    def program(T):
+        x = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4)
+        y = {"t flip 1": lambda: x[0].t().flip(1), "t flip 0": lambda: x[0].t().flip(0),
+             "t flip both": lambda: x[0].t().flip((0, 1)),
+             "strided flip": lambda: x[0, :, ::2].flip(0),
+             "permuted flip": lambda: x.permute(2, 0, 1).flip(1),
+             "expanded flip": lambda: x[0].expand(2, 3, 4).flip(0)}[case]()
+        return y, y.stride(), y.is_contiguous(), y.view(-1)
+    run_both(program)

@@ -560,3 +560,19 @@ def test_flip_keeps_its_inputs_layout(case):
              "expanded flip": lambda: x[0].expand(2, 3, 4).flip(0)}[case]()
         return y, y.stride(), y.is_contiguous(), y.view(-1)
     run_both(program)
+
+
+def test_double_backward_through_a_masked_write_into_a_reshaped_0d_tensor():
+    """The base's gradient of a write into x.reshape(-1) of a 0-d x came as a NumPy scalar
+    in double backward, and replaying the view on it raised 'view size is not compatible'
+    where PyTorch's works (fuzz seed 867076)."""
+    def program(T):
+        x1 = T.tensor([-0.13776721440268022], dtype=T.float64, requires_grad=True)
+        x3 = T.tensor([1.124640433601146], dtype=T.float64, requires_grad=True)
+        v4 = x1 @ x3
+        w5 = v4.reshape(-1)
+        w5[w5 > 0] = -2.5
+        v7 = T.remainder(v4, v4)
+        g = T.autograd.grad(v7.sum() + w5.sum(), [x1, x3], create_graph=True)
+        return g, T.autograd.grad(g[0].sum() + g[1].sum(), [x1, x3], allow_unused=True)
+    run_both(program)

@@ -475,3 +475,17 @@ def test_elu_keeps_the_sign_of_a_negative_zero(alpha):
         e = T.nn.functional.elu(x, alpha=alpha)
         return e, T.atan2(e, e), T.nn.functional.elu(x.clone(), alpha=alpha, inplace=True)
     run_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_with_an_exponent_half_broadcast_along_rows(dtype):
+    """x ** e with e = 0.5 broadcast along a row is PyTorch's elementwise pow ((-inf) **
+    0.5 = inf, (-0.0) ** 0.5 = 0.0); NumPy's loop took the row's constant exponent as sqrt
+    (NaN, -0.0) (fuzz seed 897886)."""
+    def program(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([-0.0, -INF, -0.385, 0.038], dtype=dt)
+        e = T.tensor([[NAN], [0.5]], dtype=dt)
+        e3 = T.tensor([[NAN], [0.5], [2.0]], dtype=dt)
+        return x ** e, x ** e3, T.pow(x, e[1:2]), T.pow(x.reshape(4, 1), e.reshape(1, 2))
+    run_both(program)

@@ -489,3 +489,18 @@ def test_pow_with_an_exponent_half_broadcast_along_rows(dtype):
         e3 = T.tensor([[NAN], [0.5], [2.0]], dtype=dt)
         return x ** e, x ** e3, T.pow(x, e[1:2]), T.pow(x.reshape(4, 1), e.reshape(1, 2))
     run_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("scale", [1.0, INF])
+@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (2.0, 3.0)])
+def test_softplus_double_backward_as_pytorchs(dtype, scale, beta, threshold):
+    """softplus's gradient is PyTorch's softplus_backward op (SoftplusBackwardBackward0),
+    whose derivative by the input multiplies by the mask x * beta < threshold: an infinite
+    incoming gradient above the threshold gives NaN there, where graphgrad's where() gave
+    0 (fuzz seeds 879117, 888654)."""
+    def f(T, x):
+        return T.nn.functional.softplus(x, beta, threshold) * scale
+    points = [-3.0, -0.5, 0.0, 0.5, 1.5, 2.5, 10.0, 19.5, 20.0, 25.0, NAN, INF, -INF]
+    run_both(_grads(f, points, dtype))
+    run_both(_jvp(f, points, dtype))

@@ -190,18 +190,52 @@ def _var_kernel(a, dim, correction, keepdim, mean=None):
     return np.asarray(s / dof if dof else s / 0.0)   # dof <= 0: inf/nan, as PyTorch
 
 
+_WELFORD_MAX = 2048   # longest reduction computed with PyTorch's sequential Welford steps
+
+
+def _welford(x, dim, correction, keepdim):
+    """PyTorch's Welford var of float64 ``x`` over ``dim``, step by step along the reduced
+    elements (vectorised over the results), so that it rounds as PyTorch's does."""
+    dims = sorted(d % x.ndim for d in dim)
+    keep = [d for d in range(x.ndim) if d not in dims]
+    rows = np.transpose(x, keep + dims).reshape(-1, F.numel(x.shape, dims))
+    mean = np.zeros(rows.shape[0])
+    m2 = np.zeros(rows.shape[0])
+    for j in range(rows.shape[1]):
+        col = rows[:, j]
+        delta = col - mean
+        mean = mean + delta / (j + 1)
+        m2 = m2 + delta * (col - mean)
+    dof = _dof(x.shape, dims, correction)
+    v = m2 / dof if dof else m2 / 0.0
+    shape = [1 if d in dims else n for d, n in enumerate(x.shape)] if keepdim else \
+        [x.shape[d] for d in keep]
+    return v.reshape(shape)
+
+
 def _var_of_real(a, dim, correction, keepdim):
     """The variance of real ``a`` as PyTorch's CPU kernel computes it (float64 for float32
-    input): one result is two passes around ``a.mean()`` (a float32 mean for float32),
-    several are Welford's, which is exactly 0 for a row of equal values."""
+    input): one result is two passes around ``a.mean()`` (a float32 mean for float32), the
+    squares summed in order; several are Welford's, step by step up to _WELFORD_MAX
+    reduced elements (beyond: two passes, and exactly 0 for a row of equal values, as
+    Welford's)."""
     if not a.size:
         return _var_kernel(a, dim, correction, keepdim)
-    dims = range(a.ndim) if dim is None else dim
-    full = F.numel(a.shape, None) == F.numel(a.shape, dims)
+    dims = tuple(range(a.ndim)) if dim is None else tuple(dim)
+    n = F.numel(a.shape, dims)
+    full = F.numel(a.shape, None) == n
     x = a.astype(np.float64) if a.dtype == np.float32 else a
     if full:
-        mean = a.mean(axis=dim, keepdims=True).astype(x.dtype) if x is not a else None
-        return _var_kernel(x, dim, correction, keepdim, mean)
+        mean = a.mean(axis=dim, keepdims=True).astype(x.dtype) if x is not a else \
+            x.mean(axis=dim, keepdims=True)
+        d = (x - mean).reshape(-1)
+        s = np.cumsum(d * d)[-1] if n <= 32768 else np.sum(d * d)   # (PyTorch's order)
+        dof = _dof(a.shape, dim, correction)
+        v = np.asarray(s / dof if dof else s / 0.0)
+        return v.reshape((1,) * a.ndim) if keepdim else v.reshape(
+            tuple(m for i, m in enumerate(a.shape) if i not in [d % a.ndim for d in dims]))
+    if n <= _WELFORD_MAX:
+        return _welford(x, dims, correction, keepdim)
     v = _var_kernel(x, dim, correction, keepdim)
     if _dof(a.shape, dim, correction):
         hi = x.max(axis=dim, keepdims=keepdim)

@@ -576,3 +576,15 @@ def test_double_backward_through_a_masked_write_into_a_reshaped_0d_tensor():
         g = T.autograd.grad(v7.sum() + w5.sum(), [x1, x3], create_graph=True)
         return g, T.autograd.grad(g[0].sum() + g[1].sum(), [x1, x3], allow_unused=True)
     run_both(program)
+
+
+def test_inplace_op_with_a_promoted_operand_sharing_part_of_the_memory():
+    """w = z.unsqueeze(0); w.div_(z.real): the real view shares part of w's memory; PyTorch
+    refuses (partial overlap) before promoting it to complex, graphgrad checked the promoted
+    copy and wrote (fuzz seed 839897)."""
+    def program(T):
+        z = T.tensor(0.11 - 1.3j, dtype=T.complex128) * 1
+        w = z.unsqueeze(0)
+        w.div_(z.real)
+        return w
+    run_both(program)

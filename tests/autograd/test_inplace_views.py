@@ -588,3 +588,23 @@ def test_inplace_op_with_a_promoted_operand_sharing_part_of_the_memory():
         w.div_(z.real)
         return w
     run_both(program)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "amax", "max", "argmax", "median",
+                                  "logsumexp", "norm", "vector_norm", "var"])
+def test_reduction_results_are_row_major(name):
+    """A reduction's result is row-major, as PyTorch's always are, whatever its input's
+    layout: NumPy's followed a permuted input, so reshape(-1) of the result copied instead
+    of viewing and an in-place op through it did not reach the result (fuzz seed 987375)."""
+    def program(T):
+        x = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4).permute(2, 1, 0)
+        f = {"sum": lambda: x.sum(0), "mean": lambda: x.mean(0), "prod": lambda: x.prod(0),
+             "amax": lambda: x.amax(0), "max": lambda: x.max(0).values,
+             "argmax": lambda: x.argmax(0), "median": lambda: x.median(0).values,
+             "logsumexp": lambda: x.logsumexp(0), "norm": lambda: x.norm(0.5, 0),
+             "vector_norm": lambda: T.linalg.vector_norm(x, 2, 0),
+             "var": lambda: x.var(0)}[name]
+        r = f()
+        r.reshape(-1).add_(1)
+        return r, r.stride()
+    run_both(program)

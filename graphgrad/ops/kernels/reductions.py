@@ -24,13 +24,21 @@ def _int_promote(a):
     return a.astype(np.int64) if a.dtype.kind in "bui" and a.dtype != np.int64 else a
 
 
+def _c(r):
+    """A reduction's result laid out row-major, as PyTorch's always are: NumPy's follows its
+    input's layout (a permuted input gave a permuted result, whose reshape then copied
+    instead of viewing, so an in-place op through it did not reach the result)."""
+    r = np.asarray(r)
+    return r if r.flags.c_contiguous else r.copy(order="C")
+
+
 # ============================================================ sum / mean
 # float16 and bfloat16 sums, means, scans and norms accumulate in float32, as PyTorch's do
 # (NumPy would accumulate in bfloat16: a thousand ones would sum to 256; its float16 cumsum
 # drifts); the wrapped functions take the operand already cast to its dtype= argument
 @half_in_float32
 def _sum_as_is(a, dim, keepdim):
-    return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
+    return _c(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
 
 def _sum_kernel(a, dim, keepdim, dtype):
@@ -43,8 +51,8 @@ def _mean(a, dim=None, keepdim=False):
     if a.size == 0:  # nan, quietly: NumPy would warn "Mean of empty slice", PyTorch does not
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return np.asarray(a.mean(axis=dim, keepdims=keepdim))
-    return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+            return _c(a.mean(axis=dim, keepdims=keepdim))
+    return _c(a.mean(axis=dim, keepdims=keepdim))
 
 
 def _mean_kernel(a, dim, keepdim, dtype):
@@ -63,7 +71,7 @@ def _prod_dim_kernel(a, dim, keepdim, dtype):
     a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
     if a.ndim == 0:
         return a.copy()
-    return np.asarray(a.prod(axis=dim, keepdims=keepdim, dtype=a.dtype))
+    return _c(a.prod(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
 
 # ============================================================ selection helpers (linear ops)
@@ -108,13 +116,13 @@ def _extreme_dim_kernel(argfn):
         vals = np.take_along_axis(a, idx, axis=dim)
         if not keepdim:
             vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
-        return vals, idx.astype(np.int64, copy=False)
+        return _c(vals), _c(idx.astype(np.int64, copy=False))
     return kernel
 
 
 def _amax_kernel(fn):
     def kernel(a, dim, keepdim):
-        return np.asarray(fn(a, axis=dim, keepdims=keepdim))
+        return _c(fn(a, axis=dim, keepdims=keepdim))
     return kernel
 
 
@@ -128,7 +136,7 @@ def _argext_kernel(fn):
             return np.full((1,) * a.ndim if keepdim else (), r, np.int64)
         if a.ndim == 0:
             return np.zeros((), np.int64)
-        return np.asarray(fn(a, axis=dim, keepdims=keepdim), np.int64)
+        return _c(np.asarray(fn(a, axis=dim, keepdims=keepdim), np.int64))
     return kernel
 
 
@@ -145,7 +153,7 @@ def _logsumexp_kernel(a, dim, keepdim):
     r = np.log(_sum_as_is(np.exp(a - m), dim, True)) + m
     if not keepdim:
         r = np.squeeze(r, axis=dim)
-    return np.asarray(r)
+    return _c(r)
 
 
 # ============================================================ vector norm
@@ -174,7 +182,7 @@ def _vector_norm_of(a, ord, dim, keepdim):
         r = np.sum(x != 0, axis=dim, keepdims=keepdim)
     else:
         r = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(r, dtype=x.dtype)
+    return _c(np.asarray(r, dtype=x.dtype))
 
 
 # ============================================================ var / std

@@ -504,3 +504,18 @@ def test_softplus_double_backward_as_pytorchs(dtype, scale, beta, threshold):
     points = [-3.0, -0.5, 0.0, 0.5, 1.5, 2.5, 10.0, 19.5, 20.0, 25.0, NAN, INF, -INF]
     run_both(_grads(f, points, dtype))
     run_both(_jvp(f, points, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_cumsum_of_a_negative_zero_is_positive_zero(dtype):
+    """PyTorch's running sum starts from 0, so cumsum(-0.0) is +0.0 (NumPy copied the
+    first -0.0 as is, and atan2 of it gave -pi where PyTorch's is pi: fuzz seed 1080543);
+    a 0-d tensor's cumsum is the tensor itself, -0.0."""
+    def program(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([[-0.0], [-0.0], [1.0]], dtype=dt)
+        c = T.cumsum(x, -2), T.cumsum(x, -1), T.cumsum(T.tensor(-0.0, dtype=dt), 0)
+        if dtype.startswith("complex"):
+            return c
+        return c + (T.atan2(c[1], T.full_like(c[1], -1.0)),)
+    run_both(program)

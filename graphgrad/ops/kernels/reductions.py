@@ -281,6 +281,10 @@ def _scan_kernel(fn):
         # (NumPy's scan follows a transposed input's layout; PyTorch's result is contiguous,
         # so a later reshape is a view, as there)
         r = scan(a, dim)
+        if fn is np.cumsum and r.dtype.kind in "fc":
+            # PyTorch's running sum starts from 0: 0 + -0.0 is +0.0, so no partial sum is
+            # -0.0 (NumPy copies a first -0.0 as is; atan2 of it then gives -pi, not pi)
+            r += 0.0
         return r if r.flags.c_contiguous else np.ascontiguousarray(r)
     return kernel
 

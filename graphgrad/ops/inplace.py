@@ -121,7 +121,8 @@ def dispatch_inplace(op, self, *args):
                 "to a single memory location. Please clone() the tensor before performing the "
                 f"operation. (in-place {op.name}_ on an expanded or read-only tensor)")
     for i in range(1, nt):
-        d = datas[i]
+        # (the operand's own memory, not its promoted copy: v.real into v's complex view)
+        d = full[i]._data if isinstance(full[i], Tensor) else datas[i]
         if d.__class__ is _ndarray and np.may_share_memory(sd, d) and _partial_overlap(sd, d):
             raise RuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to "
@@ -211,6 +212,8 @@ def _overlapping_write(op, sd, datas):
     if not sd.flags.writeable:
         return None
     name = op.name
+    if name == "copy" and _same_array(sd, datas[1]):
+        return lambda res: None   # x.copy_(x): PyTorch returns at once, whatever x's layout
     if name in _FILLS:
         return lambda res: np.copyto(sd, res, casting="unsafe")
     public = _DEPRECATED_ON_EXPANDED.get(name)
@@ -224,6 +227,13 @@ def _overlapping_write(op, sd, datas):
         return lambda res: op.kernel(sd, datas[1], datas[2], False, True)
     return lambda res: np.copyto(sd, res, casting="unsafe",
                                  where=np.broadcast_to(datas[1], sd.shape))
+
+
+def _same_array(a, b):
+    """Whether ndarray ``b`` is ``a``'s very elements: same address, layout and dtype."""
+    return b.__class__ is _ndarray and a.dtype == b.dtype and a.shape == b.shape and \
+        a.strides == b.strides and \
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
 
 
 def _partial_overlap(a, b):

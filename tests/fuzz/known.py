@@ -54,10 +54,64 @@ def _has_nan(m):
     return _arrays(m) and bool(np.isnan(m.ours).any() or np.isnan(m.theirs).any())
 
 
+# a p-norm whose gradient has a factor sgn(x) (p = 1, +-inf, p < 1 < 2), so whose double
+# backward differentiates sgn: vector_norm(a, 1, ...), a.norm(0.5, ...)
+_SGN_NORM = re.compile(r"(vector_norm\(\w+, (1|inf|-inf), |\.norm\((1|0\.5), )")
+
+
+def _sgn_norm(p):
+    return any(_SGN_NORM.search(ln) for ln in p.lines)
+
+
+_VIEW_LINE = re.compile(r"^(\w+) = (\w+)(\[|\.(t|mT|T|transpose|permute|movedim|swapaxes|"
+                        r"narrow|select|view|reshape|expand|squeeze|unsqueeze|diagonal|"
+                        r"unbind|chunk|split|unfold|real|imag)\b)")
+_INPLACE_LINE = re.compile(r"^(\w+)\.\w+_\((\w+)")
+
+
+def _inplace_reads_own_view(p):
+    """An in-place op whose tensor operand shares memory with the tensor it writes (one a
+    view of the other, or two views of one base), laid out differently: w = v.t();
+    w.atan2_(v)."""
+    root = {}
+    for ln in p.lines:
+        m = _VIEW_LINE.match(ln)
+        if m:
+            root[m.group(1)] = root.get(m.group(2), m.group(2))
+    for ln in p.lines:
+        m = _INPLACE_LINE.match(ln)
+        if m and m.group(1) != m.group(2) and \
+                root.get(m.group(1), m.group(1)) == root.get(m.group(2), m.group(2)):
+            return True
+    return False
+
+
 _POW = ("pow", "operator**")
 _NUMERIC = ("value", "nan-pattern", "grad", "gradgrad", "jvp")  # kinds that compare numbers
 
+# unexamined mismatches of the last ranges run on 2026-12-07 (open-late-run)
+_LATE_SEEDS = (1059445, 1068346, 1072224, 1083314, 1083397, 1090382, 1115031, 1116886,
+               1129845, 1130069, 1131865, 1144944, 1159192, 1163859, 1169733, 1170249,
+               1171109, 1171689, 1174658, 1179395, 1180625, 1187261, 1188855, 1191563,
+               1197647, 1209221, 1214045, 1228118, 1231568, 1257462, 1262534, 1273106)
+
 KNOWN = [
+    ("open-complex-log-tangent-at-inf", OPEN,
+     "complex128: the tangent of log_ at elements made -inf + yj by an in-place add of a "
+     "masked_fill(-inf) into a select view: PyTorch NaN, graphgrad -0 (seed 953719; "
+     "log's and reciprocal's tangents at -inf + yj alone agree, the root is not found yet)",
+     lambda p, m: p.seed == 953719),
+    ("open-late-run", OPEN,
+     "found in the last ranges of the 2026-12-07 run and not examined yet (replay the seed): "
+     "float32 double backward a few ulps of 1e-3 apart (971435, 979698), PyTorch's 'leaf "
+     "Variable ... in-place' refusal of index_put_ into a view whose base became part of "
+     "the graph by an earlier write (996020; graphgrad writes), inf/NaN patterns of "
+     "cumsum/maximum/division (1012826) and reciprocal/log1p (1020350), complex "
+     "rsqrt/reciprocal of 0 (PyTorch inf+nanj, NumPy nan+nanj) reaching a mask (1013339), "
+     "a float32 double backward NaN pattern after erfc_/atan2 (1028491); and the mismatches "
+     "of seeds 1039000-1278999 not examined (_LATE_SEEDS: replay them)",
+     lambda p, m: p.seed in (971435, 979698, 996020, 1012826, 1020350, 1013339,
+                             1028491) + _LATE_SEEDS),
     ("complex-pow-nonfinite", DELIBERATE,
      "complex pow at a zero or NaN base: 0 ** z with Re z < 0 is nan+nanj (PyTorch inf+nanj), "
      "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's (the C "
@@ -78,16 +132,24 @@ KNOWN = [
      and _has_nan(m)),
     ("rounding-threshold", DELIBERATE,
      "a mask taken from values within rounding of its threshold (|sgn z| > 1, the "
-     "imaginary part of z / z > 0): the last bit of each library decides it; nothing to fix",
+     "imaginary part of z / z > 0, |normalize(z)| > 1): the last bit of each library's "
+     "complex division decides it (PyTorch's vectorised loop divides by a scaled divisor, "
+     "NumPy as Smith's algorithm; seed 909224); nothing to fix",
      lambda p, m: m.kind in _NUMERIC + ("meta",)
      and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")
-     and _uses(p, "sgn", "div", "true_divide", "operator/") and p.dtype == "complex128"),
+     and _uses(p, "sgn", "div", "true_divide", "operator/", "normalize")
+     and p.dtype == "complex128"),
     ("complex-nonfinite-functions", DELIBERATE,
      "complex functions of infinite or NaN arguments (acosh, atanh, cosh, exp, reciprocal, "
      "...): NumPy's special values differ from PyTorch's (C++ std::complex) in which parts "
      "are inf or NaN; graphgrad's complex kernels are NumPy's",
-     lambda p, m: p.dtype == "complex128" and m.kind in ("nan-pattern", "value")
-     and (p.special or (m.phase == "forward" and _nonfinite(m)))),
+     lambda p, m: p.dtype == "complex128" and (
+         (m.kind in ("nan-pattern", "value")
+          and (p.special or (m.phase == "forward" and _nonfinite(m))))
+         # (a mask over such values then selects other elements, so other gradients and
+         # tangents: rsqrt(-0+0j), seed 951570)
+         or (m.kind in _NUMERIC and m.phase in ("grad", "gradgrad", "jvp") and p.special
+             and _uses(p, "where", "masked_fill", "getitem-mask")))),
     ("std-jvp-constant", DELIBERATE,
      "the forward-mode derivative of std at a constant input is 0 (PyTorch: NaN; "
      "docs/differences.md, Op library)",
@@ -105,15 +167,23 @@ KNOWN = [
      "follows each formula's order of operations: vector_norm's double backward at a zero "
      "row (109854), norm of log10's double backward (205484), a norm's tangent at 0 "
      "(518589), the -inf-norm's double backward at a NaN entry (416326). PyTorch's internal 'Tensor must have a last dimension with stride "
-     "1' for view_as_real of a gradient laid out otherwise (117439). A 1-norm's double "
-     "backward at an infinite entry: 0 from PyTorch's sgn ZeroTensor, NaN (0 * inf) in "
-     "graphgrad, as sgn-zerotensor (722856). sqrt's tangent at an exact 0 made by a matmul "
+     "1' for view_as_real of a gradient laid out otherwise (117439). sqrt's tangent at an exact 0 made by a matmul "
      "of zeros: the infinity's sign is the zero's, which follows the order of the tangent's "
      "products (721170). pow's double backward at an exponent of -inf (x ** -inf = inf): "
-     "inf in graphgrad, NaN in PyTorch, the order of (-inf) (-inf - 1) x^(-inf) (730924)",
+     "inf in graphgrad, NaN in PyTorch, the order of (-inf) (-inf - 1) x^(-inf) (730924). "
+     "float32 double backward of v / v for a matmul's v: the exact value is 0, each "
+     "library's is its rounding, 0.1 % apart (945305). 0 ** (x / x) for complex x: "
+     "NumPy's x / x is exactly 1 + 0j, PyTorch's complex division leaves a tiny imaginary "
+     "part, so pow's gradient condition (a real exponent >= 0 gives 0) differs: 0 vs NaN "
+     "(945050, 1025101), and rsqrt(0 - x / x) on the branch cut, the sign of that tiny "
+     "imaginary part choosing +-1j (1057991). float64 double backward of softmax over expm1 values near 1e4: "
+     "terms of 1e4 cancel to ~1e-8, each library's value its rounding (861567). PyTorch's "
+     "internal 'Tensor must have a last dimension with stride 1' for view_as_real in "
+     "backward, as 117439 (1014822)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 518589,
-                             519919, 700083, 416326, 722856, 721170, 730924)),
+                             519919, 700083, 416326, 721170, 730924, 945305, 945050,
+                             861567, 1025101, 1014822, 1057991)),
     ("real-view-write-inf-grad", DELIBERATE,
      "an in-place write into the real (or imaginary) view of a complex tensor, with an "
      "infinite gradient reaching that view's region: the written part's derivative is 0 "
@@ -139,13 +209,16 @@ KNOWN = [
     ("sgn-zerotensor", DELIBERATE,
      "PyTorch's gradient of sgn of a real tensor is an efficient ZeroTensor, which the "
      "backward formulas before it keep zero even against inf or NaN (pow at a negative "
-     "base; abs's double backward, which differentiates sgn; sgn's tangent), and whose "
+     "base; the double backward of abs and of the 1-, inf- and p < 2 norms, whose "
+     "gradients have a factor sgn(x); sgn's tangent), and whose "
      "product with a Python number is float64 in a float32 program; graphgrad's are "
      "ordinary zeros (0 * NaN = NaN, dtype kept), as it has no ZeroTensor (seeds 411636, "
-     "504764, 517112, 7206, 515394)",
-     lambda p, m: p.dtype != "complex128" and _uses(p, "sgn", "abs") and (
+     "504764, 517112, 7206, 515394; norms: 722856, an infinite entry; 748968, a var "
+     "with no degree of freedom, whose constant NaN derivative multiplies the zero)",
+     lambda p, m: p.dtype != "complex128" and (
          (m.phase in ("grad", "gradgrad", "jvp")
-          and (_uses(p, "sgn") or (m.phase == "gradgrad" and _uses(p, "abs")))
+          and (_uses(p, "sgn") or (m.phase == "gradgrad" and (
+              _uses(p, "abs") or _sgn_norm(p))))
           and _ours_nan_where_torch_not(m))
          or (m.kind == "meta" and m.phase == "jvp" and _uses(p, "sgn")
              and "torch float64" in m.detail))),
@@ -153,9 +226,11 @@ KNOWN = [
      "float64 gelu below about -8.3: PyTorch's x (1 + erf(x / sqrt 2)) / 2 is -0.0 there "
      "(erf rounds to -1), graphgrad's erfc form gives the tiny true value (-4e-28 at "
      "-11.1); an op that divides by it (remainder(v, v), v / v, log) then gives NaN or "
-     "-inf in PyTorch and a number in graphgrad (seed 711598)",
+     "-inf in PyTorch and a number in graphgrad (seed 711598). Above it, from about -5, "
+     "PyTorch's 1 + erf cancels: gelu(-6.76) is 2.4e-6 off (relative) in PyTorch, exact "
+     "in graphgrad, and a division by it amplifies that (seed 978356)",
      lambda p, m: p.dtype == "float64" and _uses(p, "gelu") and m.kind in _NUMERIC
-     and p.seed in (711598,)),
+     and p.seed in (711598, 978356)),
     ("gelu-float32-kernel", DELIBERATE,
      "PyTorch's float32 gelu takes erf from a vectorised approximation: NaN at +inf (inf "
      "in float64 and in graphgrad, the limit) and, in the far negative tail, values off by "
@@ -164,11 +239,19 @@ KNOWN = [
      "PyTorch's kernel, not of the function (seeds 404422, 415276, 16673, 18589)",
      lambda p, m: p.dtype == "float32" and _uses(p, "gelu") and m.kind in _NUMERIC),
     ("copy-real-tangent-into-complex", DELIBERATE,
-     "copy_ of a real dual tensor into a complex tensor without a tangent: PyTorch's tangent "
-     "keeps the source's real dtype (a complex tensor with a real tangent); graphgrad's has "
-     "the tensor's own dtype (seed 412146)",
-     lambda p, m: m.kind == "meta" and m.phase == "jvp" and _uses(p, "copy_")
-     and "complex" in m.detail and "torch float" in m.detail),
+     "copy_ (or t[...] = v) of a real dual tensor into a complex tensor without a tangent, or "
+     "of a complex one into a real tensor: PyTorch's tangent keeps the source's dtype (a "
+     "complex tensor with a real tangent, a real one with a complex tangent); graphgrad's "
+     "has the tensor's own dtype (seeds 412146, 872995, 833414)",
+     lambda p, m: m.kind == "meta" and m.phase == "jvp" and _uses(p, "copy_", "setitem")
+     and "complex" in m.detail and ("torch float" in m.detail
+                                    or "graphgrad float" in m.detail)),
+    ("inplace-overlapping-operand", DELIBERATE,
+     "an in-place op whose other operand is a differently laid-out view of the tensor it "
+     "writes (w = v.t(); w.atan2_(v)): PyTorch reads some elements after its loop has "
+     "already overwritten them, so its result depends on its loop order; graphgrad reads "
+     "the operands before writing (seed 872940)",
+     lambda p, m: m.kind in _NUMERIC and _inplace_reads_own_view(p)),
     ("zerotensor-immutable", DELIBERATE,
      "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
      "immutable'); graphgrad's are ordinary zeros",
@@ -202,15 +285,20 @@ KNOWN = [
      and _uses(p, "setitem", "inplace")),
     ("floor-divide-differentiable", DELIBERATE,
      "floor_divide, // and Number % Tensor are differentiable; PyTorch raises in backward "
-     "(docs/differences.md, Op library)",
+     "(docs/differences.md, Op library); so a gradient reaches ops after them that PyTorch "
+     "never differentiates, such as an in-place acosh_ without a derivative (seed 1019517)",
      lambda p, m: (m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
          m, r"derivative for aten::(floor_divide|remainder)"))
-     or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))),
+     or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))
+     or (m.kind == "false-error" and m.phase in ("grad", "gradgrad")
+         and _uses(p, "floor_divide") and _our_msg(m, r"derivative for .* not implemented"))),
     ("conj-is-a-copy", DELIBERATE,
      "conj returns a copy, not a lazy conjugate view, so in-place on conj(leaf) is allowed "
      "(docs/differences.md, Op library)",
      lambda p, m: m.kind == "error-type" and any(op == "conj" for op in p.ops)
-     and _torch_msg(m, r"view of a leaf Variable")),
+     and (_torch_msg(m, r"view of a leaf Variable")
+          # (nor an unresolved conjugate that view_as_real refuses, seed 833027)
+          or _torch_msg(m, r"unresolved conjugated tensors"))),
     ("real-input-complex-grad", DELIBERATE,
      "a real input that receives a complex gradient through a promoting op (where(real, "
      "complex), view_as_real) gets its real part; PyTorch fails an internal check "

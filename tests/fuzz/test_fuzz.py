@@ -43,3 +43,14 @@ def test_known_differences_are_documented():
 def test_replay_is_deterministic():
     a, b = generate(12345), generate(12345)
     assert a.source() == b.source() and a.outputs == b.outputs
+
+
+@pytest.mark.parametrize("seed", [722856, 748968])
+def test_sgn_norm_double_backward_is_sgn_zerotensor(seed):
+    """The double backward of a 1-norm differentiates sgn: PyTorch's ZeroTensor keeps it 0
+    against a NaN or inf factor, graphgrad's ordinary zero gives NaN (722856: an infinite
+    entry; 748968: a var without a degree of freedom, whose derivative is a NaN constant).
+    Matched by the norm's pattern, not by seed."""
+    prog = generate(seed)
+    found = check(prog)
+    assert found and {classify(prog, m) for m in found} == {"sgn-zerotensor"}

@@ -273,5 +273,8 @@ def test_the_samples_reach_the_generated_code_of_most_ops():
         if "float64" in op.dtypes:
             for s in _samples(op):
                 reached.update(_run(op, s).get("ops", ()))
-    with_code = {op.name for op in OPS.values() if op.record is not None}
+    # (the *_backward ops, which only an op's own backward records under create_graph, are
+    # not counted: sigmoid_backward and softplus_backward joined them)
+    with_code = {op.name for op in OPS.values()
+                 if op.record is not None and not op.name.endswith("_backward")}
     assert len(reached & with_code) > 0.7 * len(with_code), sorted(with_code - reached)

@@ -30,3 +30,35 @@ def _vjp(lib, p, g):
 def test_zero_norm_with_nonfinite_incoming_matches_pytorch(torch, p, incoming):
     np.testing.assert_array_equal(_jvp(graphgrad, p, incoming), _jvp(torch, p, incoming))
     np.testing.assert_array_equal(_vjp(graphgrad, p, incoming), _vjp(torch, p, incoming))
+
+
+X = [[0.12741543760143123, -0.7], [-0.13611283931877124, 0.3], [-0.24648202050340512, 1.9],
+     [0.046452669842043465, -2.2]]
+T_ = [[1.5409961082440433, 0.2], [-0.2934289057609464, -1.1], [-2.1787893820745574, 0.6],
+      [0.5684312772806678, 0.9]]
+
+
+@pytest.mark.parametrize("p", (0.5, 1.5, 2, 3, -1.0))
+@pytest.mark.parametrize("dim", (-1, 0))
+def test_norm_derivatives_in_pytorchs_order(torch, p, dim):
+    """A p > 1 norm's tangent and gradient divide by norm^(p-1) (graphgrad multiplied by
+    norm^(1-p), 1 ulp off), a p < 1 gradient multiplies the factor by grad first, as
+    PyTorch's: bit for bit (p = 1.5, 2; other p: |x|^(p-1) and the forward's power are
+    NumPy's, within an ulp). A 1-element row's normalize tangent is then exactly 0, as
+    PyTorch's, where erfinv(+-1) of it multiplies by inf (fuzz seed 764828)."""
+    def both(lib):
+        fw = lib.autograd.forward_ad
+        x = lib.tensor(X, dtype=lib.float64, requires_grad=True)
+        w = [0.3, 0.7, 1.1, 1.7] if dim == -1 else [0.3, 1.7]
+        g = lib.autograd.grad(lib.linalg.vector_norm(x, p, dim), x,
+                              lib.tensor(w, dtype=lib.float64))[0]
+        with fw.dual_level():
+            d = fw.make_dual(x.detach(), lib.tensor(T_, dtype=lib.float64))
+            t = fw.unpack_dual(lib.linalg.vector_norm(d, p, dim)).tangent
+            c = fw.unpack_dual(lib.nn.functional.normalize(d[:, :1], dim=1)).tangent
+        return g.numpy(), t.numpy(), c.numpy()
+    for a, b in zip(both(graphgrad), both(torch)):
+        if p in (1.5, 2):
+            np.testing.assert_array_equal(a, b)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)

@@ -428,3 +428,94 @@ def test_number_base_complex_exponent_zero_to_the_zero():
         e = T.tensor([0j, 1 + 0j, 1j, 2 + 0j], dtype=T.complex128)
         return T.pow(0.0, e), T.pow(0j, e), T.pow(T.zeros(4, dtype=T.complex128), e)
     run_both(program)
+
+
+# ---------------------------------------------------------------- x ** 2 inside a derivative
+SQUARE_INSIDE = {
+    "erf": lambda T, x: T.erf(x),
+    "erfc": lambda T, x: T.erfc(x),
+    "erfinv": lambda T, x: T.erfinv(x / 2e308),
+    "asinh": lambda T, x: T.asinh(x),
+    "atanh": lambda T, x: T.atanh(x),
+    "tan": lambda T, x: T.tan(x),
+}
+
+
+@pytest.mark.parametrize("dtype, big", [("float64", 1.7976931348623157e308),
+                                        ("float32", 3.4028234663852886e38)])
+@pytest.mark.parametrize("name", SQUARE_INSIDE)
+def test_double_backward_of_a_square_in_the_derivative_at_the_largest_values(name, dtype, big):
+    """PyTorch's derivatives of erf, erfc, erfinv, asinh, atanh and tan take x.pow(2) (of
+    x, erfinv(x), tan(x)), whose gradient 2 x overflows at the largest finite values:
+    their double backward is NaN there (0 * inf), as nan_to_num's replacements of +-inf
+    reach it (fuzz seed 758830). graphgrad's x * x gave 0 x + 0 x = 0."""
+    points = [-big, big, -1.0, 0.5, 0.0, 2.0, NAN, INF, -INF]
+    run_both(_grads(SQUARE_INSIDE[name], points, dtype))
+    run_both(_jvp(SQUARE_INSIDE[name], points, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("scale", [0.0, 1.0, INF])
+def test_sigmoid_double_backward_with_an_infinite_incoming_gradient(dtype, scale):
+    """sigmoid's gradient is PyTorch's sigmoid_backward op (SigmoidBackwardBackward0), whose
+    derivative by the result is grad * (1 - 2 r): an infinite incoming gradient gives inf;
+    graphgrad's recorded grad * r * (1 - r) gave inf - inf = NaN (fuzz seed 788695)."""
+    f = (lambda T, x: T.sigmoid(x) / scale) if scale != 1.0 else (lambda T, x: T.sigmoid(x))
+    points = [-0.77, -1.02, 0.3, 2.0, 0.0, 40.0, NAN, INF, -INF]
+    run_both(_grads(f, points, dtype))
+    run_both(_jvp(f, points, dtype))
+
+
+@pytest.mark.parametrize("alpha", [1.0, 2.0, 0.5])
+def test_elu_keeps_the_sign_of_a_negative_zero(alpha):
+    """elu(-0.0) is alpha * expm1(-0.0) = -0.0, as PyTorch's; atan2 of it then gives -pi,
+    not 0 (fuzz seed 800939)."""
+    def program(T):
+        x = T.tensor([-0.0, 0.0, -1.0, 2.0, NAN, -INF], dtype=T.float64)
+        e = T.nn.functional.elu(x, alpha=alpha)
+        return e, T.atan2(e, e), T.nn.functional.elu(x.clone(), alpha=alpha, inplace=True)
+    run_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_with_an_exponent_half_broadcast_along_rows(dtype):
+    """x ** e with e = 0.5 broadcast along a row is PyTorch's elementwise pow ((-inf) **
+    0.5 = inf, (-0.0) ** 0.5 = 0.0); NumPy's loop took the row's constant exponent as sqrt
+    (NaN, -0.0) (fuzz seed 897886)."""
+    def program(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([-0.0, -INF, -0.385, 0.038], dtype=dt)
+        e = T.tensor([[NAN], [0.5]], dtype=dt)
+        e3 = T.tensor([[NAN], [0.5], [2.0]], dtype=dt)
+        return x ** e, x ** e3, T.pow(x, e[1:2]), T.pow(x.reshape(4, 1), e.reshape(1, 2))
+    run_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("scale", [1.0, INF])
+@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (2.0, 3.0)])
+def test_softplus_double_backward_as_pytorchs(dtype, scale, beta, threshold):
+    """softplus's gradient is PyTorch's softplus_backward op (SoftplusBackwardBackward0),
+    whose derivative by the input multiplies by the mask x * beta < threshold: an infinite
+    incoming gradient above the threshold gives NaN there, where graphgrad's where() gave
+    0 (fuzz seeds 879117, 888654)."""
+    def f(T, x):
+        return T.nn.functional.softplus(x, beta, threshold) * scale
+    points = [-3.0, -0.5, 0.0, 0.5, 1.5, 2.5, 10.0, 19.5, 20.0, 25.0, NAN, INF, -INF]
+    run_both(_grads(f, points, dtype))
+    run_both(_jvp(f, points, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_cumsum_of_a_negative_zero_is_positive_zero(dtype):
+    """PyTorch's running sum starts from 0, so cumsum(-0.0) is +0.0 (NumPy copied the
+    first -0.0 as is, and atan2 of it gave -pi where PyTorch's is pi: fuzz seed 1080543);
+    a 0-d tensor's cumsum is the tensor itself, -0.0."""
+    def program(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([[-0.0], [-0.0], [1.0]], dtype=dt)
+        c = T.cumsum(x, -2), T.cumsum(x, -1), T.cumsum(T.tensor(-0.0, dtype=dt), 0)
+        if dtype.startswith("complex"):
+            return c
+        return c + (T.atan2(c[1], T.full_like(c[1], -1.0)),)
+    run_both(program)

@@ -36,6 +36,8 @@ def _hardtanh_args(input, min_val, max_val):
         raise ValueError("min_val cannot be greater than max_val")
     if input._data.dtype == np.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

@@ -219,9 +219,16 @@ def __setitem__(self, key, value):
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ or not _basic_key(key):
         from .indexing import index_put_
         return index_put_(self, _as_index_tuple(key), value)
-    view = getitem(self, key)
-    if isinstance(value, Tensor):
+    # (a key of full slices and Ellipsis writes into the tensor itself, as PyTorch's
+    # indexing skips a slice that covers its dim: t[:] = 0 is t.fill_(0), whose gradient
+    # is no longer connected to the incoming one)
+    whole = _whole_tensor_key(key, self._data.shape)
+    view = self if whole else getitem(self, key)
+    if isinstance(value, Tensor) and value._data.ndim:   # (a 0-d one is fill_'s, as PyTorch)
         copy_(view, value)
+    elif whole and not isinstance(value, (Tensor, complex)) and self._data.dtype.kind in "fc":
+        # (PyTorch fills with the number as a 0-d tensor of t's dtype: fill_.Tensor's node)
+        fill_(view, Tensor._wrap(np.asarray(value, dtype=self._data.dtype)))
     else:
         if 0 in view._data.strides and _overlaps(view._data):
             # (PyTorch copies a number into the view: its overlap error, which fill_ has not)
@@ -230,6 +237,23 @@ def __setitem__(self, key, value):
                 "to a single memory location. Please clone() the tensor before performing the "
                 f"operation. (t[key] = {value!r} on an expanded tensor)")
         fill_(view, value)
+
+
+def _whole_tensor_key(key, shape):
+    """Whether ``key`` (a basic key) is only slices that each cover their dim, and
+    Ellipsis: ``t[key]`` is all of ``t``."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if not all(k is Ellipsis or k.__class__ is slice for k in keys):
+        return False
+    slices = [k for k in keys if k is not Ellipsis]
+    if len(slices) > len(shape) or len(keys) - len(slices) > 1:
+        return False
+    if Ellipsis in keys:   # (the slices before it index the leading dims, after it the last)
+        i = keys.index(Ellipsis)
+        dims = list(range(i)) + list(range(len(shape) - (len(keys) - i - 1), len(shape)))
+    else:
+        dims = range(len(slices))
+    return all(k.indices(shape[d]) == (0, shape[d], 1) for k, d in zip(slices, dims))
 
 
 def _basic_key(key):

@@ -112,8 +112,10 @@ def _empty_check(name, x, dims):
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def _no_complex(name, x, exc=RuntimeError):
-    if x._data.dtype.kind == "c":
+def _no_complex(name, x, exc=RuntimeError, result_empty=False):
+    """Refuse complex ``x``; ``result_empty``: not when the result has no elements (PyTorch's
+    kernel, which refuses complex, does not run then: checked after the dims)."""
+    if x._data.dtype.kind == "c" and not result_empty:
         raise exc(f"{name}(): does not support complex input (got {x.dtype}); compare .abs() "
                   f"or .real instead")
 
@@ -187,17 +189,18 @@ def _make_extreme(name, whole_op, dim_op, rtype):
         _check_tensor(name, input)
         if other is not None or isinstance(dim, Tensor):
             return _out(_binary_extreme(name, input, dim if other is None else other), out)
-        _no_complex(name, input, NotImplementedError if dim is None else RuntimeError)
         if dim is None:
             if keepdim:
                 raise TypeError(f"{name}(): keepdim=True needs a dim; use amax/amin(input, "
                                 "dim=(), keepdim=True) to keep every dim")
             _empty_check(name, input, None)
+            _no_complex(name, input, NotImplementedError)
             return _out(unary(whole_op, input), out)
         nd = input._data.ndim
         d = _one_dim(name, dim, nd)
         if nd:
             _empty_check(name, input, (d,))
+        _no_complex(name, input)
         return _out(rtype(*dispatch(dim_op, input, d, bool(keepdim))), out)
     fn.__name__ = name
     fn.__doc__ = (f"``{name}(input)``: the {name}imum value (gradient split evenly between "
@@ -214,12 +217,12 @@ min = export("min")(_make_extreme("min", MIN, MIN_DIM, return_types.min))  # noq
 def _make_amax(name, op):
     def fn(input, dim=(), keepdim=False, *, out=None):
         _check_tensor(name, input)
-        _no_complex(name, input, NotImplementedError)
         nd = input._data.ndim
         dims = _dims(dim, nd)
         if input._data.size == 0:
             every = dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)
             _empty_check(name, input, None if every else dims)
+        _no_complex(name, input, NotImplementedError, input._data.size == 0)
         return _out(dispatch(op, input, dims, bool(keepdim)), out)
     fn.__name__ = name
     fn.__doc__ = (f"``{name}(input, dim=(), keepdim=False)``: {name[1:]}imum over ``dim`` (all "
@@ -404,8 +407,8 @@ cumprod = _make_scan("cumprod", CUMPROD)
 def _make_cumext(name, op, rtype):
     def fn(input, dim, *, out=None):
         _check_tensor(name, input)
-        _no_complex(name, input, NotImplementedError)
         d = _one_dim(name, dim, input._data.ndim)
+        _no_complex(name, input, NotImplementedError, input._data.size == 0)
         return _out(rtype(*dispatch(op, input, d)), out)
     fn.__name__ = name
     export(name)(fn)

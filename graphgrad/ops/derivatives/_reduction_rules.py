@@ -12,6 +12,7 @@ from .. import formulas as F
 from ..dispatch import dispatch
 from ..._core.opmath import half_in_float32
 from ..registry import OPS as _OP
+from ..kernels.pointwise_unary import _complex_abs
 from ..kernels.reductions import _INF, _cumprod_backward_np, _mean, _prod_others_np
 
 
@@ -92,7 +93,7 @@ def _mean_keep(x, dims):
 def _abs(x):
     """|x| (real for complex x), differentiable on Tensors."""
     if not isinstance(x, Tensor):
-        return np.abs(x)
+        return _complex_abs(x) if x.dtype.kind == "c" else np.abs(x)
     op = F._OP.get("abs")
     if op is not None:
         return dispatch(op, x)
@@ -105,7 +106,7 @@ def _sgn(x):
     """x / |x| (0 at 0); sign(x) for real x."""
     if not isinstance(x, Tensor):
         if x.dtype.kind == "c":
-            a = np.abs(x)
+            a = _complex_abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
         return F.sign(x)  # (0 at NaN, as PyTorch's; np.sign gives NaN)
     op = F._OP.get("sgn")
@@ -304,7 +305,7 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
             return F.where(_const(zero, self), 0.0, self / r)
         return self / r
     if ord in (_INF, -_INF):
-        xa = np.abs(_arr(self))
+        xa = _abs(_arr(self))
         mask = (xa == rd) | np.isnan(xa)  # (PyTorch's: a NaN counts as the extreme)
         with np.errstate(all="ignore"):
             w = (mask / mask.sum(axis=dim, keepdims=True)).astype(xa.dtype, copy=False)
@@ -343,6 +344,12 @@ def _zero_where_norm_is_zero(value, result):
     return value
 
 
+def _norm_power(r, p):
+    """r^(p-1), the divisor of a p > 1 norm's derivative (PyTorch divides by it, where
+    multiplying by r^(1-p) can be 1 ulp off; at a zero norm the quotient is then masked)."""
+    return r if p == 2 else r ** (p - 1)
+
+
 def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
     if ord == 0:
         return None   # PyTorch: the 0-"norm" (a count) has no gradient
@@ -351,8 +358,13 @@ def _vector_norm_vjp(grad, self, ord, dim, keepdim, result):
         # PyTorch's order for p > 1: grad / norm^(p-1), zero where the norm is 0, then the
         # elementwise factor (an infinite gradient at a zero norm gives 0, not 0 * inf)
         r = _restore(result, sizes, dim, keepdim)
-        scale = _restore(grad, sizes, dim, keepdim) * _norm_scale(r, ord)
+        scale = _restore(grad, sizes, dim, keepdim) / _norm_power(r, ord)
         return _norm_scaled(self, ord) * _zero_where_norm_is_zero(scale, r)
+    if ord < 1 and ord != -_INF:
+        # PyTorch's order for p < 1: the elementwise factor times grad, then norm^(1-p)
+        r = _restore(result, sizes, dim, keepdim)
+        return (_norm_scaled(self, ord) * _restore(grad, sizes, dim, keepdim)) \
+            * _norm_scale(r, ord)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
     return _restore(grad, sizes, dim, keepdim) * unit
 
@@ -362,18 +374,23 @@ def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
         return F.zeros_like(result)
     if ord not in (1, _INF, -_INF):
         # PyTorch's order: the sum first, then the norm's factor (an inf norm times a zero
-        # entry's 0 would be NaN); for p > 1, then 0 where the norm is 0, whatever the
-        # tangent (inf or NaN from an earlier op included)
-        s = _sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim, F.ndim(self))
-        t = F.real_if(s * _norm_scale(result, ord), True)
-        return _zero_where_norm_is_zero(t, result) if ord > 1 else t
+        # entry's 0 would be NaN); for p > 1 a division by norm^(p-1), then 0 where the
+        # norm is 0, whatever the tangent (inf or NaN from an earlier op included)
+        s = F.real_if(_sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim,
+                                F.ndim(self)), True)
+        if ord > 1:
+            return _zero_where_norm_is_zero(s / _norm_power(result, ord), result)
+        return s * _norm_scale(result, ord)
     unit = _vector_norm_unit(self, ord, dim, keepdim, result)
     return F.real_if(_sum_dims(F.conj(unit) * self_t, dim, keepdim, F.ndim(self)), True)
 
 
 # ============================================================ var / std
-def _var_unit(self, dim, correction):
-    """d var / d conj(self), doubled: 2 (self - mean) / dof.
+def _var_scaled(v, self, dim, correction):
+    """(2 / dof) v (self - mean): var's derivative applied to ``v`` (a gradient, or a
+    conjugated tangent), in PyTorch's order: ``v`` times the scalar first, the centred input
+    last, so that 2 (self - mean) is never formed (it overflows near the largest finite
+    values: a zero ``v`` then gave 0 * inf = NaN, PyTorch 0).
 
     As PyTorch's: the dof is not clamped here (a correction above the count gives a
     negative factor), and over all elements (``dim`` None, or a 0-d input) with dof <= 0
@@ -383,28 +400,32 @@ def _var_unit(self, dim, correction):
     dof = F.numel(sizes, dim) - correction
     if dof <= 0 and (dim is None or not sizes):
         x = _arr(self)
-        return _const(np.where(x == _mean(x, dim, True), np.nan, np.inf).astype(
+        return v * _const(np.where(x == _mean(x, dim, True), np.nan, np.inf).astype(
             np.empty(0, x.dtype).real.dtype), self)
-    return (self - _mean_keep(self, dim)) * (2.0 / dof if dof else _INF)
+    return (v * (2.0 / dof if dof else _INF)) * (self - _mean_keep(self, dim))
 
 
 def _var_vjp(grad, self, dim, correction, keepdim):
-    return _restore(grad, F.shape(self), dim, keepdim) * _var_unit(self, dim, correction)
+    return _var_scaled(_restore(grad, F.shape(self), dim, keepdim), self, dim, correction)
 
 
 def _var_jvp(self_t, self, dim, correction, keepdim):
-    return F.real_if(_sum_dims(F.conj(_var_unit(self, dim, correction)) * self_t, dim, keepdim,
-                               F.ndim(self)),
-                     True)
+    # Re sum(t conj(d var / d conj(x))) = Re sum(conj(conj(t) (2 / dof) (x - mean)))
+    if F.is_complex(self_t):
+        d = F.conj(_var_scaled(F.conj(self_t), self, dim, correction))
+    else:
+        d = _var_scaled(self_t, self, dim, correction)
+    return F.real_if(_sum_dims(d, dim, keepdim, F.ndim(self)), True)
 
 
 def _safe_half_inv(grad, result):
-    """grad / (2 result), 0 where result == 0 (PyTorch's std rule)."""
+    """grad / (2 result), 0 where result == 0 (PyTorch's std rule). The untaken branch
+    divides by 0 there, so under double backward its gradient is 0 / 0 = NaN, as
+    PyTorch's (grad / (2 result)).masked_fill_(result == 0, 0) gives (seed 765507)."""
     zero = _arr(result) == 0
     if not zero.any():
         return grad / (2 * result)
-    zc = _const(zero, result)
-    return F.where(zc, 0.0, grad / (2 * F.where(zc, 1.0, result)))
+    return F.where(_const(zero, result), 0.0, grad / (2 * result))
 
 
 # ============================================================ cumsum / cumprod

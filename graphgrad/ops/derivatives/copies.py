@@ -13,7 +13,7 @@ from ..node import FormulaNode
 from ..registry import LINEAR, OpDef, defop
 from ..save_plan import SAVE_ATTR
 from .indexing import _sum_dims
-from ..kernels.copies import _cat_kernel, _roll_kernel, _stack_kernel
+from ..kernels.copies import _cat_kernel, _flip_kernel, _roll_kernel, _stack_kernel
 
 
 # ============================================================ cat / stack
@@ -209,7 +209,7 @@ REPEAT = defop("repeat(self, *, repeats)", lambda a, repeats: np.tile(a, repeats
                batched_jvp=lambda self_t, self_sym_sizes, repeats: F.repeat(
                    F.pad_batched(self_t, len(self_sym_sizes), len(repeats)),
                    (1,) * F.lead(self_t, len(self_sym_sizes)) + tuple(repeats)))
-FLIP = defop("flip(self, *, dims)", lambda a, dims: np.flip(a, dims).copy(), "FlipBackward0",
+FLIP = defop("flip(self, *, dims)", _flip_kernel, "FlipBackward0",
              self=lambda grad, dims: F.flip(grad, dims), jvp=LINEAR,
              batched_jvp=lambda self_t, self_sym_sizes, dims:
                  F.flip(self_t, F.neg_dims(dims, len(self_sym_sizes))))

@@ -56,11 +56,11 @@ def view_zero(grad, chain, base_ndim):
 # ================================================================ zero_, fill_, copy_
 ZERO_FILL = defop("zero(self)", np.zeros_like, "ZeroBackward0",
                   self=ZERO, jvp=lambda self_t: F.zeros_like(self_t), batched_jvp=True)
-FILL = defop("fill(self, *, value)", lambda a, value: np.full_like(a, value), "FillBackward0",
+FILL = defop("fill(self, *, value)", lambda a, value: np.full_like(a, value), "FillBackward2",
              self=ZERO, jvp=lambda self_t: F.zeros_like(self_t),
              batched_jvp=True)
 FILL_T = defop("fill.Tensor(self, value)", lambda a, v: np.broadcast_to(v, a.shape).astype(
-               a.dtype), "FillBackward1",
+               a.dtype), "FillBackward3",
                self=ZERO, value=lambda grad: F.sum_to(grad, ()),
                jvp=lambda value_t, self_t: F.zeros_like(self_t) + value_t, batched_jvp=POINTWISE)
 

@@ -5,6 +5,8 @@ ops/kernels/nn_activation.py, public functions in nn/functional/activation.py.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import formulas as F
 from . import ZERO
 from ..registry import ELEMENTWISE, POINTWISE, defop
@@ -126,7 +128,37 @@ def _silu_vjp(grad, self):
 
 SILU = defop("silu(self)", _silu_kernel, "SiluBackward0", self=_silu_vjp, jvp=ELEMENTWISE)
 
+@half_in_float32
+def _softplus_backward_kernel(grad_output, self, beta, threshold):
+    return F.where(self * beta > threshold, grad_output, grad_output * F.sigmoid(self * beta))
+
+
+def _softplus_vjp(grad, self, beta, threshold):
+    if isinstance(grad, np.ndarray) and isinstance(self, np.ndarray):
+        return _softplus_backward_kernel(grad, self, beta, threshold)
+    # (recorded as PyTorch's softplus_backward op, whose derivative by self multiplies by
+    # the mask x * beta < threshold: an infinite incoming gradient there gives NaN, as
+    # PyTorch's, where a where() gave 0)
+    return F.softplus_backward(grad, self, beta, threshold)
+
+
+def _softplus_double_backward(g, self, beta, threshold):
+    """PyTorch's softplus_double_backward: sigmoid's derivative at x * beta, masked by a
+    product with x * beta < threshold, times beta."""
+    x = self * beta
+    return F.sigmoid_backward(g, F.sigmoid(x)) * (x < threshold) * beta
+
+
 SOFTPLUS = defop("softplus(self, *, beta, threshold)", _softplus_kernel, "SoftplusBackward0",
-                 self=half_in_float32(lambda grad, self, beta, threshold: F.where(
-                     self * beta > threshold, grad, grad * F.sigmoid(self * beta))),
-                 jvp=ELEMENTWISE)
+                 self=_softplus_vjp, jvp=ELEMENTWISE)
+SOFTPLUS_BACKWARD = defop(
+    "softplus_backward(grad_output, self, *, beta, threshold)", _softplus_backward_kernel,
+    "SoftplusBackwardBackward0", promote=True,
+    grad_output=lambda grad, self, beta, threshold:
+        F.softplus_backward(grad, self, beta, threshold),
+    self=lambda grad, grad_output, self, beta, threshold:
+        _softplus_double_backward(grad * grad_output, self, beta, threshold),
+    jvp=lambda grad_output_t, self_t, grad_output, self, beta, threshold:
+        F.softplus_backward(grad_output_t, self, beta, threshold)
+        + _softplus_double_backward(self_t * grad_output, self, beta, threshold),
+    batched_jvp=POINTWISE)

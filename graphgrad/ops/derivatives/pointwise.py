@@ -211,15 +211,36 @@ TANH = defop("tanh(self)", _f16(np.tanh), "TanhBackward0", promote="float",
 
 
 @half_in_float32(float16=False)  # (float16: PyTorch's kernel rounds each step, measured)
+def _sigmoid_backward_kernel(grad_output, output):
+    if output.dtype.kind == "c":
+        return grad_output * np.conj((1 - output) * output)
+    return grad_output * (1 - output) * output  # (PyTorch's order)
+
+
 def _sigmoid_vjp(grad, result):
-    if grad.__class__ is np.ndarray and result.__class__ is np.ndarray and \
-            result.dtype.kind == "f":
-        return grad * (1 - result) * result  # (PyTorch's order)
-    return grad * F.conj(result * (1 - result))
+    if grad.__class__ is np.ndarray and result.__class__ is np.ndarray:
+        return _sigmoid_backward_kernel(grad, result)
+    # (recorded as PyTorch's sigmoid_backward op: its derivative by the result is
+    # grad * (1 - 2 r), where the product rule of grad * r * (1 - r) would give
+    # inf - inf = NaN for an infinite incoming gradient)
+    return F.sigmoid_backward(grad, result)
+
+
+def _sigmoid_backward_output_vjp(grad, grad_output, output):
+    return F.conj(grad) * grad_output * (-2 * F.conj(output) + 1)
 
 
 SIGMOID = defop("sigmoid(self)", _sigmoid, "SigmoidBackward0", promote="float",
                 self=_sigmoid_vjp, jvp=ELEMENTWISE)
+SIGMOID_BACKWARD = defop(
+    "sigmoid_backward(grad_output, output)", _sigmoid_backward_kernel,
+    "SigmoidBackwardBackward0", promote=True,
+    grad_output=lambda grad, output: F.sigmoid_backward(grad, F.conj(output)),
+    output=_sigmoid_backward_output_vjp,
+    jvp=lambda grad_output_t, output_t, grad_output, output:
+        F.sigmoid_backward(grad_output_t, output)
+        + _sigmoid_backward_output_vjp(output_t, grad_output, output),
+    batched_jvp=POINTWISE)
 
 
 # PyTorch's threshold_backward, an op of its own so that relu's gradient under create_graph

@@ -80,6 +80,8 @@ RSQRT = defop("rsqrt(self)", _rsqrt_kernel, "RsqrtBackward0", promote="float",
 
 
 # ============================================================ trigonometric and hyperbolic
+# (x ** 2 where PyTorch's rule takes x.pow(2), not x * x: its gradient 2 x overflows at the
+# largest finite values, so their double backward is 0 * inf = NaN there, as PyTorch's)
 TAN = defop("tan(self)", _f16(np.tan), "TanBackward0", promote="float",
             self=lambda grad, result: grad * F.conj(1 + result * result), jvp=ELEMENTWISE)
 ASIN = defop("asin(self)", _f16(np.arcsin), "AsinBackward0", promote="float",
@@ -93,7 +95,7 @@ SINH = defop("sinh(self)", _f16(np.sinh), "SinhBackward0", promote="float",
 COSH = defop("cosh(self)", _f16(np.cosh), "CoshBackward0", promote="float",
              self=lambda grad, self: grad * F.conj(F.sinh(self)), jvp=ELEMENTWISE)
 ASINH = defop("asinh(self)", _f16(np.arcsinh), "AsinhBackward0", promote="float",
-              self=lambda grad, self: grad * F.conj(F.rsqrt(self * self + 1)), jvp=ELEMENTWISE)
+              self=lambda grad, self: grad * F.conj(F.rsqrt(self ** 2 + 1)), jvp=ELEMENTWISE)
 def _acosh_dx(self):
     if F.is_complex(self):
         # 1 / (sqrt(z - 1) sqrt(z + 1)), not 1 / sqrt(z^2 - 1): right on both sides of the
@@ -108,7 +110,7 @@ def _acosh_dx(self):
 ACOSH = defop("acosh(self)", _f16(np.arccosh), "AcoshBackward0", promote="float",
               self=lambda grad, self: grad * _acosh_dx(self), jvp=ELEMENTWISE)
 ATANH = defop("atanh(self)", _f16(np.arctanh), "AtanhBackward0", promote="float",
-              self=lambda grad, self: grad / F.conj(1 - self * self), jvp=ELEMENTWISE)
+              self=lambda grad, self: grad / F.conj(1 - self ** 2), jvp=ELEMENTWISE)
 
 
 # ============================================================ logit, erf family
@@ -124,10 +126,10 @@ def _logit_vjp(grad, self, eps):
 LOGIT = defop("logit(self, *, eps)", _logit_kernel, "LogitBackward0", promote="float",
               self=_logit_vjp, jvp=ELEMENTWISE)
 ERF = defop("erf(self)", _real_only("erf", _sk.erf), "ErfBackward0", promote="float",
-            self=lambda grad, self: grad * (_TWO_OVER_SQRT_PI * F.exp(-self * self)),
+            self=lambda grad, self: grad * (_TWO_OVER_SQRT_PI * F.exp(-self ** 2)),
             jvp=ELEMENTWISE)
 ERFC = defop("erfc(self)", _real_only("erfc", _sk.erfc), "ErfcBackward0", promote="float",
-             self=lambda grad, self: grad * (-_TWO_OVER_SQRT_PI * F.exp(-self * self)),
+             self=lambda grad, self: grad * (-_TWO_OVER_SQRT_PI * F.exp(-self ** 2)),
              jvp=ELEMENTWISE)
 
 

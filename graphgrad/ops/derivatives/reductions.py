@@ -15,7 +15,7 @@ from ..kernels.reductions import (
     _amax_kernel, _argext_kernel, _argsort_np, _cumext_kernel, _extreme_dim_kernel,
     _extreme_kernel, _gather_kernel, _sum_all, _logical_kernel, _logsumexp_kernel, _mean,
     _mean_kernel, _prod_dim_kernel, _prod_kernel, _scan_kernel, _scatter_add_kernel,
-    _sort_kernel, _sum_as_is, _sum_kernel, _topk_kernel, _var_kernel, _vector_norm_kernel,
+    _sort_kernel, _sum_as_is, _sum_kernel, _topk_kernel, _var_std_kernel, _vector_norm_kernel,
     _vsrb_kernel)
 from ._reduction_rules import (
     _cumext_vjp, _cumprod_jvp, _cumprod_vjp, _cumsum_vjp, _even_backward, _even_jvp,
@@ -165,11 +165,11 @@ VECTOR_NORM = defop("linalg_vector_norm(self, *, ord, dim, keepdim, dtype)", _ve
 # in float32 and rounds once)
 VAR = defop("var.correction(self, *, dim, correction, keepdim)",
             half_in_float32(lambda a, dim, correction, keepdim:
-                                _var_kernel(a, dim, correction, keepdim)),
+                                _var_std_kernel(a, dim, correction, keepdim)),
             "VarBackward0", self=_var_vjp, jvp=_var_jvp, batched_jvp=True)
 STD = defop("std.correction(self, *, dim, correction, keepdim)",
             half_in_float32(lambda a, dim, correction, keepdim:
-                                np.sqrt(_var_kernel(a, dim, correction, keepdim))),
+                                _var_std_kernel(a, dim, correction, keepdim, True)),
             "StdBackward0",
             self=lambda grad, self, result, dim, correction, keepdim:
                 _var_vjp(_safe_half_inv(grad, result), self, dim, correction, keepdim),

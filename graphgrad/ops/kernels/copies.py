@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dispatch import follow_layout
+
 
 # ============================================================ cat / stack
 def _contiguous(r):
@@ -24,6 +26,15 @@ def _stack_kernel(*args):
 
 
 # ============================================================ repeat / tile / flip / roll
+def _flip_kernel(a, dims):
+    """A reversed copy laid out as PyTorch's flip lays it out: as its input (a transposed
+    input gives a transposed result, whose view(-1) then fails as there)."""
+    r = np.flip(a, dims).copy()
+    if r.ndim > 1 and not a.flags.c_contiguous:
+        return follow_layout(r, (a,))
+    return r
+
+
 def _roll_kernel(a, shifts, dims):
     if dims is None:
         return np.roll(a, shifts[0])  # over the flattened tensor

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .reductions import _c
+
 
 def _has_nan(a):
     return np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool)
@@ -38,5 +40,5 @@ def _dim_kernel(ignore_nan):
         vals = np.take_along_axis(a, idx, axis=dim)
         if not keepdim:
             vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
-        return vals, idx.astype(np.int64, copy=False)
+        return _c(vals), _c(idx.astype(np.int64, copy=False))
     return kernel

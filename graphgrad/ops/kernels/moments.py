@@ -8,13 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.opmath import half_in_float32
-from .reductions import _mean, _var_kernel
+from .reductions import _mean, _var_std_kernel
 
 
 def _kernel(sqrt):
     @half_in_float32
     def moments(a, dim, correction, keepdim):
-        v = _var_kernel(a, dim, correction, keepdim)
-        m = _mean(a, dim, keepdim)
-        return (np.sqrt(v) if sqrt else v), m
+        return _var_std_kernel(a, dim, correction, keepdim, sqrt), _mean(a, dim, keepdim)
     return moments

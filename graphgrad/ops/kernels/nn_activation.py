@@ -42,7 +42,9 @@ def _leaky_relu_backward_kernel(g, a, negative_slope):
 
 @half_in_float32
 def _elu_kernel(a, alpha):
-    return np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0)))
+    # (expm1 of the input itself where it is taken: elu(-0.0) is -0.0, as PyTorch's;
+    # np.minimum(-0.0, 0) gave +0.0)
+    return np.where(a > 0, a, alpha * np.expm1(np.where(a > 0, 0, a)))
 
 
 @half_in_float32

@@ -120,11 +120,16 @@ def _pow_tensors(a, b):
             special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
             return np.where(neg, special, r).astype(r.dtype)
     r = np.power(a, b)
-    if b.size == 1 and b.dtype.kind == "f" and r.size and b.reshape(-1)[0] == 0.5:
-        # a one-element exponent tensor is still PyTorch's elementwise std::pow: (-inf) **
-        # 0.5 = inf, (-0.0) ** 0.5 = 0.0, where NumPy takes a scalar-like exponent 0.5 as
-        # sqrt (NaN, -0.0)
-        r = np.where(np.isneginf(a), np.inf, np.where(a == 0, 0.0, r)).astype(r.dtype)
+    if b.dtype.kind == "f" and r.size:
+        half = b == 0.5
+        if half.any():
+            # an exponent tensor is PyTorch's elementwise std::pow: (-inf) ** 0.5 = inf,
+            # (-0.0) ** 0.5 = 0.0, where NumPy takes an exponent 0.5 that is constant
+            # along its inner loop (one element, or broadcast along a row) as sqrt (NaN,
+            # -0.0)
+            fix = half & ((a == 0) | np.isneginf(a))
+            if fix.any():
+                r = np.where(fix, np.where(a == 0, 0.0, np.inf), r).astype(r.dtype)
     return _complex_zero_pow(a, b, r)
 
 

@@ -34,10 +34,16 @@ def _real_sign(a):
     return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
 
 
+def _complex_abs(a):
+    """|a| for a complex array: the C library's hypot of its parts, as PyTorch's; NumPy's
+    complex absolute value is 1 ulp off that for about a third of all values."""
+    return np.hypot(a.real, a.imag)
+
+
 def _sgn_kernel(a):
     if a.dtype.kind != "c":
         return _real_sign(a)
-    r = np.abs(a)
+    r = _complex_abs(a)
     with np.errstate(all="ignore"):
         return np.where(r == 0, 0, a / np.where(r == 0, 1, r)).astype(a.dtype, copy=False)
 
@@ -53,7 +59,7 @@ def _sign_kernel(a):
 def _abs_kernel(a):
     if a.dtype.kind == "b":
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-    return np.abs(a)
+    return _complex_abs(a) if a.dtype.kind == "c" else np.abs(a)
 
 
 # ============================================================ exp / log family

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import formulas as F
 from ..._core.opmath import half_in_float32
+from .pointwise_unary import _complex_abs
 
 
 _INF = math.inf
@@ -23,13 +24,21 @@ def _int_promote(a):
     return a.astype(np.int64) if a.dtype.kind in "bui" and a.dtype != np.int64 else a
 
 
+def _c(r):
+    """A reduction's result laid out row-major, as PyTorch's always are: NumPy's follows its
+    input's layout (a permuted input gave a permuted result, whose reshape then copied
+    instead of viewing, so an in-place op through it did not reach the result)."""
+    r = np.asarray(r)
+    return r if r.flags.c_contiguous else r.copy(order="C")
+
+
 # ============================================================ sum / mean
 # float16 and bfloat16 sums, means, scans and norms accumulate in float32, as PyTorch's do
 # (NumPy would accumulate in bfloat16: a thousand ones would sum to 256; its float16 cumsum
 # drifts); the wrapped functions take the operand already cast to its dtype= argument
 @half_in_float32
 def _sum_as_is(a, dim, keepdim):
-    return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
+    return _c(a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
 
 def _sum_kernel(a, dim, keepdim, dtype):
@@ -42,8 +51,8 @@ def _mean(a, dim=None, keepdim=False):
     if a.size == 0:  # nan, quietly: NumPy would warn "Mean of empty slice", PyTorch does not
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return np.asarray(a.mean(axis=dim, keepdims=keepdim))
-    return np.asarray(a.mean(axis=dim, keepdims=keepdim))
+            return _c(a.mean(axis=dim, keepdims=keepdim))
+    return _c(a.mean(axis=dim, keepdims=keepdim))
 
 
 def _mean_kernel(a, dim, keepdim, dtype):
@@ -62,7 +71,7 @@ def _prod_dim_kernel(a, dim, keepdim, dtype):
     a = _int_promote(a) if dtype is None else a.astype(dtype.np, copy=False)
     if a.ndim == 0:
         return a.copy()
-    return np.asarray(a.prod(axis=dim, keepdims=keepdim, dtype=a.dtype))
+    return _c(a.prod(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
 
 # ============================================================ selection helpers (linear ops)
@@ -107,13 +116,13 @@ def _extreme_dim_kernel(argfn):
         vals = np.take_along_axis(a, idx, axis=dim)
         if not keepdim:
             vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
-        return vals, idx.astype(np.int64, copy=False)
+        return _c(vals), _c(idx.astype(np.int64, copy=False))
     return kernel
 
 
 def _amax_kernel(fn):
     def kernel(a, dim, keepdim):
-        return np.asarray(fn(a, axis=dim, keepdims=keepdim))
+        return _c(fn(a, axis=dim, keepdims=keepdim))
     return kernel
 
 
@@ -127,7 +136,7 @@ def _argext_kernel(fn):
             return np.full((1,) * a.ndim if keepdim else (), r, np.int64)
         if a.ndim == 0:
             return np.zeros((), np.int64)
-        return np.asarray(fn(a, axis=dim, keepdims=keepdim), np.int64)
+        return _c(np.asarray(fn(a, axis=dim, keepdims=keepdim), np.int64))
     return kernel
 
 
@@ -144,7 +153,7 @@ def _logsumexp_kernel(a, dim, keepdim):
     r = np.log(_sum_as_is(np.exp(a - m), dim, True)) + m
     if not keepdim:
         r = np.squeeze(r, axis=dim)
-    return np.asarray(r)
+    return _c(r)
 
 
 # ============================================================ vector norm
@@ -156,7 +165,7 @@ def _vector_norm_kernel(a, ord, dim, keepdim, dtype):
 
 @half_in_float32
 def _vector_norm_of(a, ord, dim, keepdim):
-    x = np.abs(a)
+    x = _complex_abs(a) if a.dtype.kind == "c" else np.abs(a)
     if ord != 0 and F.numel(a.shape, dim) == 1:
         # one element per result: PyTorch's norm is its absolute value, exactly (no
         # (|x|^p)^(1/p) rounding, no overflow of x * x)
@@ -173,7 +182,7 @@ def _vector_norm_of(a, ord, dim, keepdim):
         r = np.sum(x != 0, axis=dim, keepdims=keepdim)
     else:
         r = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(r, dtype=x.dtype)
+    return _c(np.asarray(r, dtype=x.dtype))
 
 
 # ============================================================ var / std
@@ -181,12 +190,82 @@ def _dof(sizes, dim, correction):
     return builtins.max(0, F.numel(sizes, dim) - correction)
 
 
-def _var_kernel(a, dim, correction, keepdim):
-    d = a - a.mean(axis=dim, keepdims=True)
+def _var_kernel(a, dim, correction, keepdim, mean=None):
+    d = a - (a.mean(axis=dim, keepdims=True) if mean is None else mean)
     sq = d.real * d.real + d.imag * d.imag if a.dtype.kind == "c" else d * d
     s = sq.sum(axis=dim, keepdims=keepdim)
     dof = _dof(a.shape, dim, correction)
     return np.asarray(s / dof if dof else s / 0.0)   # dof <= 0: inf/nan, as PyTorch
+
+
+_WELFORD_MAX = 2048   # longest reduction computed with PyTorch's sequential Welford steps
+
+
+def _welford(x, dim, correction, keepdim):
+    """PyTorch's Welford var of float64 ``x`` over ``dim``, step by step along the reduced
+    elements (vectorised over the results), so that it rounds as PyTorch's does."""
+    dims = sorted(d % x.ndim for d in dim)
+    keep = [d for d in range(x.ndim) if d not in dims]
+    rows = np.transpose(x, keep + dims).reshape(-1, F.numel(x.shape, dims))
+    mean = np.zeros(rows.shape[0])
+    m2 = np.zeros(rows.shape[0])
+    for j in range(rows.shape[1]):
+        col = rows[:, j]
+        delta = col - mean
+        mean = mean + delta / (j + 1)
+        m2 = m2 + delta * (col - mean)
+    dof = _dof(x.shape, dims, correction)
+    v = m2 / dof if dof else m2 / 0.0
+    shape = [1 if d in dims else n for d, n in enumerate(x.shape)] if keepdim else \
+        [x.shape[d] for d in keep]
+    return v.reshape(shape)
+
+
+def _var_of_real(a, dim, correction, keepdim):
+    """The variance of real ``a`` as PyTorch's CPU kernel computes it (float64 for float32
+    input): one result is two passes around ``a.mean()`` (a float32 mean for float32), the
+    squares summed in order; several are Welford's, step by step up to _WELFORD_MAX
+    reduced elements (beyond: two passes, and exactly 0 for a row of equal values, as
+    Welford's)."""
+    if not a.size:
+        return _var_kernel(a, dim, correction, keepdim)
+    dims = tuple(range(a.ndim)) if dim is None else tuple(dim)
+    n = F.numel(a.shape, dims)
+    full = F.numel(a.shape, None) == n
+    x = a.astype(np.float64) if a.dtype == np.float32 else a
+    if full:
+        mean = a.mean(axis=dim, keepdims=True).astype(x.dtype) if x is not a else \
+            x.mean(axis=dim, keepdims=True)
+        d = (x - mean).reshape(-1)
+        s = np.cumsum(d * d)[-1] if n <= 32768 else np.sum(d * d)   # (PyTorch's order)
+        dof = _dof(a.shape, dim, correction)
+        v = np.asarray(s / dof if dof else s / 0.0)
+        return v.reshape((1,) * a.ndim) if keepdim else v.reshape(
+            tuple(m for i, m in enumerate(a.shape) if i not in [d % a.ndim for d in dims]))
+    if n <= _WELFORD_MAX:
+        return _welford(x, dims, correction, keepdim)
+    v = _var_kernel(x, dim, correction, keepdim)
+    if _dof(a.shape, dim, correction):
+        hi = x.max(axis=dim, keepdims=keepdim)
+        equal = (hi == x.min(axis=dim, keepdims=keepdim)) & np.isfinite(hi)
+        if equal.any():
+            v = np.where(equal, 0.0, v).astype(v.dtype, copy=False)
+    return v
+
+
+def _var_std_kernel(a, dim, correction, keepdim, take_sqrt=False):
+    """var, or std (``take_sqrt``), as PyTorch's CPU kernel: float32 accumulated in double
+    and the square root taken there before rounding once (std([1e38, -1e38]) is 1.41e38,
+    not inf from a float32 square); complex as the sum of its parts' variances, each
+    rounded to the part's dtype."""
+    if a.dtype.kind == "c":
+        v = _var_std_kernel(a.real, dim, correction, keepdim) + \
+            _var_std_kernel(a.imag, dim, correction, keepdim)
+        return np.sqrt(v) if take_sqrt else v
+    v = _var_of_real(a, dim, correction, keepdim)
+    if take_sqrt:
+        v = np.sqrt(v)
+    return np.asarray(v).astype(a.dtype, copy=False)
 
 
 # ============================================================ cumsum / cumprod
@@ -202,6 +281,10 @@ def _scan_kernel(fn):
         # (NumPy's scan follows a transposed input's layout; PyTorch's result is contiguous,
         # so a later reshape is a view, as there)
         r = scan(a, dim)
+        if fn is np.cumsum and r.dtype.kind in "fc":
+            # PyTorch's running sum starts from 0: 0 + -0.0 is +0.0, so no partial sum is
+            # -0.0 (NumPy copies a first -0.0 as is; atan2 of it then gives -pi, not pi)
+            r += 0.0
         return r if r.flags.c_contiguous else np.ascontiguousarray(r)
     return kernel
 

@@ -10,7 +10,8 @@ import numpy as np
 
 
 def _view_kernel(a, size):
-    out = a.view()
+    # (a NumPy scalar, as some reductions give for a 0-d gradient, has no shape to set)
+    out = a.view() if isinstance(a, np.ndarray) else np.asarray(a).view()
     try:
         out.shape = size
     except AttributeError:

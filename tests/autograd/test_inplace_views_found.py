@@ -1,0 +1,108 @@
+"""In-place writes, views and layouts that the differential fuzzer found differing from PyTorch
+(tests/fuzz): each test runs one program on graphgrad and on torch."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_both
+
+
+@pytest.mark.parametrize("key", ["[:]", "[0:]", "[0:1]", "[:, :]", "[...]", "[..., 0:2]",
+                                 "[:, ::1]", "[0]", "[:, 1:]", "[None]", "[..., 0]"])
+@pytest.mark.parametrize("value", ["0.0", "T.tensor(2.0, dtype=T.float64)",
+                                   "T.ones(2, dtype=T.float64)"])
+def test_setitem_of_the_whole_tensor_writes_into_it(key, value):
+    """t[key] = v with a key of slices covering their dims (and Ellipsis) writes into t
+    itself, as PyTorch's indexing skips such slices: t[:] = 0 is t.fill_(0) (FillBackward3),
+    whose gradient is not connected to the incoming one; through a view (CopySlices) the
+    double backward of a division by the zeros gave 0 * inf = NaN where PyTorch's
+    gradient is a constant (fuzz seed 803070). A 0-d tensor value is fill_'s too."""
+    def program(T):
+        x2 = T.tensor([[-0.79, 0.85]], dtype=T.float64, requires_grad=True)
+        x4 = T.tensor([[-0.22]], dtype=T.float64, requires_grad=True)
+        v3 = x2 * 1.0
+        exec(f"v3{key} = {value}", {"T": T, "v3": v3})
+        g2, g4 = T.autograd.grad((x4 / v3).sum(), [x2, x4], create_graph=True)
+        gg = T.autograd.grad(g2.sum(), [x2, x4], allow_unused=True) \
+            if g2.requires_grad else None
+        return v3, g2, g4.detach(), gg   # (g4: the broadcast sum's node name differs)
+    run_both(program)
+
+
+@pytest.mark.parametrize("case", ["t flip 1", "t flip 0", "t flip both", "strided flip",
+                                  "permuted flip", "expanded flip"])
+def test_flip_keeps_its_inputs_layout(case):
+    """flip's copy is laid out as its input (PyTorch): flip of a transposed tensor is
+    transposed, so view(-1) of it raises as in PyTorch (fuzz seed 808040: graphgrad's
+    result was contiguous and the view worked)."""
+    def program(T):
+        x = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4)
+        y = {"t flip 1": lambda: x[0].t().flip(1), "t flip 0": lambda: x[0].t().flip(0),
+             "t flip both": lambda: x[0].t().flip((0, 1)),
+             "strided flip": lambda: x[0, :, ::2].flip(0),
+             "permuted flip": lambda: x.permute(2, 0, 1).flip(1),
+             "expanded flip": lambda: x[0].expand(2, 3, 4).flip(0)}[case]()
+        return y, y.stride(), y.is_contiguous(), y.view(-1)
+    run_both(program)
+
+
+def test_double_backward_through_a_masked_write_into_a_reshaped_0d_tensor():
+    """The base's gradient of a write into x.reshape(-1) of a 0-d x came as a NumPy scalar
+    in double backward, and replaying the view on it raised 'view size is not compatible'
+    where PyTorch's works (fuzz seed 867076)."""
+    def program(T):
+        x1 = T.tensor([-0.13776721440268022], dtype=T.float64, requires_grad=True)
+        x3 = T.tensor([1.124640433601146], dtype=T.float64, requires_grad=True)
+        v4 = x1 @ x3
+        w5 = v4.reshape(-1)
+        w5[w5 > 0] = -2.5
+        v7 = T.remainder(v4, v4)
+        g = T.autograd.grad(v7.sum() + w5.sum(), [x1, x3], create_graph=True)
+        return g, T.autograd.grad(g[0].sum() + g[1].sum(), [x1, x3], allow_unused=True)
+    run_both(program)
+
+
+def test_inplace_op_with_a_promoted_operand_sharing_part_of_the_memory():
+    """w = z.unsqueeze(0); w.div_(z.real): the real view shares part of w's memory; PyTorch
+    refuses (partial overlap) before promoting it to complex, graphgrad checked the promoted
+    copy and wrote (fuzz seed 839897)."""
+    def program(T):
+        z = T.tensor(0.11 - 1.3j, dtype=T.complex128) * 1
+        w = z.unsqueeze(0)
+        w.div_(z.real)
+        return w
+    run_both(program)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "amax", "max", "argmax", "median",
+                                  "logsumexp", "norm", "vector_norm", "var"])
+def test_reduction_results_are_row_major(name):
+    """A reduction's result is row-major, as PyTorch's always are, whatever its input's
+    layout: NumPy's followed a permuted input, so reshape(-1) of the result copied instead
+    of viewing and an in-place op through it did not reach the result (fuzz seed 987375)."""
+    def program(T):
+        x = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4).permute(2, 1, 0)
+        f = {"sum": lambda: x.sum(0), "mean": lambda: x.mean(0), "prod": lambda: x.prod(0),
+             "amax": lambda: x.amax(0), "max": lambda: x.max(0).values,
+             "argmax": lambda: x.argmax(0), "median": lambda: x.median(0).values,
+             "logsumexp": lambda: x.logsumexp(0), "norm": lambda: x.norm(0.5, 0),
+             "vector_norm": lambda: T.linalg.vector_norm(x, 2, 0),
+             "var": lambda: x.var(0)}[name]
+        r = f()
+        r.reshape(-1).add_(1)
+        return r, r.stride()
+    run_both(program)
+
+
+def test_copy_of_an_expanded_tensor_into_itself():
+    """x.copy_(x) returns at once in PyTorch, even for an expanded x whose elements share
+    memory; graphgrad raised its overlap error (fuzz seed 1109745)."""
+    def program(T):
+        x = T.tensor([-0.09], dtype=T.float32)
+        w = x.expand(3)
+        w.copy_(w)
+        y = T.tensor([1.0, 2.0], requires_grad=True) * 1
+        e = y[:1].expand(3)
+        e.copy_(e)
+        return w, x, y.detach()   # (the grad_fn class of a write into an expanded view differs)
+    run_both(program)

@@ -198,7 +198,10 @@ def _var_kernel(a, dim, correction, keepdim, mean=None):
     return np.asarray(s / dof if dof else s / 0.0)   # dof <= 0: inf/nan, as PyTorch
 
 
-_WELFORD_MAX = 2048   # longest reduction computed with PyTorch's sequential Welford steps
+# longest reduction computed with PyTorch's sequential Welford steps: one Python step of
+# four NumPy calls per reduced element (~2.5 us), so at 2048 a var took ~5 ms where the two
+# passes take ~0.1 ms; beyond it the last bits may differ from PyTorch's (docs/differences.md)
+_WELFORD_MAX = 128
 
 
 def _welford(x, dim, correction, keepdim):

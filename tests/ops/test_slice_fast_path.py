@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import graphgrad as gg
+from tests.grad_modes import GRAD_MODES, grad_modes
 
 KEYS = [slice(1, None), slice(None, -1), slice(None, None, 2), slice(5, 2), slice(-3, None),
         slice(None), slice(0, 10), slice(-100, 100, 3), slice(7, 7)]
@@ -49,27 +50,13 @@ def test_zero_step_and_0d_errors_match_torch():
 
 # the slice of a plain thread (grad mode on, nothing extra) skips dispatch
 # (_slice_plain); off a plain thread it goes through dispatch: both must agree with torch
-def _modes(lib):
-    import contextlib
-    fa = lib.autograd.forward_ad
-    return {
-        "plain": contextlib.nullcontext,
-        "no_grad": lib.no_grad,
-        "anomaly": lambda: lib.autograd.detect_anomaly(check_nan=False),
-        "saved_hooks": lambda: lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
-        "inference": lib.inference_mode,
-        "dual": fa.dual_level,
-    }
-
-
-@pytest.mark.parametrize("mode", ["plain", "no_grad", "anomaly", "saved_hooks", "inference",
-                                  "dual"])
+@pytest.mark.parametrize("mode", GRAD_MODES)
 def test_slice_in_each_grad_mode_matches_torch(mode):
     from tests.conftest import run_both
 
     def program(lib):
         x = lib.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
-        with _modes(lib)[mode]():
+        with grad_modes(lib)[mode]():
             a, b = x[:-1], x[1:]
             f = (100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2).sum()
             out = [f, a.requires_grad, b.is_leaf, a._version, a._base is x]

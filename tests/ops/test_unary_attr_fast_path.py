@@ -2,24 +2,11 @@
 dispatch's steps without its generic ones on a plain thread (grad mode on, nothing
 extra), and through ``dispatch`` otherwise: both must agree with torch (values, dtypes,
 grad_fn names, gradients, errors) in every grad mode."""
-import contextlib
-
 import pytest
 
 from graphgrad.ops.derivatives.pointwise import POW, RSUB
 from tests.conftest import run_both
-
-
-def _modes(lib):
-    fa = lib.autograd.forward_ad
-    return {
-        "plain": contextlib.nullcontext,
-        "no_grad": lib.no_grad,
-        "anomaly": lambda: lib.autograd.detect_anomaly(check_nan=False),
-        "saved_hooks": lambda: lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
-        "inference": lib.inference_mode,
-        "dual": fa.dual_level,
-    }
+from tests.grad_modes import GRAD_MODES, grad_modes
 
 
 def test_ops_fit_the_contract():
@@ -27,13 +14,12 @@ def test_ops_fit_the_contract():
         assert op.n_outputs == 1 and not op.is_view
 
 
-@pytest.mark.parametrize("mode", ["plain", "no_grad", "anomaly", "saved_hooks", "inference",
-                                  "dual"])
+@pytest.mark.parametrize("mode", GRAD_MODES)
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
 def test_pow_and_rsub_with_numbers_match_torch(mode, dtype):
     def program(lib):
         x = lib.tensor([0.5, 1.5, 2.5, -1.0], dtype=getattr(lib, dtype), requires_grad=True)
-        with _modes(lib)[mode]():
+        with grad_modes(lib)[mode]():
             ys = [x ** 2, x ** 2.0, x ** 3, x ** -0.5, x ** 0.5, 1.0 - x, 2 - x, 1e-3 - x]
         out = [(y, y.dtype, y.requires_grad) for y in ys]
         if ys[0].requires_grad:

@@ -25,6 +25,7 @@ f(x).backward(); x.grad``), issue 21's "func.grad at least as fast as backward()
     python -m benchmarks.instructions            # W1 and W3tiny
     python -m benchmarks.instructions W1         # one of them
     python -m benchmarks.instructions W7grad W7backward
+    python -m benchmarks.instructions W5     # one vectorized jacobian (W5: all overhead)
     env -u PYTHONDONTWRITEBYTECODE python -m benchmarks.instructions W3 W3numpy
 
 Needs ``valgrind`` on PATH.  Torch is not imported.  Count with compiled ``.pyc`` files
@@ -47,7 +48,7 @@ _RUNNER = r"""
 import sys
 import numpy as np
 import graphgrad as g
-from benchmarks import w1_sin_chain as w1, w3_rnn as w3, w7_rosenbrock as w7
+from benchmarks import w1_sin_chain as w1, w3_rnn as w3, w5_jacobian as w5, w7_rosenbrock as w7
 
 name, runs = sys.argv[1], int(sys.argv[2])
 if name == "W7grad":
@@ -61,6 +62,9 @@ elif name == "W3":
 elif name == "W3numpy":
     data3 = w3.make_data(0)
     run = lambda: w3.run_numpy(data3)
+elif name == "W5":
+    state5 = w5.build(g, w5.make_data(0))
+    run = lambda: w5.run_graph(g, state5)
 elif name == "W1":
     state = w1.build(g, w1.make_data())
     run = lambda: w1.run_graph(g, state)
@@ -79,7 +83,7 @@ for _ in range(1 + runs):
 """
 
 
-NAMES = ("W1", "W3tiny", "W3", "W3numpy", "W7grad", "W7backward")
+NAMES = ("W1", "W3tiny", "W3", "W3numpy", "W5", "W7grad", "W7backward")
 
 
 def _env():
@@ -108,7 +112,7 @@ def _count(name, runs):
 
 # W7's calls are a hundred times shorter than a W1 run: more of them, so that the count
 # per call is as repeatable
-RUNS = {"W7grad": (20, 220), "W7backward": (20, 220)}
+RUNS = {"W7grad": (20, 220), "W7backward": (20, 220), "W5": (10, 110)}
 
 
 def per_run(name):

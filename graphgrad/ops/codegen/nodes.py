@@ -87,20 +87,47 @@ def _specialized_apply(op, srcs):
                          lambda: _apply_source(op, srcs))
 
 
+def _inline_slot_lines(i, name, kind, ind):
+    """Generated lines: saved slot ``s{i}`` (read from ``self._saved{i}``) -> its ndarray
+    when it holds a tensor: inline (NOTE in ops/node.py: the input Tensor, or the output's
+    array) after the version check, or a SavedVariable through ``_unpack_data_lines``;
+    attributes and sizes as they are."""
+    if kind == "input":  # inline: the tensor, saved at version _saved{i}_version
+        return [f"{ind}if s{i}.__class__ is Tensor:",
+                f"{ind}    vc = s{i}._vc",
+                f"{ind}    if vc is not None and vc.value != self._saved{i}_version:",
+                f"{ind}        _unpack_stale(self, {i})  # raises",
+                f"{ind}    s{i} = s{i}._data",
+                f"{ind}elif s{i}.__class__ is SV:"] + _unpack_data_lines(i, name, ind + "    ")
+    if kind == "result":  # inline: the output's array, its version counter in _saved{i}_version
+        return [f"{ind}if s{i}.__class__ is _ndarray:",
+                f"{ind}    if self._saved{i}_version.value:",
+                f"{ind}        _unpack_stale(self, {i})  # raises",
+                f"{ind}elif s{i}.__class__ is SV:"] + _unpack_data_lines(i, name, ind + "    ")
+    return []
+
+
 def _apply_source(op, srcs):
     names = op.save_names
+    kinds = op.save_kinds
     lines = ["def _apply(self, grads, mask, create_graph):",
              "    grad = grads[0]",
              "    if grad is None:",
              f"        return [None] * {len(srcs)}"]
     if names:
-        lines.append("    saved = self._saved")
-    for i, n in enumerate(names):
-        lines += [f"    s{i} = saved[{i}]",
-                  f"    if s{i}.__class__ is SV:",
-                  "        if create_graph:",
-                  f"            s{i} = s{i}.unpack(self, {n!r})",
-                  "        else:"] + _unpack_data_lines(i, n, "            ")
+        # create_graph: every saved tensor as a SavedVariable (``_saved`` turns the inline
+        # ones into theirs, once) unpacked to a Tensor in the graph; otherwise the slots are
+        # read as ``_step`` reads them, without making SavedVariables (FormulaNode, ops/node.py)
+        lines += ["    if create_graph:",
+                  "        saved = self._saved"]
+        for i, n in enumerate(names):
+            lines += [f"        s{i} = saved[{i}]",
+                      f"        if s{i}.__class__ is SV:",
+                      f"            s{i} = s{i}.unpack(self, {n!r})"]
+        lines.append("    else:")
+        for i, n in enumerate(names):
+            lines.append(f"        s{i} = self._saved{i}")
+            lines += _inline_slot_lines(i, n, kinds[i][0], "        ")
     lines.append("    nodes = self._next_nodes")
     outs = []
     for k, src in enumerate(srcs):
@@ -111,7 +138,8 @@ def _apply_source(op, srcs):
                   f"        o{k} = None"]
         outs.append(f"o{k}")
     lines.append(f"    return [{', '.join(outs)}]")
-    env = {"SV": SavedVariable}
+    env = {"SV": SavedVariable, "Tensor": Tensor, "_ndarray": _ndarray,
+           "_unpack_stale": _unpack_stale}
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})
     return lines, env
 
@@ -151,17 +179,7 @@ def _step_source(op, srcs):
         kind = kinds[i][0]
         if kind in ("input", "result"):
             lines.append(f"    sv{i} = s{i}")
-            if kind == "input":  # inline: the tensor, saved at version _saved{i}_version
-                lines += [f"    if s{i}.__class__ is Tensor:",
-                          f"        vc = s{i}._vc",
-                          f"        if vc is not None and vc.value != self._saved{i}_version:",
-                          f"            _unpack_stale(self, {i})  # raises",
-                          f"        s{i} = s{i}._data"]
-            else:  # inline: the output's array, its version counter in _saved{i}_version
-                lines += [f"    if s{i}.__class__ is _ndarray:",
-                          f"        if self._saved{i}_version.value:",
-                          f"            _unpack_stale(self, {i})  # raises"]
-            lines += [f"    elif s{i}.__class__ is SV:"] + _unpack_data_lines(i, n, "        ")
+            lines += _inline_slot_lines(i, n, kind, "    ")
             release += _release_lines(i, "        ")
     lines.append("    nodes = self._next_nodes")
     outs = []

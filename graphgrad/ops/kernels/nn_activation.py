@@ -274,9 +274,10 @@ def _gelu32(a, g, dx=False, stash=False):
 # when it is handed the same array object with the same bits as the copy, and then returns
 # grad * gelu'(x): the very operations of the recomputing path, so bit for bit the same
 # result.  Anything else -- another array, values changed behind autograd's back (through
-# .numpy()), a second backward (retain_graph: the first one took the entry), create_graph
-# (the backward is then made of ops and never reads the entry) -- finds no valid entry and
-# recomputes, so the stash can make a backward faster but never different.  An entry lives
+# .numpy()), a second backward (retain_graph: the first one took the entry) -- finds no
+# valid entry and recomputes, so the stash can make a backward faster but never different.
+# (Under create_graph the gelu_backward op's kernel takes the entry as a plain backward
+# does; that op's own derivative is computed from its saved inputs.)  An entry lives
 # until the backward takes it or the input array is freed (a weak reference drops it):
 # twice the input's memory, while the graph that saves that input is alive.
 _STASH = {}             # id(input array) -> (weak reference to it, its copy, gelu'(it))

@@ -120,8 +120,7 @@ class _State(threading.local):
 
     @grad_enabled.setter
     def grad_enabled(self, mode):
-        self._grad_enabled = mode
-        self._set_plain(bool(mode) and not self.extras_on)
+        grad_mode_set(self.__dict__, mode)
 
     def refresh(self):
         self.extra_ops = bool(self.inference or self.fw_level is not None or self.saved_hooks
@@ -132,11 +131,7 @@ class _State(threading.local):
         self._set_plain(bool(self._grad_enabled) and not self.extras_on)
 
     def _set_plain(self, plain):
-        self.plain = plain
-        if plain:
-            self.not_plain_token = None
-        elif self.not_plain_token is None:
-            self.not_plain_token = _NotPlainToken()
+        _set_plain_in(self.__dict__, plain)
 
 
 tls = _State()
@@ -148,13 +143,16 @@ DEFAULTS = {k: v for k, v in vars(_State).items() if not k.startswith("__") and
 
 
 def grad_mode_set(d, mode):
-    """``tls.grad_enabled = mode`` on ``d = tls.__dict__`` (NOTE [thread dict]): the same
-    writes as the property's setter and ``_set_plain``."""
+    """``tls.grad_enabled = mode`` on ``d = tls.__dict__`` (NOTE [thread dict]); the
+    property's setter is this on its own thread's dict."""
     d["_grad_enabled"] = mode
-    if mode and not d.get("extras_on", False):
-        d["plain"] = True
+    _set_plain_in(d, bool(mode) and not d.get("extras_on", False))
+
+
+def _set_plain_in(d, plain):
+    """``plain`` and its token (NOTE [hot flags]) on a thread's attribute dict ``d``."""
+    d["plain"] = plain
+    if plain:
         d["not_plain_token"] = None
-    else:
-        d["plain"] = False
-        if d.get("not_plain_token") is None:
-            d["not_plain_token"] = _NotPlainToken()
+    elif d.get("not_plain_token") is None:
+        d["not_plain_token"] = _NotPlainToken()

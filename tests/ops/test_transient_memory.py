@@ -36,8 +36,9 @@ def test_gelu_backward_needs_three_buffers_of_the_input():
     from math import erf, exp, pi, sqrt
     i = np.arange(0, N, 997)
     ref = [0.5 * (1 + erf(v / sqrt(2))) + v * exp(-v * v / 2) / sqrt(2 * pi) for v in xd[i]]
-    np.testing.assert_allclose(dx.numpy()[i], g.numpy()[i] * np.array(ref), rtol=2e-6,
-                               atol=1e-7)
+    # (per unit gradient, within erf's ~1.5e-7 as PyTorch's float32 kernel: NOTE [float32 gelu])
+    np.testing.assert_allclose(dx.numpy()[i] / g.numpy()[i], np.array(ref), rtol=2e-6,
+                               atol=2.5e-7)
 
 
 def test_sub_and_add_with_alpha_make_one_temporary():

@@ -68,8 +68,6 @@ def _erfc_np(x):
 
 
 _NEG_SQRT_HALF = -math.sqrt(0.5)
-_SQRT_2 = math.sqrt(2.0)
-_TWO_SQRT_2 = 2.0 * math.sqrt(2.0)
 
 
 def _gelu_kernel(a, approximate):
@@ -180,47 +178,50 @@ def _gelu_erf_blocks(a, g, stash=False):
 
 
 # NOTE [float32 gelu]
-# float32 (and, through half_in_float32, half) gelu and its gradient are computed in
-# float32, block by block through four work buffers (about 40 NumPy calls on each block of
-# _BLOCK32 elements, no full-size temporary): with H = Phi(-|x|) = erfc(|x| / sqrt 2) / 2,
-#     H = r exp(f(u) - x^2 / 2),  r = 1 / (2 + |x| / sqrt 2),  u = 4r - 1,
-#     Phi(x) = H (x < 0) or 1 - H (x >= 0), written (1 + s) / 2 - s H with s = sign(x)
-#              (-1 for -0.0 too: signbit and copysign agree),
-#     gelu(x) = x Phi(x),  gelu'(x) = Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi),
-# f being special's Chebyshev series cut at 12 terms (series error ~1e-8, below float32's
-# rounding), summed by Horner's rule in float32.  x^2 / 2 is rounded once (x * x, then an
-# exact halving), so the negative tail keeps its relative accuracy as well as the earlier
-# float64 series did from its float32 x / sqrt 2 (tests/ops/test_special_kernels.py
-# measures both against the float64 kernel); PyTorch's own float32 gelu is
-# 0.5 x (1 + erf(x / sqrt 2)) with a 1.5e-7-absolute erf, so it is the less accurate of the
-# two.  The float64 series on float32 data cost 2-2.5x as much (W8's 524288-element gelu:
-# ~6 ms forward against ~2.5 ms; docs/performance.md, 2026-12-07).
-_GELU32_MONO = _special._monomial(_special._CHEB[:12])
+# float32 (and, through half_in_float32, half) gelu and its gradient follow PyTorch's
+# float32 kernel: gelu(x) = x / 2 (1 + erf(x / sqrt 2)), gelu'(x) = (1 + erf(x / sqrt 2)) / 2
+# + x exp(-x^2 / 2) / sqrt(2 pi), with erf by its vectorised formula (Abramowitz and
+# Stegun 7.1.26, absolute error ~1.5e-7):
+#     erf(a) = sign(a) (1 - t (p1 + t (p2 + t (p3 + t (p4 + t p5)))) exp(-a^2)),
+#     t = 1 / (1 + p |a|),
+# computed in float32, block by block through four work buffers (about 25 NumPy calls on
+# each block of _BLOCK32 elements, no full-size temporary); exp(-a^2) is also the normal
+# density's exponential.  So the same cancellation as PyTorch's for x << 0 (gelu(x) is
+# -0.0 below about -5.5) and values within a few float32 ulps of PyTorch's (its fused
+# multiply-adds round once where NumPy rounds twice).  The earlier erfc form (a 12-term
+# Chebyshev series, accurate to a few ulps relative in the tail too) cost ~37 NumPy calls
+# a block: W8's 524288-element gelu forward with its derivative stash took ~3.4 ms
+# against ~2.1 ms (docs/performance.md, 2026-12-07 fourth session).
+_ERF_P = np.float32(0.3275911)
+_ERF_C = tuple(np.float32(c) for c in (
+    0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429))
+_SQRT_HALF32 = np.float32(math.sqrt(0.5))
+_INV_SQRT_2PI32 = np.float32(_INV_SQRT_2PI)
 _BLOCK32 = 32768
 
 
-def _gelu32_phi(x, z, r, u, b):
-    """Phi(x) into ``b`` for a float32 block ``x``; leaves x^2 / 2 in ``z``."""
-    mono = _GELU32_MONO
-    np.abs(x, out=z)
-    np.add(z, _TWO_SQRT_2, out=r)
-    np.divide(_SQRT_2, r, out=r)         # r = t / 2, t = 2 / (2 + z), z = |x| / sqrt 2
-    np.multiply(r, 4.0, out=u)
-    np.subtract(u, 1.0, out=u)           # u = 2t - 1
-    np.multiply(u, mono[-1], out=b)
-    np.add(b, mono[-2], out=b)
-    for c in mono[-3::-1]:
-        np.multiply(b, u, out=b)
-        np.add(b, c, out=b)
-    np.multiply(x, x, out=z)
-    np.multiply(z, 0.5, out=z)           # x^2 / 2, one rounding
-    np.subtract(b, z, out=b)
-    np.exp(b, out=b)
-    np.multiply(b, r, out=b)             # H = erfc(|x| / sqrt 2) / 2 = Phi(-|x|)
-    np.signbit(x, out=u)
-    np.subtract(1.0, u, out=u)           # (1 + s) / 2: exactly 0 or 1
-    np.copysign(b, x, out=b)             # s H
-    np.subtract(u, b, out=b)             # Phi(x) = (1 + s) / 2 - s H
+def _gelu32_cdf(x, a, t, r, e):
+    """For a float32 block ``x``: 1 + erf(x / sqrt 2) into ``t``, exp(-x^2 / 2) into
+    ``e`` (``a`` and ``r`` are work buffers)."""
+    c1, c2, c3, c4, c5 = _ERF_C
+    np.multiply(x, _SQRT_HALF32, out=a)   # a = x / sqrt 2
+    np.abs(a, out=t)
+    np.multiply(t, _ERF_P, out=t)
+    np.add(t, 1.0, out=t)
+    np.divide(1.0, t, out=t)              # t = 1 / (1 + p |a|)
+    np.multiply(t, c5, out=r)
+    np.add(r, c4, out=r)
+    for c in (c3, c2, c1):
+        np.multiply(r, t, out=r)
+        np.add(r, c, out=r)
+    np.multiply(a, a, out=e)
+    np.negative(e, out=e)
+    np.exp(e, out=e)                      # exp(-a^2)
+    np.multiply(t, e, out=t)
+    np.multiply(t, r, out=t)
+    np.subtract(1.0, t, out=t)            # erf(|a|)
+    np.copysign(t, a, out=t)              # erf(a)
+    np.add(t, 1.0, out=t)                 # 1 + erf(a)
 
 
 def _gelu32(a, g, dx=False, stash=False):
@@ -237,29 +238,30 @@ def _gelu32(a, g, dx=False, stash=False):
     n = min(size, _BLOCK32)
     if not n:
         return out
-    z, r, u, b = (np.empty(n, np.float32) for _ in range(4))
+    w, t, r, e = (np.empty(n, np.float32) for _ in range(4))
     grad = dx or fg is not None
     with np.errstate(all="ignore"):
         for s in range(0, size, n):
             m = min(n, size - s)
             if m != n:
-                z, r, u, b = z[:m], r[:m], u[:m], b[:m]
+                w, t, r, e = w[:m], t[:m], r[:m], e[:m]
             x, o = fa[s:s + m], fo[s:s + m]
-            _gelu32_phi(x, z, r, u, b)
-            if not grad:
-                np.multiply(x, b, out=o)
+            _gelu32_cdf(x, w, t, r, e)
+            if not grad:                     # x / 2 (1 + erf)
+                np.multiply(x, 0.5, out=o)
+                np.multiply(o, t, out=o)
                 if fd is None:
                     continue
-            np.exp(z, out=z)
-            np.divide(_INV_SQRT_2PI, z, out=z)   # the normal density at x
-            np.multiply(z, x, out=z)
+            np.multiply(t, 0.5, out=t)           # Phi(x)
+            np.multiply(e, _INV_SQRT_2PI32, out=e)  # the normal density at x
+            np.multiply(e, x, out=e)
             if fd is not None:
-                np.add(b, z, out=fd[s:s + m])
+                np.add(t, e, out=fd[s:s + m])
             elif fg is None:
-                np.add(b, z, out=o)
+                np.add(t, e, out=o)
             else:
-                np.add(b, z, out=b)
-                np.multiply(fg[s:s + m], b, out=o)
+                np.add(t, e, out=t)
+                np.multiply(fg[s:s + m], t, out=o)
     if d is not None:
         _stash_put(a, d)
     return out

@@ -232,11 +232,13 @@ KNOWN = [
      lambda p, m: p.dtype == "float64" and _uses(p, "gelu") and m.kind in _NUMERIC
      and p.seed in (711598, 978356)),
     ("gelu-float32-kernel", DELIBERATE,
-     "PyTorch's float32 gelu takes erf from a vectorised approximation: NaN at +inf (inf "
-     "in float64 and in graphgrad, the limit) and, in the far negative tail, values off by "
-     "up to tens of percent (gelu(-5.0) = -1.19e-6, the function -1.43e-6) or 0 (below "
-     "about -8); graphgrad computes float32 gelu in float64 and rounds once. Values of "
-     "PyTorch's kernel, not of the function (seeds 404422, 415276, 16673, 18589)",
+     "PyTorch's float32 gelu takes erf from a vectorised approximation (NaN at +inf, inf "
+     "in graphgrad, the limit); graphgrad's float32 gelu is x (1 + erf(x / sqrt 2)) / 2 "
+     "too, with erf from Abramowitz and Stegun 7.1.26 (NOTE [float32 gelu]): both within "
+     "~1.5e-7 of the function, not the same approximation, so in the far negative tail, "
+     "where 1 + erf cancels, values apart by up to tens of percent (gelu(-5.0) = -1.19e-6 "
+     "in PyTorch, -1.49e-6 in graphgrad, the function -1.43e-6) (seeds 404422, 415276, "
+     "16673, 18589)",
      lambda p, m: p.dtype == "float32" and _uses(p, "gelu") and m.kind in _NUMERIC),
     ("copy-real-tangent-into-complex", DELIBERATE,
      "copy_ (or t[...] = v) of a real dual tensor into a complex tensor without a tangent, or "

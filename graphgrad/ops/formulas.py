@@ -284,6 +284,20 @@ def mH(x):
     return conj(mT(x))
 
 
+def t(x):
+    """The transpose of a matrix, through ``t`` on a 2-d Tensor (TBackward0, as PyTorch's
+    formulas' ``.t()``); else as ``mT`` (a batched gradient's last two dims)."""
+    if isinstance(x, Tensor) and x._data.ndim == 2:
+        return dispatch(_OP["t"], x)
+    return mT(x)
+
+
+def tH(x):
+    """The conjugate transpose of a matrix: ``t`` then ``conj`` (PyTorch's mm formulas'
+    ``mat.t().conj()``)."""
+    return conj(t(x))
+
+
 def matmul(a, b):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         if _constant_product(a, b):

@@ -84,13 +84,12 @@ class FormulaNode(Node):
         env.append(grads)   # index -2
         env.append(grad)    # index -1
         rules = op.vjps
-        out = []
+        out = [None] * len(rules)
         nodes = self._next_nodes
-        for k, srcs in enumerate(self._srcs):
+        all_srcs = self._srcs
+        for k in op.vjp_order:   # NOTE [VJP order]
             if (nodes[k] is not None) if mask is None else mask[k]:
-                out.append(rules[k][0](*[env[j] for j in srcs]))
-            else:
-                out.append(None)
+                out[k] = rules[k][0](*[env[j] for j in all_srcs[k]])
         return out
 
     def _get_saved(self, key, raw):

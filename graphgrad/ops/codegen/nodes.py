@@ -129,15 +129,14 @@ def _apply_source(op, srcs):
             lines.append(f"        s{i} = self._saved{i}")
             lines += _inline_slot_lines(i, n, kinds[i][0], "        ")
     lines.append("    nodes = self._next_nodes")
-    outs = []
-    for k, src in enumerate(srcs):
+    for k in op.vjp_order:   # NOTE [VJP order]
+        src = srcs[k]
         args = ", ".join("grad" if j == -1 else ("grads" if j == -2 else f"s{j}") for j in src)
         lines += [f"    if (nodes[{k}] is not None) if mask is None else mask[{k}]:",
                   f"        o{k} = rule{k}({args})",
                   "    else:",
                   f"        o{k} = None"]
-        outs.append(f"o{k}")
-    lines.append(f"    return [{', '.join(outs)}]")
+    lines.append(f"    return [{', '.join(f'o{k}' for k in range(len(srcs)))}]")
     env = {"SV": SavedVariable, "Tensor": Tensor, "_ndarray": _ndarray,
            "_unpack_stale": _unpack_stale}
     env.update({f"rule{k}": rule[0] for k, rule in enumerate(op.vjps)})

@@ -36,6 +36,12 @@ def _restore(x, sizes, dims, keepdim):
         dims = range(n)
     gs = F.shape(x)
     nb = len(gs) - (n - len(dims))
+    if isinstance(x, Tensor) and dims:
+        # one unsqueeze per reduced dim, as PyTorch's unsqueeze_multiple (UnsqueezeBackward0
+        # in a double backward's graph, not ViewBackward0)
+        for d in sorted(dims):
+            x = dispatch(_OP["unsqueeze"], x, nb + d)
+        return x
     kept = list(gs[:nb])
     j = nb
     for i in range(n):
@@ -298,12 +304,9 @@ def _vector_norm_unit(self, ord, dim, keepdim, result):
     if ord == 1:
         return _sgn(self)
     if ord == 2:
-        zero = rd == 0
-        if zero.any():
-            # (the untaken branch divides by 0: under double backward its gradient there is
-            # 0 / 0 = NaN, as PyTorch's (self / norm).masked_fill_(norm == 0, 0) gives)
-            return F.where(_const(zero, self), 0.0, self / r)
-        return self / r
+        # (the masked branch divides by 0: under double backward its gradient there is
+        # 0 / 0 = NaN, as PyTorch's (self / norm).masked_fill_(norm == 0, 0) gives)
+        return _masked_zero(self / r, rd == 0)
     if ord in (_INF, -_INF):
         xa = _abs(_arr(self))
         mask = (xa == rd) | np.isnan(xa)  # (PyTorch's: a NaN counts as the extreme)
@@ -335,13 +338,24 @@ def _norm_scale(r, p):
     return r ** (1 - p)
 
 
+def _masked_zero(value, mask):
+    """``value`` with 0 where ``mask`` (an ndarray) is set: PyTorch's ``masked_fill_(mask,
+    0)``.  On Tensors (a graph being built: create_graph) always the masked_fill node, as
+    PyTorch's formulas make one whether or not any element is masked: the double backward's
+    nodes, and so the order in which its engine sums the contributions to one gradient,
+    are then PyTorch's (a different order left rounding residuals where PyTorch's sum of
+    x / |x|'s terms is exactly 0: fuzz seeds 971435, 1072224)."""
+    if isinstance(value, Tensor):
+        return F.masked_fill_Scalar(value, Tensor._wrap(np.asarray(mask)), 0)
+    if mask.any():
+        return np.where(mask, 0, value).astype(value.dtype, copy=False)
+    return value
+
+
 def _zero_where_norm_is_zero(value, result):
     """0 where the norm is 0, whatever ``value`` is there (inf, NaN): PyTorch's
     ``masked_fill_(norm == 0, 0)``, applied after the gradient or tangent is in."""
-    zero = _arr(result) == 0
-    if zero.any():
-        return F.where(_const(zero, result), 0.0, value)
-    return value
+    return _masked_zero(value, _arr(result) == 0)
 
 
 def _norm_power(r, p):
@@ -422,10 +436,7 @@ def _safe_half_inv(grad, result):
     """grad / (2 result), 0 where result == 0 (PyTorch's std rule). The untaken branch
     divides by 0 there, so under double backward its gradient is 0 / 0 = NaN, as
     PyTorch's (grad / (2 result)).masked_fill_(result == 0, 0) gives (seed 765507)."""
-    zero = _arr(result) == 0
-    if not zero.any():
-        return grad / (2 * result)
-    return F.where(_const(zero, result), 0.0, grad / (2 * result))
+    return _masked_zero(grad / (2 * result), _arr(result) == 0)
 
 
 # ============================================================ cumsum / cumprod

@@ -167,6 +167,7 @@ def _list_op(template, n):
     op.attr_pos = tuple(range(n, n + len(attrs)))
     op.diff_pos = tuple(range(n))
     op.vjps = ((None, ()),) * n   # (the shared node class computes every input's part)
+    op.vjp_order = tuple(range(n))
     idx = tuple(n + attrs.index(p) for p in template.save_names)
     op.save_kinds = tuple(("attr", i) for i in idx)
     op.save_needed_by = (frozenset(range(n)),) * len(idx)

@@ -34,7 +34,7 @@ def _mm_self_vjp(grad, mat2):
             return _np_matmul(grad.reshape(-1, grad.shape[-1]), mat2.T).reshape(
                 lead + (mat2.shape[0],))
         return _np_matmul(grad, mat2.T)  # (F._gemm without its frame)
-    return F.matmul(grad, F.mH(mat2))
+    return F.matmul(grad, F.tH(mat2))
 
 
 def _mm_mat2_vjp(grad, self):
@@ -43,7 +43,7 @@ def _mm_mat2_vjp(grad, self):
     if grad.__class__ is _ndarray and self.__class__ is _ndarray and \
             self.dtype.kind != "c":
         return _np_matmul(self.T, grad)
-    return F.matmul(F.mH(self), grad)
+    return F.matmul(F.tH(self), grad)
 
 
 def _product_jvp(f, a_t, b_t, a, b):

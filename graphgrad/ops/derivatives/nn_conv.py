@@ -32,6 +32,7 @@ def _conv_jvp(input_t, weight_t, bias_t, input, weight, bias, stride, padding, d
 CONVOLUTION = defop(
     "convolution(input, weight, bias, *, stride, padding, dilation, groups)", _conv_kernel,
     "ConvolutionBackward0",
+    vjp_order=("input", "weight", "bias"),   # (PyTorch: one formula for the three)
     input=lambda grad, weight, input_sym_sizes, stride, padding, dilation, groups:
         F.convolution_backward_input(grad, F.conj(weight), tuple(input_sym_sizes), stride,
                                      padding, dilation, groups),

@@ -27,6 +27,7 @@ def _conv_transpose_jvp(input_t, weight_t, bias_t, input, weight, bias, output_s
 CONV_TRANSPOSE = defop(
     "conv_transpose(input, weight, bias, *, output_sizes, stride, padding, dilation, groups)",
     _conv_transpose_kernel, "ConvolutionBackward0",
+    vjp_order=("input", "weight", "bias"),   # (PyTorch: one formula for the three)
     input=lambda grad, weight, stride, padding, dilation, groups:
         F.convolution(grad, F.conj(weight), None, stride, _pads(padding), dilation, groups),
     weight=lambda grad, input, weight_sym_sizes, stride, padding, dilation, groups:

@@ -29,7 +29,7 @@ def _addmm_mat2_vjp(grad, mat1, mat2, alpha):
             mat1.dtype.kind == "f" and mat1.dtype.itemsize >= 4 and \
             mat2.flags.f_contiguous and not mat2.flags.c_contiguous:
         return _scaled(np.matmul(grad.T, mat1).T, alpha)
-    return _scaled(F.matmul(F.mH(mat1), grad), alpha)
+    return _scaled(F.matmul(F.tH(mat1), grad), alpha)
 
 
 def _declare_addmm():
@@ -43,7 +43,7 @@ def _declare_addmm():
         f"{name}(self, mat1, mat2, *, beta, alpha)", _addmm_kernel, "AddmmBackward0",
         promote=True,
         self=lambda grad, beta: _scaled(grad, beta),
-        mat1=lambda grad, mat2, alpha: _scaled(F.matmul(grad, F.mH(mat2)), alpha),
+        mat1=lambda grad, mat2, alpha: _scaled(F.matmul(grad, F.tH(mat2)), alpha),
         mat2=_addmm_mat2_vjp,
         jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
             _scaled(F.matmul(mat1_t, mat2) + F.matmul(mat1, mat2_t), alpha) + self_t * beta,

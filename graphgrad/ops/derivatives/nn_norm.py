@@ -93,6 +93,7 @@ def _ln_jvp(input_t, weight_t, bias_t, input, weight, bias, result1, result2, no
 LAYER_NORM = defop(
     "native_layer_norm(input, weight, bias, *, normalized_shape, eps)", _layer_norm_kernel,
     "NativeLayerNormBackward0", n_outputs=3, nondiff_outputs=(1, 2),
+    vjp_order=("input", "weight", "bias"),   # (PyTorch: one formula for the three)
     input=_ln_input_vjp,
     weight=_ln_weight_vjp,
     bias=lambda grad, bias: _in_param_dtype(grad, bias),

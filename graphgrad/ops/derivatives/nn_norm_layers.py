@@ -80,6 +80,7 @@ def _bn_jvp(input_t, weight_t, bias_t, input, weight, bias, result1, result2, tr
 BATCH_NORM = defop(
     "native_batch_norm(input, weight, bias, running_mean, running_var, *, training, eps)",
     _bn_kernel, "NativeBatchNormBackward0", n_outputs=4, nondiff_outputs=(1, 2, 3),
+    vjp_order=("input", "weight", "bias"),   # (PyTorch: one formula for the three)
     input=_bn_input_vjp,
     weight=_bn_weight_vjp,
     bias=lambda grad, input_sym_sizes: _per_channel(
@@ -155,6 +156,7 @@ def _gn_jvp(input_t, weight_t, bias_t, input, weight, bias, result1, result2, gr
 GROUP_NORM = defop(
     "native_group_norm(input, weight, bias, *, group, eps)", _gn_kernel,
     "NativeGroupNormBackward0", n_outputs=3, nondiff_outputs=(1, 2),
+    vjp_order=("input", "weight", "bias"),   # (PyTorch: one formula for the three)
     input=_gn_input_vjp,
     weight=_gn_weight_vjp,
     bias=lambda grad, bias, input_sym_sizes: _per_channel(

@@ -85,9 +85,16 @@ MUL = defop("mul(self, other)", np.multiply, "MulBackward0", promote=True,
             half_scalar_kernel=_half_mul, self=_mul_self_vjp,
             other=lambda grad, self: grad * F.conj(self),
             jvp=_mul_jvp, batched_jvp=POINTWISE)
+def _div_other_vjp(grad, self, other):
+    """-grad * conj(self / other / other), the quotient made first as PyTorch's compiled
+    formula evaluates it (under create_graph that numbers its nodes: NOTE [VJP order])."""
+    q = F.conj(self / other / other)
+    return -grad * q
+
+
 DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             half_scalar_kernel=_half_div, self=_div_self_vjp,
-            other=lambda grad, self, other: -grad * F.conj(self / other / other),
+            other=_div_other_vjp,
             jvp=_div_jvp, batched_jvp=POINTWISE)
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
             batched_jvp=POINTWISE)

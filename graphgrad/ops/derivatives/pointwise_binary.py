@@ -101,6 +101,7 @@ def _hypot_jvp(self_t, other_t, self, other, result):
 
 
 ATAN2 = defop("atan2(self, other)", _atan2_kernel, "Atan2Backward0", promote="float",
+              vjp_order=("self", "other"),   # (PyTorch: one "self, other" formula)
               self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
               other=lambda grad, self, other: grad * -self * _atan2_recip(self, other),
               jvp=_atan2_jvp, batched_jvp=POINTWISE)
@@ -189,6 +190,7 @@ def _clamp_self_vjp(grad, self, min, max):  # noqa: A002
 CLAMP = defop("clamp(self, *, min, max)", _clamp_kernel, "ClampBackward1",
               self=_clamp_self_vjp, jvp=ELEMENTWISE)
 CLAMP_T = defop("clamp.Tensor(self, min, max)", _clamp_kernel, "ClampBackward0", promote=True,
+                vjp_order=("min", "max", "self"),   # (PyTorch's keys: "min, max", "self")
                 self=_clamp_self_vjp, min=_clamp_min_vjp, max=_clamp_max_vjp, jvp=_clamp_jvp,
                 batched_jvp=POINTWISE)
 CLAMP_MIN = defop("clamp_min(self, *, min)", lambda a, min: _clamp_kernel(a, min, None),

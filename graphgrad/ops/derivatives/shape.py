@@ -60,7 +60,7 @@ TRANSPOSE = defop("transpose(self, *, dim0, dim1)", np.swapaxes, "TransposeBackw
                   batched_jvp=lambda self_t, self_sym_sizes, dim0, dim1: F.transpose(
                       self_t, _nd(dim0, len(self_sym_sizes)), _nd(dim1, len(self_sym_sizes))))
 T = defop("t(self)", lambda a: a.T, "TBackward0", is_view=True,
-          self=lambda grad, self_sym_sizes: F.mT(grad) if len(self_sym_sizes) == 2 else grad,
+          self=lambda grad, self_sym_sizes: F.t(grad) if len(self_sym_sizes) == 2 else grad,
           jvp=LINEAR,
           batched_jvp=lambda self_t, self_sym_sizes:
               F.mT(self_t) if len(self_sym_sizes) == 2 else F.alias(self_t))

@@ -43,7 +43,7 @@ try:
     # the tools of graphgrad.autograd (layer 6), bound now (see autograd/__init__)
     from .autograd import (Function, GradcheckError, Variable, anomaly_mode, detect_anomaly,  # noqa: F401
                            forward_ad, function, functional, gradcheck as _gradcheck)
-    from . import backends, linalg, nn, return_types  # noqa: F401
+    from . import backends, linalg, nn, return_types, special  # noqa: F401
     from . import amp, cpu  # noqa: F401
     from .amp.grad_scaler import (_amp_foreach_non_finite_check_and_unscale_,  # noqa: F401
                                     _amp_update_scale_)

@@ -48,6 +48,7 @@ LAYERS = [
     ("graphgrad.optim", 6),
     ("graphgrad.utils", 6),
     ("graphgrad.linalg", 6),
+    ("graphgrad.special", 6),         # torch.special's namespace over the public ops
     ("graphgrad.random", 6),
     ("graphgrad.cuda", 6),
     ("graphgrad.cpu", 6),

@@ -44,7 +44,9 @@ __all__ = [
     "rms_norm", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "hardtanh", "hardtanh_", "relu6",
     "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign", "tanhshrink", "prelu", "glu",
-    "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout", "huber_loss", "kl_div",
+    "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout",
+    "selu", "selu_", "celu", "celu_", "softshrink", "hardshrink", "rrelu", "rrelu_", "softmin",
+    "huber_loss", "kl_div",
     "cosine_similarity", "pairwise_distance", "cosine_embedding_loss", "margin_ranking_loss",
     "scaled_dot_product_attention", "bilinear", "unfold", "fold",
 ]
@@ -62,5 +64,6 @@ from .conv_transpose import *  # noqa: E402,F401,F403
 from .norm_layers import *  # noqa: E402,F401,F403
 from .pool_adaptive import *  # noqa: E402,F401,F403
 from .activation_extra import *  # noqa: E402,F401,F403
+from .activation_more import *  # noqa: E402,F401,F403
 from .loss_extra import *  # noqa: E402,F401,F403
 from .attention import *  # noqa: E402,F401,F403

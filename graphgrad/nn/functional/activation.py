@@ -7,6 +7,7 @@ from ...ops.dispatch import dispatch, unary
 from ...ops.inplace import dispatch_inplace
 from ...ops.api.pointwise import sigmoid as _sigmoid, tanh as _tanh
 from ._utils import _tensor_arg, _real_floating
+from ..._core.state import tls
 from ...ops.kernels.special import erfc as kernel  # noqa: F401
 from ...ops.derivatives.nn_activation import (
     ELU, ELU_, GELU, LEAKY_RELU, LEAKY_RELU_, SILU, SOFTPLUS, THRESHOLD, THRESHOLD_INPLACE)
@@ -69,12 +70,12 @@ def elu(input, alpha=1.0, inplace=False):
     _real_floating("elu_cpu", input)
     if inplace:
         return elu_(input, alpha)
-    return dispatch(ELU, input, float(alpha))
+    return dispatch(ELU, input, float(alpha), 1, 1)
 
 
 def elu_(input, alpha=1.0):
     _real_floating("elu_cpu", input)
-    return dispatch_inplace(ELU_, input, float(alpha))
+    return dispatch_inplace(ELU_, input, float(alpha), 1, 1)
 
 
 def gelu(input, approximate="none"):
@@ -89,7 +90,13 @@ def gelu(input, approximate="none"):
 def silu(input, inplace=False):
     """``silu(input, inplace=False)``: x * sigmoid(x) (SiluBackward0)."""
     _tensor_arg("silu", input)
-    _real_floating("silu_cpu", input)
+    if input._data.dtype.kind == "c":
+        # (PyTorch's silu takes complex inputs, but has no complex derivative)
+        if input._requires_grad and tls.grad_enabled:
+            raise RuntimeError("silu does not support automatic differentiation for outputs "
+                               "with complex dtype.")
+    else:
+        _real_floating("silu_cpu", input)
     if inplace:
         return dispatch_inplace(SILU, input)
     return unary(SILU, input)

@@ -5,7 +5,6 @@ import warnings
 
 import graphgrad as _gg
 from .. import functional as F
-from ..functional.softmax import _softmax_dim
 from .. import init
 from ..parameter import Parameter
 from .linear import Linear
@@ -14,6 +13,7 @@ from ._attention import _float_mask, _mha_shape_check, _multi_head_attention  # 
 
 __all__ = ["ReLU", "Threshold", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Hardsigmoid",
            "Hardswish", "LogSigmoid", "GLU", "Softsign", "Tanhshrink", "Softplus", "Hardtanh",
+           "SELU", "CELU", "Softshrink", "Hardshrink", "RReLU",
            "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
            "MultiheadAttention"]
 
@@ -296,6 +296,90 @@ class Tanhshrink(Module):
         return F.tanhshrink(input)
 
 
+class SELU(Module):
+    """scale * elu(x, alpha) with SELU's constants (self-normalizing networks)."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_str(self.inplace, "")
+
+
+class CELU(Module):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    __constants__ = ["alpha", "inplace"]
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_str(self.inplace)}"
+
+
+class Softshrink(Module):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    """x outside [-lambd, lambd], 0 inside."""
+
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: in training x times a slope drawn uniformly from
+    [lower, upper] where x <= 0; in evaluation the slope (lower + upper) / 2."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_str(self.inplace)}"
+
+
 class _SoftmaxLike(Module):
     __constants__ = ["dim"]
 
@@ -332,10 +416,7 @@ class Softmin(_SoftmaxLike):
     """softmax(-x) along ``dim``."""
 
     def forward(self, input):
-        dim = self.dim
-        if dim is None:
-            dim = _softmax_dim("softmin", input.dim(), stacklevel=4)
-        return (-input).softmax(dim)
+        return F.softmin(input, self.dim, _stacklevel=5)
 
 
 class Softmax2d(Module):

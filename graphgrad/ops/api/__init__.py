@@ -10,3 +10,4 @@ from . import comparison, shape, reductions, linalg, linalg_decompositions  # no
 from . import inplace, conversion  # noqa: F401
 from . import indexing, copies, gather_scatter, padding  # noqa: F401
 from . import median, misc_ops, scatter_reduce, storage  # noqa: F401
+from . import special  # noqa: F401

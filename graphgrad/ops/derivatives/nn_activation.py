@@ -62,36 +62,41 @@ LEAKY_RELU_ = defop("leaky_relu_(self, *, negative_slope)", _leaky_relu_kernel,
                     "LeakyReluBackward1", self=_leaky_relu_inplace_vjp, jvp=ELEMENTWISE)
 
 
-def _elu_double_backward(grad, grad_output, self_or_result, alpha, is_result):
+def _elu_double_backward(grad, grad_output, self_or_result, alpha, scale, input_scale,
+                         is_result):
     # PyTorch's elu_double_backward: 0 at x = 0 (the mask is x < 0)
     if is_result:
-        return grad * grad_output * (self_or_result < 0)
-    return F.elu_backward(grad * grad_output, self_or_result, alpha, False) * \
-        (self_or_result < 0)
+        return grad * grad_output * input_scale * (self_or_result < 0)
+    return F.elu_backward(grad * grad_output * input_scale, self_or_result, alpha, scale,
+                          input_scale, False) * (self_or_result < 0)
 
 
+# elu, selu and celu are one op, as PyTorch's (elu with its scale and input_scale)
 ELU_BACKWARD = defop(
-    "elu_backward(grad_output, self_or_result, *, alpha, is_result)", _elu_backward_kernel,
-    "EluBackwardBackward0",
-    grad_output=lambda grad, self_or_result, alpha, is_result:
-        F.elu_backward(grad, self_or_result, alpha, is_result),
+    "elu_backward(grad_output, self_or_result, *, alpha, scale, input_scale, is_result)",
+    _elu_backward_kernel, "EluBackwardBackward0",
+    grad_output=lambda grad, self_or_result, alpha, scale, input_scale, is_result:
+        F.elu_backward(grad, self_or_result, alpha, scale, input_scale, is_result),
     self_or_result=_elu_double_backward,
-    jvp=lambda grad_output_t, self_or_result_t, grad_output, self_or_result, alpha, is_result:
-        F.elu_backward(grad_output_t, self_or_result, alpha, is_result)
-        + _elu_double_backward(self_or_result_t, grad_output, self_or_result, alpha, is_result),
+    jvp=lambda grad_output_t, self_or_result_t, grad_output, self_or_result, alpha, scale,
+        input_scale, is_result:
+        F.elu_backward(grad_output_t, self_or_result, alpha, scale, input_scale, is_result)
+        + _elu_double_backward(self_or_result_t, grad_output, self_or_result, alpha, scale,
+                               input_scale, is_result),
     batched_jvp=POINTWISE)
-ELU = defop("elu(self, *, alpha)", _elu_kernel, "EluBackward0",
-            self=lambda grad, self, alpha: F.elu_backward(grad, self, alpha, False),
+ELU = defop("elu(self, *, alpha, scale, input_scale)", _elu_kernel, "EluBackward0",
+            self=lambda grad, self, alpha, scale, input_scale:
+                F.elu_backward(grad, self, alpha, scale, input_scale, False),
             jvp=ELEMENTWISE)
 
 
-def _elu_inplace_vjp(grad, result, alpha):
+def _elu_inplace_vjp(grad, result, alpha, scale, input_scale):
     _inplace_slope_check("elu", alpha)
-    return F.elu_backward(grad, result, alpha, True)
+    return F.elu_backward(grad, result, alpha, scale, input_scale, True)
 
 
-ELU_ = defop("elu_(self, *, alpha)", _elu_kernel, "EluBackward1", self=_elu_inplace_vjp,
-             jvp=ELEMENTWISE)
+ELU_ = defop("elu_(self, *, alpha, scale, input_scale)", _elu_kernel, "EluBackward1",
+             self=_elu_inplace_vjp, jvp=ELEMENTWISE)
 
 
 def _gelu_dxx(x, approximate):

@@ -40,21 +40,32 @@ def _leaky_relu_backward_kernel(g, a, negative_slope):
     return np.where(a > 0, g, g * negative_slope)
 
 
+# elu(x; alpha, scale, input_scale) = scale x (x > 0), alpha scale (exp(input_scale x) - 1)
+# (PyTorch's one kernel for elu, selu and celu; elu passes scale = input_scale = 1, where
+# the expressions below are the plain elu ones bit for bit: a product by 1 is exact)
 @half_in_float32
-def _elu_kernel(a, alpha):
+def _elu_kernel(a, alpha, scale=1, input_scale=1):
     # (expm1 of the input itself where it is taken: elu(-0.0) is -0.0, as PyTorch's;
     # np.minimum(-0.0, 0) gave +0.0)
-    return np.where(a > 0, a, alpha * np.expm1(np.where(a > 0, 0, a)))
+    neg = np.where(a > 0, 0, a)
+    if input_scale != 1:
+        neg = neg * input_scale
+    return np.where(a > 0, a * scale if scale != 1 else a,
+                    (alpha * scale) * np.expm1(neg))
 
 
 @half_in_float32
-def _elu_backward_kernel(g, x, alpha, is_result):
+def _elu_backward_kernel(g, x, alpha, scale, input_scale, is_result):
     # x is the input, or the result (in-place elu_). At NaN the gradient is NaN, as PyTorch's
     # vectorised loop gives on every CPU (its scalar loop, which only handles a short tensor
     # or the tail past the last full vector, gives the gradient itself: a CPU-dependent 1)
+    pos = g * scale if scale != 1 else g
     if is_result:
-        return np.where(x > 0, g, g * (x + alpha))
-    return np.where(x > 0, g, g * (alpha * np.exp(np.minimum(x, 0))))
+        return np.where(x > 0, pos, g * input_scale * (x + alpha * scale))
+    neg = np.minimum(x, 0)
+    if input_scale != 1:
+        neg = neg * input_scale
+    return np.where(x > 0, pos, g * ((input_scale * alpha * scale) * np.exp(neg)))
 
 
 # gelu: x * Phi(x), or the tanh approximation 0.5 x (1 + tanh(k (x + c x^3)))

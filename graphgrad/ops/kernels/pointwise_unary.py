@@ -104,6 +104,7 @@ def _rounding_kernel(name, fn):
     return kernel
 
 
+@half_in_float32   # (PyTorch scales a float16/bfloat16 value in float32, then rounds once)
 def _round_decimals_kernel(a, decimals):
     if a.dtype.kind != "f" and a.dtype.kind != "V":
         raise NotImplementedError(f"\"round_cpu\" not implemented for '{_tname(a)}'")

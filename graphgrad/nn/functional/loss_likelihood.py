@@ -11,8 +11,7 @@ from ..._tensor.creation import ones_like as _ones_like
 from ...autograd.grad_mode import no_grad
 from ...ops.api.views import _renamed
 from ...ops.interpose import interposable
-from ...ops.kernels.nn_utils import _reduce
-from ._utils import _reduction, _tensor_arg
+from ._utils import _apply_reduction, _reduction, _tensor_arg
 
 __all__ = ["poisson_nll_loss", "gaussian_nll_loss"]
 
@@ -40,7 +39,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         two_pi_t = _name((2 * math.pi) * target, "MulBackward1")
         stirling = target * target.log() - target + _name(0.5 * two_pi_t.log(), "MulBackward1")
         loss = loss + stirling.masked_fill(target <= 1, 0)
-    return _reduce(loss, reduction)
+    return _apply_reduction(loss, reduction)
 
 
 @interposable("gaussian_nll_loss")
@@ -75,4 +74,4 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
-    return _reduce(loss, reduction)
+    return _apply_reduction(loss, reduction)

@@ -14,8 +14,8 @@ from ...ops.api.views import _renamed
 from ...ops.api.comparison import where as _where
 from ...ops.api.pointwise_binary import minimum as _minimum
 from ...ops.interpose import interposable
-from ...ops.kernels.nn_utils import _reduce
-from ._utils import _no_grad_arg, _real_floating, _reduction, _tensor_arg, _type_name
+from ._utils import (_apply_reduction, _no_grad_arg, _real_floating, _reduction, _tensor_arg,
+                     _type_name)
 from .activation_extra import logsigmoid
 from .loss_extra import pairwise_distance
 from ...ops.derivatives.nn_loss_margin import (MULTI_MARGIN_LOSS, MULTILABEL_MARGIN_LOSS,
@@ -66,8 +66,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                            f"{_type_name(input)} [soft_margin_loss: convert the input with "
                            ".float()]")
     _no_grad_arg("soft_margin_loss", "target", target)
-    if target._data.dtype != input._data.dtype:
-        target = target.to(input.dtype)
+    if target._data.dtype != input._data.dtype and not (
+            target._data.dtype == np.float64 and input._data.dtype.kind in "fV"):
+        target = target.to(input.dtype)     # (a float64 target multiplies in float64)
     return dispatch(SOFT_MARGIN_LOSS, input, target, reduction)
 
 
@@ -108,10 +109,11 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     _tensor_arg("hinge_embedding_loss", target, "target", 2)
     reduction = _reduction(size_average, reduce, reduction)
     zeros = Tensor._wrap(np.zeros_like(input._data))
-    margin_clamp = _name(margin - input, "SubBackward0").clamp_min_(0)
+    # (PyTorch's C++ ``margin - self``: the margin in the input's dtype)
+    margin_clamp = (Tensor._wrap(np.full_like(input._data, margin)) - input).clamp_min_(0)
     output_margin = _where(target != 1, margin_clamp, zeros)
     output_self = _where(target != -1, input, zeros)
-    return _reduce(output_margin + output_self, reduction)
+    return _apply_reduction(output_margin + output_self, reduction)
 
 
 # ====================================================================== multi margin
@@ -217,7 +219,7 @@ def _triplet(dist_pos, dist_neg, dist_swap, margin, reduction, scalar_margin_nod
     out = margin + dist_pos
     if scalar_margin_node:
         _name(out, "AddBackward1")      # (PyTorch's at::triplet_margin_loss adds a Scalar)
-    return _reduce((out - dist_neg).clamp_min(0), reduction)
+    return _apply_reduction((out - dist_neg).clamp_min(0), reduction)
 
 
 @interposable("triplet_margin_loss")

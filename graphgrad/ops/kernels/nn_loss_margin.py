@@ -22,15 +22,16 @@ def _c(a):
 
 # ====================================================================== soft margin
 def _soft_margin_kernel(x, t, reduction):
-    """log(1 + exp(-t x)), as PyTorch's kernel: neg, mul, exp, log1p (each rounded to a half
-    type, as PyTorch's half kernels are)."""
+    """log(1 + exp(-t x)), as PyTorch's kernel: neg, mul (in the dtype x and t promote to,
+    rounded to x's), exp, log1p (each rounded to a half type, as PyTorch's half kernels)."""
+    wide = np.float64 if t.dtype == np.float64 else np.float32
     if x.dtype is FLOAT16 or x.dtype is BFLOAT16:
         dt, r = x.dtype, _half_steps(x.dtype)
-        f = np.float32
-        loss = r(np.log1p(r(np.exp(r(-x.astype(f) * t.astype(f))))))
+        loss = r(np.log1p(r(np.exp(r(-x.astype(wide) * t.astype(wide))))))
         return _reduce_in_opmath(loss.astype(dt), reduction)
+    prod = -x * t if t.dtype == x.dtype else (-x.astype(wide) * t).astype(x.dtype)
     with np.errstate(over="ignore"):
-        loss = np.log1p(np.exp(-x * t.astype(x.dtype, copy=False)))
+        loss = np.log1p(np.exp(prod))
     return _reduce(loss, reduction)
 
 

@@ -629,6 +629,10 @@ _HALF_STEPS = {
         ("bfloat16", "nn.functional.binary_cross_entropy_with_logits", 3),
         ("bfloat16", "nn.functional.binary_cross_entropy", 1))},
     ("float16", "prod"): (1, "PyTorch multiplies in another order"),
+    **{(dt, "nn.functional.interpolate(linear)"): (
+        1, "PyTorch's vectorised float32 sums of the weighted neighbours (fused multiply-adds) "
+           "round a last float32 bit otherwise, which may move the half-precision result")
+       for dt in ("float16", "bfloat16")},
     **{(dt, "nn.functional.layer_norm(rows)"): (
         4, "PyTorch sums the float32 statistics in another order (rows of up to 2100 here)")
        for dt in ("float16", "bfloat16")},

@@ -40,6 +40,7 @@ __all__ += (activation.__all__ + batchnorm.__all__ + conv.__all__ + distance.__a
             + sparse.__all__ + transformer.__all__)
 
 # the further losses, upsampling and pixel shuffle layers (api-loss branch)
-from . import loss_margin  # noqa: E402
+from . import loss_margin, upsampling  # noqa: E402
 from .loss_margin import *  # noqa: F401,F403,E402
-__all__ += loss_margin.__all__
+from .upsampling import *  # noqa: F401,F403,E402
+__all__ += loss_margin.__all__ + upsampling.__all__

@@ -1,6 +1,6 @@
 """OpInfos of the further losses (soft/multi/multilabel margin, the likelihood and triplet
 losses), of interpolate's modes and of pixel (un)shuffle (graphgrad/nn/functional/
-loss_margin.py, loss_likelihood.py, upsample.py)."""
+loss_margin.py, loss_likelihood.py, upsampling.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -118,4 +118,62 @@ LOSS_OPS = [
     _nn("gaussian_nll_loss", _gaussian_samples),
 ]
 
-OPS = LOSS_OPS
+
+# ---------------------------------------------------------------- interpolate, pixel shuffle
+def _interp_nearest_samples(rng):
+    out = []
+    for mode in ("nearest", "nearest-exact"):
+        out += [
+            Sample((A(randn(rng, 2, 3, 5)),), {"scale_factor": 2, "mode": mode}, name="1-d x2"),
+            Sample((A(randn(rng, 1, 2, 5, 4)),), {"size": (7, 3), "mode": mode}, name="2-d size"),
+            Sample((A(randn(rng, 1, 2, 3, 4, 5)),), {"scale_factor": (1.5, 0.7, 2.3),
+                                                     "mode": mode}, name="3-d scales"),
+            Sample((A(randn(rng, 1, 2, 5, 4)),), {"scale_factor": 1.7, "mode": mode,
+                                                  "recompute_scale_factor": True},
+                   name="2-d recompute")]
+    out += [Sample((A(randn(rng, 2, 3, 7)),), {"size": 3, "mode": "area"}, name="area 1-d"),
+            Sample((A(randn(rng, 1, 2, 7, 5)),), {"scale_factor": 0.5, "mode": "area"},
+                   name="area 2-d")]
+    return out
+
+
+def _interp_linear_samples(rng):
+    out = []
+    for ac in (False, True):
+        out += [
+            Sample((A(randn(rng, 2, 3, 5)),), {"size": 8, "mode": "linear",
+                                               "align_corners": ac}, name="linear"),
+            Sample((A(randn(rng, 1, 2, 4, 5)),), {"scale_factor": (1.7, 0.6), "mode": "bilinear",
+                                                  "align_corners": ac}, name="bilinear"),
+            Sample((A(randn(rng, 1, 2, 3, 4, 2)),), {"size": (5, 3, 4), "mode": "trilinear",
+                                                     "align_corners": ac}, name="trilinear"),
+            Sample((A(randn(rng, 1, 2, 4, 5)),), {"size": (6, 3), "mode": "bicubic",
+                                                  "align_corners": ac}, name="bicubic")]
+    out.append(Sample((A(randn(rng, 1, 2, 4, 4)),), {"scale_factor": 2.5, "mode": "bicubic"},
+                      name="bicubic scale"))
+    return out
+
+
+def _pixel_shuffle_samples(rng):
+    return [Sample((A(randn(rng, 2, 8, 3, 2)), 2)), Sample((A(randn(rng, 9, 2, 2)), 3),
+                                                            name="3-d"),
+            Sample((A(randn(rng, 2, 1, 4, 2, 3)), 2), name="5-d")]
+
+
+def _pixel_unshuffle_samples(rng):
+    return [Sample((A(randn(rng, 2, 2, 6, 4)), 2)), Sample((A(randn(rng, 1, 6, 3)), 3),
+                                                            name="3-d")]
+
+
+def _interp(lib, *a, **k):
+    return lib.nn.functional.interpolate(*a, **k)
+
+
+UPSAMPLE_OPS = [
+    _nn("interpolate", _interp_nearest_samples),
+    OpInfo("nn.functional.interpolate(linear)", _interp_linear_samples, fn=_interp),
+    _nn("pixel_shuffle", _pixel_shuffle_samples, aliases=("pixel_shuffle",)),
+    _nn("pixel_unshuffle", _pixel_unshuffle_samples, aliases=("pixel_unshuffle",)),
+]
+
+OPS = LOSS_OPS + UPSAMPLE_OPS

@@ -1,0 +1,210 @@
+"""NumPy kernels of the nn_upsample family: interpolate's nearest, nearest-exact, linear,
+bilinear, trilinear and bicubic modes (and their backward ops), pixel (un)shuffle.
+
+Every mode is separable: along each spatial dim an output position reads ``K`` input
+positions (1 for the nearest modes, 2 linear, 4 cubic) with weights, computed as PyTorch's
+CPU kernels compute them (index arithmetic in float32 for the nearest modes, in the op math
+type otherwise; weights stored in the input's dtype).  The forward pass gathers along the
+last spatial dim first, then the one before it, ... and sums ``t_0 w_0 + t_1 w_1 + ...`` in
+that order in the op math type, which is PyTorch's order (its outer dim's weights multiply
+the inner dims' sums); half-precision inputs are computed in float32 and rounded once.  The
+backward pass scatters (adds) the weighted gradient back along each dim.
+
+Functions of ndarrays; the entries that use them are in ops/derivatives/nn_upsample.py,
+the public functions in nn/functional/upsampling.py.  Operands may carry extra leading
+(batch) dims: only the last ``len(output_size)`` dims are spatial.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core.opmath import BFLOAT16, FLOAT16
+
+_A = -0.75   # PyTorch's bicubic convolution coefficient
+
+
+def _c(a):
+    a = np.asarray(a)
+    return a if a.flags.c_contiguous else a.copy()
+
+
+def _opmath(dt):
+    return np.dtype(np.float32) if dt in (FLOAT16, BFLOAT16) else np.dtype(dt)
+
+
+# ====================================================================== source positions
+def _nearest_scale(n_in, n_out, scale):
+    """PyTorch's compute_scales_value<float>: 1 / scale_factor, else n_in / n_out."""
+    if scale is not None and scale > 0:
+        return np.float32(1.0 / scale)
+    return np.float32(n_in) / np.float32(n_out)
+
+
+def _nearest_indices(n_in, n_out, scale, exact):
+    i = np.arange(n_out)
+    if not exact:
+        if n_out == n_in:
+            return i
+        if n_out == 2 * n_in:
+            return i >> 1
+        src = np.floor(i.astype(np.float32) * _nearest_scale(n_in, n_out, scale))
+    else:
+        s = float(_nearest_scale(n_in, n_out, scale))
+        src = np.floor(((i + 0.5) * s).astype(np.float32))
+    return np.minimum(src.astype(np.int64), n_in - 1)
+
+
+def _area_scale(n_in, n_out, align_corners, scale, om):
+    """PyTorch's area_pixel_compute_scale in the op math type ``om``."""
+    if align_corners:
+        return om.type(n_in - 1) / om.type(n_out - 1) if n_out > 1 else om.type(0)
+    if scale is not None and scale > 0:
+        return om.type(1.0 / scale)
+    return om.type(n_in) / om.type(n_out)
+
+
+def _source_index(n_in, n_out, align_corners, scale, om, cubic):
+    s = _area_scale(n_in, n_out, align_corners, scale, om)
+    i = np.arange(n_out).astype(om)
+    if align_corners:
+        return s * i
+    src = s * (i + om.type(0.5)) - om.type(0.5)
+    return src if cubic else np.maximum(src, om.type(0))
+
+
+def _guard(real, n_in, om):
+    """PyTorch's guard_index_and_lambda: the index below and the fraction past it."""
+    idx = np.minimum(np.floor(real).astype(np.int64), n_in - 1)
+    lam = np.clip(real - idx.astype(om), om.type(0), om.type(1))
+    return idx, lam.astype(om)
+
+
+def _cubic1(x):
+    return ((_A + 2) * x - (_A + 3)) * x * x + 1
+
+
+def _cubic2(x):
+    return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+
+
+def _weights(mode, n_in, n_out, align_corners, scale, dt):
+    """(indices, weights) of one spatial dim: (K, n_out) arrays; weights None for the
+    nearest modes.  Weights are rounded to the input's dtype ``dt`` (PyTorch stores them
+    so; pass the op math type for unrounded weights) and returned in the op math type."""
+    om = _opmath(dt)
+    if mode in ("nearest", "nearest-exact"):
+        return _nearest_indices(n_in, n_out, scale, mode == "nearest-exact")[None], None
+    if mode == "linear":
+        if n_out == n_in:
+            i = np.arange(n_out)
+            return np.stack([i, i]), np.stack([np.ones(n_out, om), np.zeros(n_out, om)])
+        real = _source_index(n_in, n_out, align_corners, scale, om, False)
+        i0, l1 = _guard(real, n_in, om)
+        i1 = i0 + (i0 < n_in - 1)
+        l1 = l1.astype(dt).astype(om)       # (PyTorch: lambda1 in the input's dtype, then
+        w = np.stack([om.type(1) - l1, l1])  # lambda0 = 1 - lambda1 rounded to it)
+        idx = np.stack([i0, i1])
+    else:  # cubic
+        real = _source_index(n_in, n_out, align_corners, scale, om, True)
+        i0, t = _guard(real, n_in, om)
+        one = om.type(1)
+        w = np.stack([_cubic2(t + one), _cubic1(t), _cubic1(one - t),
+                      _cubic2((one - t) + one)]).astype(om)
+        idx = np.clip(i0[None] + np.arange(-1, 3)[:, None], 0, n_in - 1)
+    return idx, w.astype(dt).astype(om)
+
+
+def _plans(mode, in_sizes, out_sizes, align_corners, scales):
+    k = len(out_sizes)
+    scales = scales if scales is not None else (None,) * k
+    return [(n_in, n_out, s) for n_in, n_out, s in zip(in_sizes, out_sizes, scales)]
+
+
+# ====================================================================== interpolation
+def _bilinear_half(x, plans, align_corners):
+    """bilinear on float16/bfloat16, as PyTorch's kernel for them: float32 lambdas, the four
+    products of a height and a width weight, x00 w00 + x01 w01 + x10 w10 + x11 w11 summed
+    in that order in float32 and rounded once."""
+    f = np.dtype(np.float32)
+    (hi, ho, hs), (wi, wo, ws) = plans
+    ih, wh = _weights("linear", hi, ho, align_corners, hs, f)
+    iw, ww = _weights("linear", wi, wo, align_corners, ws, f)
+    xf = x.astype(f)
+    acc = None
+    for a in range(2):
+        for b in range(2):
+            term = xf[..., ih[a][:, None], iw[b][None, :]] * (wh[a][:, None] * ww[b][None, :])
+            acc = term if acc is None else acc + term
+    return _c(acc.astype(x.dtype))
+
+
+def _interp_kernel(mode):
+    def kernel(x, output_size, align_corners, scales):
+        k = len(output_size)
+        dt = x.dtype
+        om = _opmath(dt)
+        plans = _plans(mode, x.shape[-k:], output_size, align_corners, scales)
+        if mode == "linear" and k == 2 and om != dt:
+            return _bilinear_half(x, plans, align_corners)
+        y = x if mode in ("nearest", "nearest-exact") else x.astype(om, copy=False)
+        for d in range(k - 1, -1, -1):              # the last spatial dim first
+            n_in, n_out, s = plans[d]
+            axis = x.ndim - k + d
+            idx, w = _weights(mode, n_in, n_out, align_corners, s, dt)
+            if w is None:
+                y = np.take(y, idx[0], axis=axis)
+                continue
+            shape = [1] * y.ndim
+            shape[axis] = n_out
+            acc = np.take(y, idx[0], axis=axis) * w[0].reshape(shape)
+            for j in range(1, len(idx)):
+                acc += np.take(y, idx[j], axis=axis) * w[j].reshape(shape)
+            y = acc
+        return _c(y.astype(dt, copy=False))
+    kernel.__name__ = f"_upsample_{mode}_kernel"
+    return kernel
+
+
+def _interp_backward_kernel(mode):
+    def kernel(g, output_size, input_size, align_corners, scales):
+        k = len(output_size)
+        dt = g.dtype
+        om = _opmath(dt)
+        y = g.astype(om, copy=False)
+        in_sizes = tuple(input_size[-k:])
+        plans = _plans(mode, in_sizes, output_size, align_corners, scales)
+        for d in range(k):
+            n_in, n_out, s = plans[d]
+            axis = y.ndim - k + d
+            idx, w = _weights(mode, n_in, n_out, align_corners, s, dt)
+            moved = np.moveaxis(y, axis, 0)
+            out = np.zeros((n_in,) + moved.shape[1:], om)
+            for j in range(len(idx)):
+                contrib = moved if w is None else \
+                    moved * w[j].reshape((n_out,) + (1,) * (moved.ndim - 1))
+                np.add.at(out, idx[j], contrib)
+            y = np.moveaxis(out, 0, axis)
+        return _c(y.astype(dt, copy=False))
+    kernel.__name__ = f"_upsample_{mode}_backward_kernel"
+    return kernel
+
+
+# ====================================================================== pixel shuffle
+def _pixel_shuffle_kernel(x, upscale_factor):
+    r = upscale_factor
+    *lead, c, h, w = x.shape
+    oc = c // (r * r)
+    y = x.reshape(*lead, oc, r, r, h, w)
+    n = len(lead)
+    y = y.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return _c(y.reshape(*lead, oc, h * r, w * r))
+
+
+def _pixel_unshuffle_kernel(x, downscale_factor):
+    r = downscale_factor
+    *lead, c, h, w = x.shape
+    oh, ow = h // r, w // r
+    y = x.reshape(*lead, c, oh, r, ow, r)
+    n = len(lead)
+    y = y.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return _c(y.reshape(*lead, c * r * r, oh, ow))

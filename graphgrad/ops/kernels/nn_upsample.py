@@ -40,17 +40,29 @@ def _nearest_scale(n_in, n_out, scale):
     return np.float32(n_in) / np.float32(n_out)
 
 
-def _nearest_indices(n_in, n_out, scale, exact):
+def _nearest_indices(n_in, n_out, scale, exact, legacy, om):
+    """The source index of each output position.  ``legacy``: PyTorch's nearest_idx /
+    nearest_exact_idx (float32 scale; for 'nearest', out == in copies and out == 2 in
+    halves the index whatever the scale factor), which its 2-d kernels use; otherwise its
+    generic N-d kernels' form (the scale in the op math type ``om``, no special cases)."""
     i = np.arange(n_out)
-    if not exact:
-        if n_out == n_in:
-            return i
-        if n_out == 2 * n_in:
-            return i >> 1
-        src = np.floor(i.astype(np.float32) * _nearest_scale(n_in, n_out, scale))
+    if legacy:
+        if not exact:
+            if n_out == n_in:
+                return i
+            if n_out == 2 * n_in:
+                return i >> 1
+            src = np.floor(i.astype(np.float32) * _nearest_scale(n_in, n_out, scale))
+        else:
+            s = float(_nearest_scale(n_in, n_out, scale))
+            src = np.floor(((i + 0.5) * s).astype(np.float32))
     else:
-        s = float(_nearest_scale(n_in, n_out, scale))
-        src = np.floor(((i + 0.5) * s).astype(np.float32))
+        s = _area_scale(n_in, n_out, False, scale, om)
+        if not exact:
+            src = np.floor((s * i.astype(om)).astype(np.float32))
+        else:
+            real = np.maximum(s * (i.astype(om) + om.type(0.5)) - om.type(0.5), om.type(0))
+            src = np.floor((real.astype(np.float64) + 0.5).astype(np.float32))
     return np.minimum(src.astype(np.int64), n_in - 1)
 
 
@@ -92,8 +104,10 @@ def _weights(mode, n_in, n_out, align_corners, scale, dt):
     nearest modes.  Weights are rounded to the input's dtype ``dt`` (PyTorch stores them
     so; pass the op math type for unrounded weights) and returned in the op math type."""
     om = _opmath(dt)
-    if mode in ("nearest", "nearest-exact"):
-        return _nearest_indices(n_in, n_out, scale, mode == "nearest-exact")[None], None
+    if mode in ("nearest", "nearest-exact", "nearest-2d", "nearest-exact-2d"):
+        om = om if om.kind == "f" else np.dtype(np.float32)     # (uint8: float32 indices)
+        return _nearest_indices(n_in, n_out, scale, mode.startswith("nearest-exact"),
+                                mode.endswith("2d"), om)[None], None
     if mode == "linear":
         if n_out == n_in:
             i = np.arange(n_out)
@@ -112,6 +126,12 @@ def _weights(mode, n_in, n_out, align_corners, scale, dt):
                       _cubic2((one - t) + one)]).astype(om)
         idx = np.clip(i0[None] + np.arange(-1, 3)[:, None], 0, n_in - 1)
     return idx, w.astype(dt).astype(om)
+
+
+def _dim_mode(mode, k):
+    """PyTorch's 2-d nearest kernels compute their indices with nearest_idx (its 1-d and 3-d
+    ones with the generic N-d helper)."""
+    return mode + "-2d" if k == 2 and mode.startswith("nearest") else mode
 
 
 def _plans(mode, in_sizes, out_sizes, align_corners, scales):
@@ -147,10 +167,11 @@ def _interp_kernel(mode):
         if mode == "linear" and k == 2 and om != dt:
             return _bilinear_half(x, plans, align_corners)
         y = x if mode in ("nearest", "nearest-exact") else x.astype(om, copy=False)
+        m = _dim_mode(mode, k)
         for d in range(k - 1, -1, -1):              # the last spatial dim first
             n_in, n_out, s = plans[d]
             axis = x.ndim - k + d
-            idx, w = _weights(mode, n_in, n_out, align_corners, s, dt)
+            idx, w = _weights(m, n_in, n_out, align_corners, s, dt)
             if w is None:
                 y = np.take(y, idx[0], axis=axis)
                 continue
@@ -173,10 +194,11 @@ def _interp_backward_kernel(mode):
         y = g.astype(om, copy=False)
         in_sizes = tuple(input_size[-k:])
         plans = _plans(mode, in_sizes, output_size, align_corners, scales)
+        m = _dim_mode(mode, k)
         for d in range(k):
             n_in, n_out, s = plans[d]
             axis = y.ndim - k + d
-            idx, w = _weights(mode, n_in, n_out, align_corners, s, dt)
+            idx, w = _weights(m, n_in, n_out, align_corners, s, dt)
             moved = np.moveaxis(y, axis, 0)
             out = np.zeros((n_in,) + moved.shape[1:], om)
             for j in range(len(idx)):

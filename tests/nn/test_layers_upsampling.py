@@ -108,6 +108,23 @@ def test_upsample_repr(args):
     assert repr(gg.nn.PixelUnshuffle(2)) == repr(torch.nn.PixelUnshuffle(2))
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("kw", [{"size": (3, 2)}, {"scale_factor": 0.3}, {"size": (11, 4)},
+                                {"scale_factor": (0.45, 1.0)},
+                                {"size": (2, 9), "align_corners": True},
+                                {"scale_factor": 1.7}, {"size": (1, 1)},
+                                {"scale_factor": 0.4, "recompute_scale_factor": True}])
+def test_antialias(mode, kw):
+    check_layer(lambda lib: _Interp(lib, mode=mode, antialias=True, **kw), [randn(2, 3, 9, 8)])
+
+
+def _Interp(lib, **kw):
+    class Interp(lib.nn.Module):
+        def forward(self, x):
+            return lib.nn.functional.interpolate(x, **kw)
+    return Interp()
+
+
 # ====================================================================== nodes, double backward
 def _interp(lib, nd, mode, **kw):
     x = lib.tensor(X[nd], requires_grad=True)
@@ -119,10 +136,11 @@ def _interp(lib, nd, mode, **kw):
     return x, lib.nn.functional.interpolate(x, size=size, mode=mode, **kw)
 
 
-@pytest.mark.parametrize("nd,mode", CASES + [(4, "pixel_shuffle"), (4, "pixel_unshuffle")])
+@pytest.mark.parametrize("nd,mode", CASES + [(4, "pixel_shuffle"), (4, "pixel_unshuffle"),
+                                     (4, "bilinear aa"), (4, "bicubic aa")])
 def test_nodes_and_double_backward(nd, mode):
     def prog(lib):
-        x, y = _interp(lib, nd, mode)
+        x, y = _interp(lib, nd, mode.split()[0], antialias=mode.endswith("aa"))
         w = lib.tensor(randn(*y.shape, seed=3))
         g, = lib.autograd.grad((y * y * w).sum(), x, create_graph=True)
         g2, = lib.autograd.grad((g * g).sum(), x)
@@ -215,6 +233,11 @@ def _error(lib, case):
         "empty channel": lambda: F.interpolate(lib.randn(2, 0, 4, 4), scale_factor=2),
         "empty spatial": lambda: F.interpolate(lib.randn(2, 3, 0, 4), size=(2, 2)),
         "lanczos no aa": lambda: F.interpolate(x4, size=3, mode="lanczos"),
+        "lanczos align": lambda: F.interpolate(x4, size=3, mode="lanczos", antialias=True,
+                                               align_corners=True),
+        "aa half": lambda: F.interpolate(x4.half(), size=3, mode="bilinear", antialias=True),
+        "aa bfloat16": lambda: F.interpolate(x4.bfloat16(), size=3, mode="bicubic",
+                                             antialias=True),
         "scale tensor": lambda: F.interpolate(x4, scale_factor=lib.tensor(2.0)),
         "ps bad channels": lambda: F.pixel_shuffle(lib.randn(1, 7, 3, 3), 2),
         "ps 2d": lambda: F.pixel_shuffle(lib.randn(4, 3), 2),
@@ -231,16 +254,15 @@ def _error(lib, case):
     "align nearest", "both", "neither", "size len", "size float", "size float scalar",
     "scale len", "recompute with size", "aa nearest", "aa 3d", "bilinear 3d", "linear 4d",
     "trilinear 4d", "bicubic 3d", "bicubic 5d", "bad mode", "2d input", "size 0", "scale tiny",
-    "scale neg", "empty channel", "empty spatial", "lanczos no aa", "scale tensor",
+    "scale neg", "empty channel", "empty spatial", "lanczos no aa", "lanczos align",
+    "aa half", "aa bfloat16", "scale tensor",
     "ps bad channels", "ps 2d", "ps 0", "ps float", "pu bad h", "pu bad w", "pu neg"])
 def test_errors_are_pytorchs(case):
     ours, theirs = run_both(lambda lib: _error(lib, case))
     assert type(theirs).__name__ == "Raised", theirs
 
 
-@pytest.mark.parametrize("kw", [{"mode": "bilinear", "antialias": True},
-                                {"mode": "bicubic", "antialias": True},
-                                {"mode": "lanczos", "antialias": True},
+@pytest.mark.parametrize("kw", [{"mode": "lanczos", "antialias": True},
                                 {"mode": "area", "size": (2, 2, 2), "x": 5}])
 def test_not_implemented_is_named(kw):
     kw = dict(kw)

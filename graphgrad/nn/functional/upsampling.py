@@ -7,8 +7,9 @@ UpsampleBilinear2DBackward0, ...; kernels in ops/kernels/nn_upsample.py); 'area'
 adaptive average pooling, as in PyTorch.  The argument handling follows PyTorch's
 interpolate step by step: one of size / scale_factor, the output size int(in * scale), the
 scale factors passed on to the kernel unless recompute_scale_factor (then the kernel uses
-in / out).  Anti-aliasing (antialias=True) and the lanczos mode are not implemented: they
-raise NotImplementedError (docs/differences.md).
+in / out).  antialias=True (bilinear, bicubic) is PyTorch's separable filter, widened by the
+scale when downsampling; the lanczos mode is not implemented (NotImplementedError,
+docs/differences.md).
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ _OPS = {
     ("nearest-exact", 5): _U.UPSAMPLE_NEAREST_EXACT3D,
     ("linear", 3): _U.UPSAMPLE_LINEAR1D, ("bilinear", 4): _U.UPSAMPLE_BILINEAR2D,
     ("trilinear", 5): _U.UPSAMPLE_TRILINEAR3D, ("bicubic", 4): _U.UPSAMPLE_BICUBIC2D,
+    ("bilinear-aa", 4): _U.UPSAMPLE_BILINEAR2D_AA, ("bicubic-aa", 4): _U.UPSAMPLE_BICUBIC2D_AA,
 }
 _WRONG_RANK = {("bilinear", 3): 4, ("trilinear", 3): 5, ("linear", 4): 3, ("trilinear", 4): 5,
                ("linear", 5): 3, ("bilinear", 5): 4}
@@ -157,15 +159,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and nd == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
-    if antialias or mode == "lanczos":
-        if mode == "lanczos" and align_corners:
+    if mode == "lanczos" and nd == 4:
+        if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
-        if mode == "lanczos" and not antialias:
+        if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
         raise NotImplementedError(
-            f"interpolate(mode={mode!r}, antialias=True): anti-aliased resampling is not "
-            "implemented in graphgrad (docs/differences.md); use antialias=False, or blur "
-            "(e.g. avg_pool2d) before downsampling")
+            "interpolate(mode='lanczos'): the lanczos filter is not implemented in graphgrad "
+            "(docs/differences.md); use mode='bicubic', antialias=True")
     if mode == "area" and nd in (3, 4, 5):
         if nd == 3:
             return adaptive_avg_pool1d(input, output_size)
@@ -174,7 +175,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(
             "interpolate(mode='area') of a 5-D input is adaptive_avg_pool3d, which graphgrad "
             "does not implement (docs/differences.md); pool a 4-D view per depth slice")
-    op = _OPS.get((mode, nd))
+    op = _OPS.get((mode + "-aa" if antialias else mode, nd))
     if op is None:
         want = _WRONG_RANK.get((mode, nd))
         if want is not None:
@@ -190,6 +191,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         output_size = [_as_int(fname, v) for v in output_size]
     _check_sizes(fname, input, output_size)
     _check_dtype(fname, input, mode)
+    if antialias and input.dtype.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for '
+                                  f"'{_type_name(input)}' [interpolate(antialias=True): "
+                                  "convert the input with .float()]")
     ac = bool(align_corners) if mode not in ("nearest", "nearest-exact") else None
     return dispatch(op, input, tuple(output_size), ac, scales)
 

@@ -12,14 +12,20 @@ from __future__ import annotations
 
 from .. import formulas as F
 from ..registry import LINEAR, defop
-from ..kernels.nn_upsample import (_interp_backward_kernel, _interp_kernel,
-                                   _pixel_shuffle_kernel, _pixel_unshuffle_kernel)
+from ..kernels.nn_upsample import (_aa_backward_kernel, _aa_kernel, _interp_backward_kernel,
+                                   _interp_kernel, _pixel_shuffle_kernel,
+                                   _pixel_unshuffle_kernel)
 
 
 # ====================================================================== interpolation
 def _upsample(name, node, mode):
     """The op ``name(self, *, output_size, align_corners, scales)`` and its backward op."""
     fwd_name, bwd_name = name, name + "_backward"
+    if mode in ("linear-aa", "cubic-aa"):
+        fwd_kernel, bwd_kernel = _aa_kernel(mode == "cubic-aa"), \
+            _aa_backward_kernel(mode == "cubic-aa")
+    else:
+        fwd_kernel, bwd_kernel = _interp_kernel(mode), _interp_backward_kernel(mode)
 
     def self_vjp(grad, self_sym_sizes, output_size, align_corners, scales):
         return getattr(F, bwd_name)(grad, output_size, tuple(self_sym_sizes), align_corners,
@@ -29,10 +35,10 @@ def _upsample(name, node, mode):
         return getattr(F, fwd_name)(grad, output_size, align_corners, scales)
 
     bwd = defop(f"{bwd_name}(grad_output, *, output_size, input_size, align_corners, scales)",
-                _interp_backward_kernel(mode), node.replace("Backward0", "BackwardBackward0"),
+                bwd_kernel, node.replace("Backward0", "BackwardBackward0"),
                 grad_output=grad_output_vjp, jvp=LINEAR, batched_jvp=True)
     fwd = defop(f"{fwd_name}(self, *, output_size, align_corners, scales)",
-                _interp_kernel(mode), node, self=self_vjp, jvp=LINEAR, batched_jvp=True)
+                fwd_kernel, node, self=self_vjp, jvp=LINEAR, batched_jvp=True)
     return fwd, bwd
 
 
@@ -56,6 +62,10 @@ UPSAMPLE_TRILINEAR3D, UPSAMPLE_TRILINEAR3D_BACKWARD = _upsample(
     "upsample_trilinear3d", "UpsampleTrilinear3DBackward0", "linear")
 UPSAMPLE_BICUBIC2D, UPSAMPLE_BICUBIC2D_BACKWARD = _upsample(
     "upsample_bicubic2d", "UpsampleBicubic2DBackward0", "cubic")
+UPSAMPLE_BILINEAR2D_AA, UPSAMPLE_BILINEAR2D_AA_BACKWARD = _upsample(
+    "_upsample_bilinear2d_aa", "UpsampleBilinear2DAaBackward0", "linear-aa")
+UPSAMPLE_BICUBIC2D_AA, UPSAMPLE_BICUBIC2D_AA_BACKWARD = _upsample(
+    "_upsample_bicubic2d_aa", "UpsampleBicubic2DAaBackward0", "cubic-aa")
 
 
 # ====================================================================== pixel shuffle

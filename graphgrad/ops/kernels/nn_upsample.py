@@ -134,6 +134,95 @@ def _dim_mode(mode, k):
     return mode + "-2d" if k == 2 and mode.startswith("nearest") else mode
 
 
+def _aa_filter(cubic, x):
+    """The anti-aliasing filters: the triangle (bilinear), Keys' cubic with a = -0.5."""
+    x = np.abs(x)
+    if not cubic:
+        return np.where(x < 1, 1 - x, 0)
+    a = -0.5
+    return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                    np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0))
+
+
+def _aa_weights(cubic, n_in, n_out, align_corners, scale, dt):
+    """Anti-aliased (index, weight) rows, PyTorch's _compute_indices_min_size_weights_aa: the
+    filter stretched by the scale when downsampling, centred on scale (i + 1/2), cut to the
+    input and normalised to sum 1.  Rows shorter than the longest are padded with weight
+    0 (and a ``valid`` mask, so that padding never multiplies an inf)."""
+    om = _opmath(dt)
+    s = float(_area_scale(n_in, n_out, align_corners, scale, om))
+    interp = 4 if cubic else 2
+    support = interp * 0.5 * s if s >= 1.0 else interp * 0.5
+    K = int(np.ceil(support)) * 2 + 1
+    invscale = 1.0 / s if s >= 1.0 else 1.0
+    i = np.arange(n_out)
+    center = s * (i + 0.5)
+    xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    xsize = np.clip(np.minimum((center + support + 0.5).astype(np.int64), n_in) - xmin, 0, K)
+    j = np.arange(K)[:, None]
+    valid = j < xsize[None, :]
+    w = np.where(valid, _aa_filter(cubic, (j + xmin[None, :] - center[None, :] + 0.5)
+                                   * invscale), 0.0)
+    total = w.sum(0)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
+    idx = np.where(valid, xmin[None, :] + j, xmin[None, :])
+    return np.minimum(idx, n_in - 1), w.astype(om).astype(dt).astype(om), valid
+
+
+def _aa_kernel(cubic):
+    """Anti-aliased bilinear/bicubic: one pass per resized dim (the last first; a dim whose
+    size does not change is skipped, as PyTorch's separable kernel does), each rounded to
+    the input's dtype."""
+    def kernel(x, output_size, align_corners, scales):
+        k = len(output_size)
+        dt = x.dtype
+        om = _opmath(dt)
+        plans = _plans(None, x.shape[-k:], output_size, align_corners, scales)
+        y = x
+        for d in range(k - 1, -1, -1):
+            n_in, n_out, s = plans[d]
+            if n_in == n_out:
+                continue
+            axis = x.ndim - k + d
+            idx, w, valid = _aa_weights(cubic, n_in, n_out, align_corners, s, dt)
+            yo = y.astype(om, copy=False)
+            shape = [1] * y.ndim
+            shape[axis] = n_out
+            acc = None
+            for j in range(len(idx)):
+                term = np.take(yo, idx[j], axis=axis) * w[j].reshape(shape)
+                if not valid[j].all():
+                    term = np.where(valid[j].reshape(shape), term, 0)
+                acc = term if acc is None else acc + term
+            y = acc.astype(dt)
+        return _c(y)
+    return kernel
+
+
+def _aa_backward_kernel(cubic):
+    def kernel(g, output_size, input_size, align_corners, scales):
+        k = len(output_size)
+        dt = g.dtype
+        om = _opmath(dt)
+        in_sizes = tuple(input_size[-k:])
+        plans = _plans(None, in_sizes, output_size, align_corners, scales)
+        y = g.astype(om)
+        for d in range(k):
+            n_in, n_out, s = plans[d]
+            if n_in == n_out:
+                continue
+            axis = y.ndim - k + d
+            idx, w, valid = _aa_weights(cubic, n_in, n_out, align_corners, s, dt)
+            moved = np.moveaxis(y, axis, 0)
+            out = np.zeros((n_in,) + moved.shape[1:], om)
+            for j in range(len(idx)):
+                wj = np.where(valid[j], w[j], 0).reshape((n_out,) + (1,) * (moved.ndim - 1))
+                np.add.at(out, idx[j], moved * wj)
+            y = np.moveaxis(out, 0, axis)
+        return _c(y.astype(dt))
+    return kernel
+
+
 def _plans(mode, in_sizes, out_sizes, align_corners, scales):
     k = len(out_sizes)
     scales = scales if scales is not None else (None,) * k

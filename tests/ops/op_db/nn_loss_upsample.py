@@ -154,6 +154,14 @@ def _interp_linear_samples(rng):
     return out
 
 
+def _interp_aa_samples(rng):
+    return [Sample((A(randn(rng, 1, 2, 7, 6)),), {"size": (3, 4), "mode": m, "antialias": True},
+                   name=m) for m in ("bilinear", "bicubic")] + [
+        Sample((A(randn(rng, 1, 2, 5, 6)),), {"scale_factor": (0.5, 1.4), "mode": "bicubic",
+                                              "antialias": True, "align_corners": True},
+               name="align_corners")]
+
+
 def _pixel_shuffle_samples(rng):
     return [Sample((A(randn(rng, 2, 8, 3, 2)), 2)), Sample((A(randn(rng, 9, 2, 2)), 3),
                                                             name="3-d"),
@@ -172,6 +180,7 @@ def _interp(lib, *a, **k):
 UPSAMPLE_OPS = [
     _nn("interpolate", _interp_nearest_samples),
     OpInfo("nn.functional.interpolate(linear)", _interp_linear_samples, fn=_interp),
+    OpInfo("nn.functional.interpolate(antialias)", _interp_aa_samples, fn=_interp),
     _nn("pixel_shuffle", _pixel_shuffle_samples, aliases=("pixel_shuffle",)),
     _nn("pixel_unshuffle", _pixel_unshuffle_samples, aliases=("pixel_unshuffle",)),
 ]

@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 X = {3: randn(2, 3, 5), 4: randn(2, 3, 5, 4), 5: randn(1, 2, 3, 4, 5)}
 MODES = {3: ["nearest", "nearest-exact", "linear", "area"],
          4: ["nearest", "nearest-exact", "bilinear", "bicubic", "area"],
-         5: ["nearest", "nearest-exact", "trilinear"]}
+         5: ["nearest", "nearest-exact", "trilinear", "area"]}
 CASES = [(nd, m) for nd, ms in MODES.items() for m in ms]
 SIZES = [{"scale_factor": 2}, {"scale_factor": 0.6}, {"scale_factor": 2.3},
          {"scale_factor": 1.7, "recompute_scale_factor": True}, {"size": 7}, {"size": 3},
@@ -123,6 +123,39 @@ def _Interp(lib, **kw):
         def forward(self, x):
             return lib.nn.functional.interpolate(x, **kw)
     return Interp()
+
+
+@pytest.mark.parametrize("size", [1, 2, (None, 3, 2), (3, 4, 5), (2, 1, 7)])
+@pytest.mark.parametrize("batched", [True, False])
+def test_adaptive_avg_pool3d(size, batched):
+    # (interpolate's 'area' mode of a 5-D input)
+    check_layer(lambda lib: lib.nn.AdaptiveAvgPool3d(size), [X[5] if batched else X[5][0]])
+
+
+def _pool3d_error(lib, case):
+    F = lib.nn.functional
+    return {
+        "3-d input": lambda: F.adaptive_avg_pool3d(lib.randn(3, 4, 5), 2),
+        "size 2": lambda: F.adaptive_avg_pool3d(lib.randn(1, 2, 3, 4, 5), (2, 2)),
+        "empty channel": lambda: F.adaptive_avg_pool3d(lib.randn(2, 0, 4, 4, 4), 2),
+        "empty depth": lambda: F.adaptive_avg_pool3d(lib.randn(2, 3, 0, 4, 4), 2),
+        "negative": lambda: F.adaptive_avg_pool3d(lib.randn(1, 2, 3, 4, 5), -1),
+        "long": lambda: F.adaptive_avg_pool3d(lib.ones(1, 2, 3, 4, 5, dtype=lib.long), 2),
+    }[case]()
+
+
+@pytest.mark.parametrize("case", ["3-d input", "size 2", "empty channel", "empty depth",
+                                  "negative", "long"])
+def test_adaptive_avg_pool3d_errors(case):
+    ours, theirs = run_both(lambda lib: _pool3d_error(lib, case))
+    assert type(theirs).__name__ == "Raised", theirs
+
+
+def test_adaptive_avg_pool3d_zero_and_half():
+    run_both(lambda lib: [lib.nn.functional.adaptive_avg_pool3d(lib.tensor(X[5]), 0),
+                          lib.nn.functional.adaptive_avg_pool3d(lib.tensor(X[5]).half(), 2),
+                          lib.nn.functional.adaptive_avg_pool3d(lib.tensor(X[5]).bfloat16(),
+                                                                (3, 1, 2))])
 
 
 # ====================================================================== nodes, double backward
@@ -262,8 +295,7 @@ def test_errors_are_pytorchs(case):
     assert type(theirs).__name__ == "Raised", theirs
 
 
-@pytest.mark.parametrize("kw", [{"mode": "lanczos", "antialias": True},
-                                {"mode": "area", "size": (2, 2, 2), "x": 5}])
+@pytest.mark.parametrize("kw", [{"mode": "lanczos", "antialias": True}])
 def test_not_implemented_is_named(kw):
     kw = dict(kw)
     x = gg.tensor(X[kw.pop("x", 4)])

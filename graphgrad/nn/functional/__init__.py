@@ -70,4 +70,4 @@ from .loss_likelihood import *  # noqa: E402,F401,F403
 from .loss_margin import *  # noqa: E402,F401,F403
 from .upsampling import *  # noqa: E402,F401,F403
 from . import loss_likelihood as _ll, loss_margin as _lm, upsampling as _up  # noqa: E402
-__all__ += _ll.__all__ + _lm.__all__ + _up.__all__
+__all__ += _ll.__all__ + _lm.__all__ + _up.__all__ + ["adaptive_avg_pool3d"]

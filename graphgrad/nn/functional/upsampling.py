@@ -19,7 +19,7 @@ import warnings
 from ...ops.dispatch import dispatch
 from ...ops.registry import export
 from ._utils import _tensor_arg, _type_name
-from .pool_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pool_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...ops.derivatives import nn_upsample as _U
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
@@ -168,13 +168,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             "interpolate(mode='lanczos'): the lanczos filter is not implemented in graphgrad "
             "(docs/differences.md); use mode='bicubic', antialias=True")
     if mode == "area" and nd in (3, 4, 5):
-        if nd == 3:
-            return adaptive_avg_pool1d(input, output_size)
-        if nd == 4:
-            return adaptive_avg_pool2d(input, output_size)
-        raise NotImplementedError(
-            "interpolate(mode='area') of a 5-D input is adaptive_avg_pool3d, which graphgrad "
-            "does not implement (docs/differences.md); pool a 4-D view per depth slice")
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 3]
+        return pool(input, output_size)
     op = _OPS.get((mode + "-aa" if antialias else mode, nd))
     if op is None:
         want = _WRONG_RANK.get((mode, nd))

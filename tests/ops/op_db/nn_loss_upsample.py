@@ -133,7 +133,9 @@ def _interp_nearest_samples(rng):
                    name="2-d recompute")]
     out += [Sample((A(randn(rng, 2, 3, 7)),), {"size": 3, "mode": "area"}, name="area 1-d"),
             Sample((A(randn(rng, 1, 2, 7, 5)),), {"scale_factor": 0.5, "mode": "area"},
-                   name="area 2-d")]
+                   name="area 2-d"),
+            Sample((A(randn(rng, 1, 2, 3, 5, 4)),), {"size": (2, 3, 3), "mode": "area"},
+                   name="area 3-d")]
     return out
 
 
@@ -177,7 +179,14 @@ def _interp(lib, *a, **k):
     return lib.nn.functional.interpolate(*a, **k)
 
 
+def _adaptive_avg3d_samples(rng):
+    return [Sample((A(randn(rng, 1, 2, 5, 4, 3)), 2)),
+            Sample((A(randn(rng, 2, 3, 4, 5)), (None, 3, 2)), name="unbatched None"),
+            Sample((A(randn(rng, 1, 2, 3, 2, 4)), 1), name="to 1: a mean")]
+
+
 UPSAMPLE_OPS = [
+    _nn("adaptive_avg_pool3d", _adaptive_avg3d_samples),
     _nn("interpolate", _interp_nearest_samples),
     OpInfo("nn.functional.interpolate(linear)", _interp_linear_samples, fn=_interp),
     OpInfo("nn.functional.interpolate(antialias)", _interp_aa_samples, fn=_interp),

@@ -129,8 +129,9 @@ def _multilabel_margin_kernel(x, t, reduction):
     x2, tk, valid, z, on, C = _multilabel_terms(x, t)
     loss = np.where(on, z, 0).sum((1, 2)).astype(x.dtype, copy=False) / x.dtype.type(C)
     if reduction == "none":
-        return _c(loss.reshape(x.shape[:-1]) if x.ndim else
-                                    loss.reshape(()))
+        return _c(loss.reshape(x.shape[:-1]) if x.ndim else loss.reshape(()))
+    if reduction == "mean" and loss.size == 0:
+        return np.full((), np.nan, x.dtype)   # (PyTorch: an uninitialised value)
     return np.asarray(_reduce(loss, reduction), x.dtype)
 
 

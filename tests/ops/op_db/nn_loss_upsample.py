@@ -108,8 +108,9 @@ def _gaussian_samples(rng):
 
 LOSS_OPS = [
     _nn("soft_margin_loss", _soft_margin_samples),
-    _nn("multi_margin_loss", _multi_margin_samples, gradgrad=False, fwd_ad=False),  # (_NO_DERIV)
-    _nn("multilabel_margin_loss", _multilabel_margin_samples, gradgrad=False, fwd_ad=False),  # (_NO_DERIV)
+    # (_NO_DERIV: no double backward, no forward AD, as in PyTorch)
+    _nn("multi_margin_loss", _multi_margin_samples, gradgrad=False, fwd_ad=False),
+    _nn("multilabel_margin_loss", _multilabel_margin_samples, gradgrad=False, fwd_ad=False),
     _nn("multilabel_soft_margin_loss", _mlsm_samples),
     _nn("hinge_embedding_loss", _hinge_samples),
     _nn("triplet_margin_loss", _triplet_samples),

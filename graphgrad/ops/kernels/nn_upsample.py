@@ -165,8 +165,8 @@ def _aa_weights(cubic, n_in, n_out, align_corners, scale, dt):
                                    * invscale), 0.0)
     total = w.sum(0)
     w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
-    idx = np.where(valid, xmin[None, :] + j, xmin[None, :])
-    return np.minimum(idx, n_in - 1), w.astype(om).astype(dt).astype(om), valid
+    idx = np.minimum(xmin[None, :] + j, n_in - 1)     # (padding: still non-decreasing rows)
+    return idx, w.astype(om).astype(dt).astype(om), valid
 
 
 def _aa_kernel(cubic):
@@ -185,16 +185,7 @@ def _aa_kernel(cubic):
                 continue
             axis = x.ndim - k + d
             idx, w, valid = _aa_weights(cubic, n_in, n_out, align_corners, s, dt)
-            yo = y.astype(om, copy=False)
-            shape = [1] * y.ndim
-            shape[axis] = n_out
-            acc = None
-            for j in range(len(idx)):
-                term = np.take(yo, idx[j], axis=axis) * w[j].reshape(shape)
-                if not valid[j].all():
-                    term = np.where(valid[j].reshape(shape), term, 0)
-                acc = term if acc is None else acc + term
-            y = acc.astype(dt)
+            y = _gather_sum(y.astype(om, copy=False), idx, w, valid, axis, n_out).astype(dt)
         return _c(y)
     return kernel
 
@@ -213,12 +204,7 @@ def _aa_backward_kernel(cubic):
                 continue
             axis = y.ndim - k + d
             idx, w, valid = _aa_weights(cubic, n_in, n_out, align_corners, s, dt)
-            moved = np.moveaxis(y, axis, 0)
-            out = np.zeros((n_in,) + moved.shape[1:], om)
-            for j in range(len(idx)):
-                wj = np.where(valid[j], w[j], 0).reshape((n_out,) + (1,) * (moved.ndim - 1))
-                np.add.at(out, idx[j], moved * wj)
-            y = np.moveaxis(out, 0, axis)
+            y = _gather_sum(y, *_transpose(idx, w, valid, n_in), axis, n_in)
         return _c(y.astype(dt))
     return kernel
 
@@ -261,18 +247,45 @@ def _interp_kernel(mode):
             n_in, n_out, s = plans[d]
             axis = x.ndim - k + d
             idx, w = _weights(m, n_in, n_out, align_corners, s, dt)
-            if w is None:
-                y = np.take(y, idx[0], axis=axis)
-                continue
-            shape = [1] * y.ndim
-            shape[axis] = n_out
-            acc = np.take(y, idx[0], axis=axis) * w[0].reshape(shape)
-            for j in range(1, len(idx)):
-                acc += np.take(y, idx[j], axis=axis) * w[j].reshape(shape)
-            y = acc
+            y = _gather_sum(y, idx, w, None, axis, n_out)
         return _c(y.astype(dt, copy=False))
     kernel.__name__ = f"_upsample_{mode}_kernel"
     return kernel
+
+
+def _transpose(idx, w, valid, n_in):
+    """The adjoint's gather rows: for each input position the output positions that read it
+    (ascending) and their weights, as (L, n_in) arrays padded to the longest list (with a
+    ``valid`` mask)."""
+    o = np.broadcast_to(np.arange(idx.shape[1]), idx.shape)
+    keep = np.ones(idx.shape, bool) if valid is None else valid
+    p, oo = idx[keep], o[keep]
+    ww = None if w is None else w[keep]
+    order = np.lexsort((oo, p))
+    p, oo = p[order], oo[order]
+    counts = np.bincount(p, minlength=n_in)
+    starts = np.cumsum(counts) - counts
+    r = np.arange(int(counts.max()))[:, None]
+    tvalid = r < counts[None, :]
+    pos = np.minimum(starts[None, :] + r, len(p) - 1)
+    tw = None if ww is None else np.where(tvalid, ww[order][pos], 0)
+    return np.where(tvalid, oo[pos], 0), tw, tvalid
+
+
+def _gather_sum(y, idx, w, valid, axis, out_len):
+    """sum_j y[..., idx[j], ...] * w[j] along ``axis`` (in order j = 0, 1, ...); entries
+    with ``valid`` False are left out (never multiplied: an inf stays out of the sum)."""
+    shape = [1] * y.ndim
+    shape[axis] = out_len
+    acc = None
+    for j in range(len(idx)):
+        term = np.take(y, idx[j], axis=axis)
+        if w is not None:
+            term = term * w[j].reshape(shape)
+        if valid is not None and not valid[j].all():
+            term = np.where(valid[j].reshape(shape), term, 0)
+        acc = term if acc is None else acc + term
+    return acc
 
 
 def _interp_backward_kernel(mode):
@@ -288,13 +301,7 @@ def _interp_backward_kernel(mode):
             n_in, n_out, s = plans[d]
             axis = y.ndim - k + d
             idx, w = _weights(m, n_in, n_out, align_corners, s, dt)
-            moved = np.moveaxis(y, axis, 0)
-            out = np.zeros((n_in,) + moved.shape[1:], om)
-            for j in range(len(idx)):
-                contrib = moved if w is None else \
-                    moved * w[j].reshape((n_out,) + (1,) * (moved.ndim - 1))
-                np.add.at(out, idx[j], contrib)
-            y = np.moveaxis(out, 0, axis)
+            y = _gather_sum(y, *_transpose(idx, w, None, n_in), axis, n_in)
         return _c(y.astype(dt, copy=False))
     kernel.__name__ = f"_upsample_{mode}_backward_kernel"
     return kernel

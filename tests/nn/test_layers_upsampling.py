@@ -108,13 +108,15 @@ def test_upsample_repr(args):
     assert repr(gg.nn.PixelUnshuffle(2)) == repr(torch.nn.PixelUnshuffle(2))
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
 @pytest.mark.parametrize("kw", [{"size": (3, 2)}, {"scale_factor": 0.3}, {"size": (11, 4)},
                                 {"scale_factor": (0.45, 1.0)},
                                 {"size": (2, 9), "align_corners": True},
                                 {"scale_factor": 1.7}, {"size": (1, 1)},
                                 {"scale_factor": 0.4, "recompute_scale_factor": True}])
 def test_antialias(mode, kw):
+    if mode == "lanczos" and kw.get("align_corners"):
+        kw = {k: v for k, v in kw.items() if k != "align_corners"}
     check_layer(lambda lib: _Interp(lib, mode=mode, antialias=True, **kw), [randn(2, 3, 9, 8)])
 
 
@@ -170,7 +172,8 @@ def _interp(lib, nd, mode, **kw):
 
 
 @pytest.mark.parametrize("nd,mode", CASES + [(4, "pixel_shuffle"), (4, "pixel_unshuffle"),
-                                     (4, "bilinear aa"), (4, "bicubic aa")])
+                                     (4, "bilinear aa"), (4, "bicubic aa"),
+                                     (4, "lanczos aa")])
 def test_nodes_and_double_backward(nd, mode):
     def prog(lib):
         x, y = _interp(lib, nd, mode.split()[0], antialias=mode.endswith("aa"))
@@ -268,6 +271,10 @@ def _error(lib, case):
         "lanczos no aa": lambda: F.interpolate(x4, size=3, mode="lanczos"),
         "lanczos align": lambda: F.interpolate(x4, size=3, mode="lanczos", antialias=True,
                                                align_corners=True),
+        "lanczos 3d": lambda: F.interpolate(x3, size=3, mode="lanczos", antialias=True),
+        "lanczos 3d no aa": lambda: F.interpolate(x3, size=3, mode="lanczos"),
+        "lanczos half": lambda: F.interpolate(x4.half(), size=3, mode="lanczos",
+                                              antialias=True),
         "aa half": lambda: F.interpolate(x4.half(), size=3, mode="bilinear", antialias=True),
         "aa bfloat16": lambda: F.interpolate(x4.bfloat16(), size=3, mode="bicubic",
                                              antialias=True),
@@ -288,6 +295,7 @@ def _error(lib, case):
     "scale len", "recompute with size", "aa nearest", "aa 3d", "bilinear 3d", "linear 4d",
     "trilinear 4d", "bicubic 3d", "bicubic 5d", "bad mode", "2d input", "size 0", "scale tiny",
     "scale neg", "empty channel", "empty spatial", "lanczos no aa", "lanczos align",
+    "lanczos 3d", "lanczos 3d no aa", "lanczos half",
     "aa half", "aa bfloat16", "scale tensor",
     "ps bad channels", "ps 2d", "ps 0", "ps float", "pu bad h", "pu bad w", "pu neg"])
 def test_errors_are_pytorchs(case):
@@ -295,10 +303,8 @@ def test_errors_are_pytorchs(case):
     assert type(theirs).__name__ == "Raised", theirs
 
 
-@pytest.mark.parametrize("kw", [{"mode": "lanczos", "antialias": True}])
-def test_not_implemented_is_named(kw):
-    kw = dict(kw)
-    x = gg.tensor(X[kw.pop("x", 4)])
-    kw.setdefault("size", 3)
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_uint8_linear_modes_are_refused_with_the_fix(mode):
+    x = gg.tensor(np.abs(X[4]) * 50).to(gg.uint8)
     with pytest.raises(NotImplementedError, match="graphgrad"):
-        gg.nn.functional.interpolate(x, **kw)
+        gg.nn.functional.interpolate(x, size=3, mode=mode, antialias=mode == "lanczos")

@@ -1,5 +1,5 @@
 """Resampling for graphgrad.nn.functional: interpolate (nearest, nearest-exact, linear,
-bilinear, bicubic, trilinear, area) for 3-D, 4-D and 5-D inputs, the deprecated
+bilinear, bicubic, trilinear, area, lanczos) for 3-D, 4-D and 5-D inputs, the deprecated
 upsample / upsample_nearest / upsample_bilinear, and pixel_shuffle / pixel_unshuffle.
 
 Each mode and rank is one table op with PyTorch's node (UpsampleNearest2DBackward0,
@@ -7,9 +7,8 @@ UpsampleBilinear2DBackward0, ...; kernels in ops/kernels/nn_upsample.py); 'area'
 adaptive average pooling, as in PyTorch.  The argument handling follows PyTorch's
 interpolate step by step: one of size / scale_factor, the output size int(in * scale), the
 scale factors passed on to the kernel unless recompute_scale_factor (then the kernel uses
-in / out).  antialias=True (bilinear, bicubic) is PyTorch's separable filter, widened by the
-scale when downsampling; the lanczos mode is not implemented (NotImplementedError,
-docs/differences.md).
+in / out).  antialias=True (bilinear, bicubic, and the lanczos mode, which requires it) is
+PyTorch's separable filter, widened by the scale when downsampling.
 """
 from __future__ import annotations
 
@@ -37,6 +36,7 @@ _OPS = {
     ("linear", 3): _U.UPSAMPLE_LINEAR1D, ("bilinear", 4): _U.UPSAMPLE_BILINEAR2D,
     ("trilinear", 5): _U.UPSAMPLE_TRILINEAR3D, ("bicubic", 4): _U.UPSAMPLE_BICUBIC2D,
     ("bilinear-aa", 4): _U.UPSAMPLE_BILINEAR2D_AA, ("bicubic-aa", 4): _U.UPSAMPLE_BICUBIC2D_AA,
+    ("lanczos-aa", 4): _U.UPSAMPLE_LANCZOS2D_AA,
 }
 _WRONG_RANK = {("bilinear", 3): 4, ("trilinear", 3): 5, ("linear", 4): 3, ("trilinear", 4): 5,
                ("linear", 5): 3, ("bilinear", 5): 4}
@@ -93,7 +93,8 @@ def _check_dtype(fname, input, mode):
     if input.dtype.is_complex or kind in "biu":
         if kind == "u" and input.dtype.name == "uint8" and mode.startswith("nearest"):
             return
-        if kind == "u" and input.dtype.name == "uint8" and mode in ("bilinear", "bicubic"):
+        if kind == "u" and input.dtype.name == "uint8" and mode in ("bilinear", "bicubic",
+                                                                  "lanczos"):
             raise NotImplementedError(
                 f"{fname}: uint8 inputs are not supported by graphgrad (PyTorch has a "
                 "fixed-point uint8 kernel for this mode); convert the input with .float() and "
@@ -164,9 +165,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-        raise NotImplementedError(
-            "interpolate(mode='lanczos'): the lanczos filter is not implemented in graphgrad "
-            "(docs/differences.md); use mode='bicubic', antialias=True")
     if mode == "area" and nd in (3, 4, 5):
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 3]
         return pool(input, output_size)

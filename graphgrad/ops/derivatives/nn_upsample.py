@@ -1,6 +1,7 @@
 """The table, nn_upsample family: interpolate's modes (upsample_nearest1d/2d/3d,
 _upsample_nearest_exact1d/2d/3d, upsample_linear1d, upsample_bilinear2d, upsample_bicubic2d,
-upsample_trilinear3d) and pixel_shuffle / pixel_unshuffle, with PyTorch's nodes.
+upsample_trilinear3d, _upsample_bilinear2d_aa, _upsample_bicubic2d_aa,
+_upsample_lanczos2d_aa) and pixel_shuffle / pixel_unshuffle, with PyTorch's nodes.
 
 Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
 ops/kernels/nn_upsample.py, public functions in nn/functional/upsampling.py.  Every op here is
@@ -21,9 +22,8 @@ from ..kernels.nn_upsample import (_aa_backward_kernel, _aa_kernel, _interp_back
 def _upsample(name, node, mode):
     """The op ``name(self, *, output_size, align_corners, scales)`` and its backward op."""
     fwd_name, bwd_name = name, name + "_backward"
-    if mode in ("linear-aa", "cubic-aa"):
-        fwd_kernel, bwd_kernel = _aa_kernel(mode == "cubic-aa"), \
-            _aa_backward_kernel(mode == "cubic-aa")
+    if mode.endswith("-aa"):
+        fwd_kernel, bwd_kernel = _aa_kernel(mode[:-3]), _aa_backward_kernel(mode[:-3])
     else:
         fwd_kernel, bwd_kernel = _interp_kernel(mode), _interp_backward_kernel(mode)
 
@@ -66,6 +66,8 @@ UPSAMPLE_BILINEAR2D_AA, UPSAMPLE_BILINEAR2D_AA_BACKWARD = _upsample(
     "_upsample_bilinear2d_aa", "UpsampleBilinear2DAaBackward0", "linear-aa")
 UPSAMPLE_BICUBIC2D_AA, UPSAMPLE_BICUBIC2D_AA_BACKWARD = _upsample(
     "_upsample_bicubic2d_aa", "UpsampleBicubic2DAaBackward0", "cubic-aa")
+UPSAMPLE_LANCZOS2D_AA, UPSAMPLE_LANCZOS2D_AA_BACKWARD = _upsample(
+    "_upsample_lanczos2d_aa", "UpsampleLanczos2DAaBackward0", "lanczos-aa")
 
 
 # ====================================================================== pixel shuffle

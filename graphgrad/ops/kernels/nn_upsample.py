@@ -1,5 +1,6 @@
 """NumPy kernels of the nn_upsample family: interpolate's nearest, nearest-exact, linear,
-bilinear, trilinear and bicubic modes (and their backward ops), pixel (un)shuffle.
+bilinear, trilinear and bicubic modes, the anti-aliased bilinear/bicubic/lanczos ones (and
+their backward ops), pixel (un)shuffle.
 
 Every mode is separable: along each spatial dim an output position reads ``K`` input
 positions (1 for the nearest modes, 2 linear, 4 cubic) with weights, computed as PyTorch's
@@ -134,24 +135,30 @@ def _dim_mode(mode, k):
     return mode + "-2d" if k == 2 and mode.startswith("nearest") else mode
 
 
-def _aa_filter(cubic, x):
-    """The anti-aliasing filters: the triangle (bilinear), Keys' cubic with a = -0.5."""
+_AA_TAPS = {"linear": 2, "cubic": 4, "lanczos": 6}   # PyTorch's interp_size per filter
+
+
+def _aa_filter(kind, x):
+    """The anti-aliasing filters: the triangle (bilinear), Keys' cubic with a = -0.5,
+    Lanczos with a = 3."""
     x = np.abs(x)
-    if not cubic:
+    if kind == "linear":
         return np.where(x < 1, 1 - x, 0)
+    if kind == "lanczos":
+        return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0)
     a = -0.5
     return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
                     np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0))
 
 
-def _aa_weights(cubic, n_in, n_out, align_corners, scale, dt):
+def _aa_weights(kind, n_in, n_out, align_corners, scale, dt):
     """Anti-aliased (index, weight) rows, PyTorch's _compute_indices_min_size_weights_aa: the
     filter stretched by the scale when downsampling, centred on scale (i + 1/2), cut to the
     input and normalised to sum 1.  Rows shorter than the longest are padded with weight
     0 (and a ``valid`` mask, so that padding never multiplies an inf)."""
     om = _opmath(dt)
     s = float(_area_scale(n_in, n_out, align_corners, scale, om))
-    interp = 4 if cubic else 2
+    interp = _AA_TAPS[kind]
     support = interp * 0.5 * s if s >= 1.0 else interp * 0.5
     K = int(np.ceil(support)) * 2 + 1
     invscale = 1.0 / s if s >= 1.0 else 1.0
@@ -161,7 +168,7 @@ def _aa_weights(cubic, n_in, n_out, align_corners, scale, dt):
     xsize = np.clip(np.minimum((center + support + 0.5).astype(np.int64), n_in) - xmin, 0, K)
     j = np.arange(K)[:, None]
     valid = j < xsize[None, :]
-    w = np.where(valid, _aa_filter(cubic, (j + xmin[None, :] - center[None, :] + 0.5)
+    w = np.where(valid, _aa_filter(kind, (j + xmin[None, :] - center[None, :] + 0.5)
                                    * invscale), 0.0)
     total = w.sum(0)
     w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
@@ -169,8 +176,8 @@ def _aa_weights(cubic, n_in, n_out, align_corners, scale, dt):
     return idx, w.astype(om).astype(dt).astype(om), valid
 
 
-def _aa_kernel(cubic):
-    """Anti-aliased bilinear/bicubic: one pass per resized dim (the last first; a dim whose
+def _aa_kernel(kind):
+    """Anti-aliased bilinear/bicubic/lanczos: one pass per resized dim (the last first; a dim whose
     size does not change is skipped, as PyTorch's separable kernel does), each rounded to
     the input's dtype."""
     def kernel(x, output_size, align_corners, scales):
@@ -184,13 +191,13 @@ def _aa_kernel(cubic):
             if n_in == n_out:
                 continue
             axis = x.ndim - k + d
-            idx, w, valid = _aa_weights(cubic, n_in, n_out, align_corners, s, dt)
+            idx, w, valid = _aa_weights(kind, n_in, n_out, align_corners, s, dt)
             y = _gather_sum(y.astype(om, copy=False), idx, w, valid, axis, n_out).astype(dt)
         return _c(y)
     return kernel
 
 
-def _aa_backward_kernel(cubic):
+def _aa_backward_kernel(kind):
     def kernel(g, output_size, input_size, align_corners, scales):
         k = len(output_size)
         dt = g.dtype
@@ -203,7 +210,7 @@ def _aa_backward_kernel(cubic):
             if n_in == n_out:
                 continue
             axis = y.ndim - k + d
-            idx, w, valid = _aa_weights(cubic, n_in, n_out, align_corners, s, dt)
+            idx, w, valid = _aa_weights(kind, n_in, n_out, align_corners, s, dt)
             y = _gather_sum(y, *_transpose(idx, w, valid, n_in), axis, n_in)
         return _c(y.astype(dt))
     return kernel

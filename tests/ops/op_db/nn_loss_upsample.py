@@ -159,7 +159,7 @@ def _interp_linear_samples(rng):
 
 def _interp_aa_samples(rng):
     return [Sample((A(randn(rng, 1, 2, 7, 6)),), {"size": (3, 4), "mode": m, "antialias": True},
-                   name=m) for m in ("bilinear", "bicubic")] + [
+                   name=m) for m in ("bilinear", "bicubic", "lanczos")] + [
         Sample((A(randn(rng, 1, 2, 5, 6)),), {"scale_factor": (0.5, 1.4), "mode": "bicubic",
                                               "antialias": True, "align_corners": True},
                name="align_corners")]

@@ -336,3 +336,19 @@ def test_repr_and_attributes(name, kw):
     for k, v in kw.items():
         assert getattr(g, k) == getattr(tm, k) == v
     assert g.reduction == tm.reduction
+
+
+@pytest.mark.parametrize("fn", ["multi_margin_loss", "multilabel_margin_loss",
+                                "soft_margin_loss", "triplet_margin_loss"])
+def test_vmap_over_examples(fn):
+    def prog(lib):
+        F = lib.nn.functional
+        x = t64(lib, np.stack([X, X * 0.5 + 0.1]))
+        target = {"multi_margin_loss": lib.tensor(np.stack([LABELS, LABELS[::-1].copy()])),
+                  "multilabel_margin_loss": lib.tensor(np.stack([ML_TARGET, ML_TARGET])),
+                  "soft_margin_loss": t64(lib, np.stack([SIGNS, -SIGNS]))}.get(fn)
+        if fn == "triplet_margin_loss":
+            return lib.func.vmap(lambda a: F.triplet_margin_loss(a, a * 2, a + 1))(x)
+        return [lib.func.vmap(lambda a, t: getattr(F, fn)(a, t, reduction=r))(x, target)
+                for r in RED]
+    run_both(prog)

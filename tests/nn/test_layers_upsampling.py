@@ -308,3 +308,18 @@ def test_uint8_linear_modes_are_refused_with_the_fix(mode):
     x = gg.tensor(np.abs(X[4]) * 50).to(gg.uint8)
     with pytest.raises(NotImplementedError, match="graphgrad"):
         gg.nn.functional.interpolate(x, size=3, mode=mode, antialias=mode == "lanczos")
+
+
+@pytest.mark.parametrize("mode,nd", [("nearest", 4), ("bilinear", 4), ("trilinear", 5),
+                                     ("bicubic", 4), ("area", 5)])
+def test_per_sample_gradients_under_vmap(mode, nd):
+    # vmap(grad(f)): the upsampling ops and their backward ops take the batch as leading dims
+    def prog(lib):
+        x = lib.tensor(X[nd])
+        w = lib.tensor(randn(*X[nd].shape[1:], seed=4))
+
+        def f(xi):
+            y = lib.nn.functional.interpolate(xi[None] * w, scale_factor=1.5, mode=mode)
+            return (y * y).sum()
+        return lib.func.vmap(lib.func.grad(f))(x)
+    run_both(prog)

@@ -10,7 +10,7 @@ from ..._tensor.tensor import Tensor
 from ..._tensor.creation import ones_like as _ones_like
 from ...autograd.grad_mode import no_grad
 from ...ops.api.views import _renamed
-from ...ops.interpose import interposable
+from ...ops.interpose import all_values, interposable
 from ._utils import _apply_reduction, _reduction, _tensor_arg
 
 __all__ = ["poisson_nll_loss", "gaussian_nll_loss"]
@@ -57,7 +57,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     elif not isinstance(var, Tensor):
         raise TypeError(f"gaussian_nll_loss(): argument 'var' (position 3) must be a Tensor or "
                         f"a float, not {type(var).__name__}")
-    elif (var._data < 0).any():
+    elif (all_values(var._data) < 0).any():
         raise ValueError("var has negative entry/entries")
     ishape, vshape = tuple(input.shape), tuple(var.shape)
     if vshape != ishape:

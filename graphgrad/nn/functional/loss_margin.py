@@ -13,7 +13,7 @@ from ...ops.dispatch import dispatch
 from ...ops.api.views import _renamed
 from ...ops.api.comparison import where as _where
 from ...ops.api.pointwise_binary import minimum as _minimum
-from ...ops.interpose import interposable
+from ...ops.interpose import all_values, interposable
 from ._utils import (_apply_reduction, _no_grad_arg, _real_floating, _reduction, _tensor_arg,
                      _type_name)
 from .activation_extra import logsigmoid
@@ -162,7 +162,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if input.dtype.name in ("float16", "bfloat16"):
         raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for '
                                   f"'{_type_name(input)}'")
-    t = target._data
+    t = all_values(target._data)    # (under vmap: every example's targets)
     if t.size and (t.min() < 0 or t.max() >= C):
         raise RuntimeError(f"target out of range [multi_margin_loss: targets must be class "
                            f"indices in [0, {C}), got values in [{t.min()}, {t.max()}]]")
@@ -191,7 +191,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented '
                                   f"for '{_type_name(input)}'")
     C = shape[-1] if shape else 1
-    t = target._data
+    t = all_values(target._data)
     if t.size and (t.min() < -1 or t.max() >= C):
         raise RuntimeError(f"argument #2 'target' is out of range [multilabel_margin_loss: "
                            f"targets must be class indices in [0, {C}) or -1, got values in "

@@ -9,7 +9,9 @@ type otherwise; weights stored in the input's dtype).  The forward pass gathers 
 last spatial dim first, then the one before it, ... and sums ``t_0 w_0 + t_1 w_1 + ...`` in
 that order in the op math type, which is PyTorch's order (its outer dim's weights multiply
 the inner dims' sums); half-precision inputs are computed in float32 and rounded once.  The
-backward pass scatters (adds) the weighted gradient back along each dim.
+backward pass is the same gather over the transposed index lists (for each input position,
+the outputs that read it, in order), so every gradient is the exact adjoint of the forward
+and no inf is ever multiplied by a padding 0.
 
 Functions of ndarrays; the entries that use them are in ops/derivatives/nn_upsample.py,
 the public functions in nn/functional/upsampling.py.  Operands may carry extra leading
@@ -177,14 +179,14 @@ def _aa_weights(kind, n_in, n_out, align_corners, scale, dt):
 
 
 def _aa_kernel(kind):
-    """Anti-aliased bilinear/bicubic/lanczos: one pass per resized dim (the last first; a dim whose
-    size does not change is skipped, as PyTorch's separable kernel does), each rounded to
-    the input's dtype."""
+    """Anti-aliased bilinear/bicubic/lanczos: one pass per resized dim (the last first; a
+    dim whose size does not change is skipped, as PyTorch's separable kernel does), each
+    rounded to the input's dtype."""
     def kernel(x, output_size, align_corners, scales):
         k = len(output_size)
         dt = x.dtype
         om = _opmath(dt)
-        plans = _plans(None, x.shape[-k:], output_size, align_corners, scales)
+        plans = _plans(x.shape[-k:], output_size, scales)
         y = x
         for d in range(k - 1, -1, -1):
             n_in, n_out, s = plans[d]
@@ -203,7 +205,7 @@ def _aa_backward_kernel(kind):
         dt = g.dtype
         om = _opmath(dt)
         in_sizes = tuple(input_size[-k:])
-        plans = _plans(None, in_sizes, output_size, align_corners, scales)
+        plans = _plans(in_sizes, output_size, scales)
         y = g.astype(om)
         for d in range(k):
             n_in, n_out, s = plans[d]
@@ -216,7 +218,8 @@ def _aa_backward_kernel(kind):
     return kernel
 
 
-def _plans(mode, in_sizes, out_sizes, align_corners, scales):
+def _plans(in_sizes, out_sizes, scales):
+    """(input size, output size, scale factor or None) of each spatial dim."""
     k = len(out_sizes)
     scales = scales if scales is not None else (None,) * k
     return [(n_in, n_out, s) for n_in, n_out, s in zip(in_sizes, out_sizes, scales)]
@@ -245,7 +248,7 @@ def _interp_kernel(mode):
         k = len(output_size)
         dt = x.dtype
         om = _opmath(dt)
-        plans = _plans(mode, x.shape[-k:], output_size, align_corners, scales)
+        plans = _plans(x.shape[-k:], output_size, scales)
         if mode == "linear" and k == 2 and om != dt:
             return _bilinear_half(x, plans, align_corners)
         y = x if mode in ("nearest", "nearest-exact") else x.astype(om, copy=False)
@@ -302,7 +305,7 @@ def _interp_backward_kernel(mode):
         om = _opmath(dt)
         y = g.astype(om, copy=False)
         in_sizes = tuple(input_size[-k:])
-        plans = _plans(mode, in_sizes, output_size, align_corners, scales)
+        plans = _plans(in_sizes, output_size, scales)
         m = _dim_mode(mode, k)
         for d in range(k):
             n_in, n_out, s = plans[d]

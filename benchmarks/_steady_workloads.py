@@ -72,6 +72,19 @@ def digits_adam_epoch(lib):
     return _digits_epoch(lib, lambda lib, ps: lib.optim.Adam(ps, lr=1e-3))
 
 
+def interpolate_bilinear(lib):
+    """``F.interpolate(x, scale_factor=2, mode='bilinear')`` of an (8, 16, 32, 32) float32
+    batch and its backward (``autograd.grad`` of the sum)."""
+    import numpy as np
+    x = lib.tensor(np.random.default_rng(0).standard_normal((8, 16, 32, 32)),
+                   dtype=lib.float32, requires_grad=True)
+
+    def step():
+        y = lib.nn.functional.interpolate(x, scale_factor=2, mode="bilinear")
+        lib.autograd.grad(y.sum(), x)
+    return step
+
+
 def workload_module(name):
     """The ``benchmarks.wN_*`` module of a graph workload."""
     return importlib.import_module(f"benchmarks.{GRAPH_WORKLOADS[name]}")
@@ -145,7 +158,7 @@ GRAPH_WORKLOADS = {name: name for name in (
 WORKLOADS = {**{name: _graph_workload(name) for name in GRAPH_WORKLOADS},
              "digits_mlp_epoch": digits_mlp_epoch, "digits_adam_epoch": digits_adam_epoch,
              "per_sample_grads_mlp": per_sample_grads_mlp, "w7_func_grad": w7_func_grad,
-             "module_call": module_call}
+             "module_call": module_call, "interpolate_bilinear": interpolate_bilinear}
 # the default selection: issue 20's table (W1-W9, the digits epoch) and issue 21's
 # per-sample gradients; the others run when named with --only
 TABLE = ("w1_sin_chain", "w2_mlp", "w3_rnn", "w4_hessian", "w5_jacobian", "w6_jacfwd",
@@ -160,7 +173,7 @@ ALIASES = {f"W{i}": name for i, name in enumerate(GRAPH_WORKLOADS, start=1)}  # 
 REPEAT = {"w1_sin_chain": 3, "w2_mlp": 4, "w3_rnn": 2, "w4_hessian": 12, "w5_jacobian": 120,
           "w6_jacfwd": 80, "w7_rosenbrock": 300, "w8_transformer": 1, "w9_cnn": 2,
           "digits_mlp_epoch": 2, "digits_adam_epoch": 2, "per_sample_grads_mlp": 20,
-          "w7_func_grad": 200, "module_call": 20}
+          "w7_func_grad": 200, "module_call": 20, "interpolate_bilinear": 2}
 UNITS = {"module_call": ("us/call", 1e6 / 1000), "w7_rosenbrock": ("us", 1e6),
          "w7_func_grad": ("us", 1e6)}   # (unit, factor from seconds per unit); else ms
 PEER_WORKLOADS = {"w7_rosenbrock": "value_and_grad", "w7_func_grad": "grad"}  # --peers
@@ -181,6 +194,7 @@ LABELS = {
     "per_sample_grads_mlp": "per-sample grads, `vmap(grad(f))` vs `torch.func`",
     "w7_func_grad": "`func.grad` of W7 vs `torch.func.grad`",
     "module_call": "`Module.__call__` without hooks",
+    "interpolate_bilinear": "bilinear x2 upsampling 8x16x32x32 + backward, float32",
 }
 # issue 20's targets for graphgrad / PyTorch (issue 21's for the per-sample gradients);
 # W3 is also bound by instruction counts (INSTRUCTION_TARGETS) and W2 by memory

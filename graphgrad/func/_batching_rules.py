@@ -28,8 +28,8 @@ from ..ops.registry import ELEMENTWISE, LINEAR, POINTWISE
 from . import _batching
 from ._row_matmul import RowMatmul, row_matmul_applies
 from ._batching import _align, _done, _expand, _phys, _run, _wrap
-from ._batching_rules_nn import (batch_norm_rule, conv_rule, group_norm_rule, layer_norm_rule,
-                                 loss_rule, nll_rule)
+from ._batching_rules_nn import (batch_norm_rule, class_margin_rule, conv_rule, group_norm_rule,
+                                 layer_norm_rule, loss_rule, nll_rule)
 
 _DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2", "dimension")
 # None as the dim means every dim
@@ -49,6 +49,13 @@ _PASSTHROUGH = {"tril", "triu", "alias", "view_as_real", "view_as_complex", "con
                 "linalg_det", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_slogdet",
                 "linalg_eigh", "linalg_qr", "linalg_svd", "einsum", "adaptive_avg_pool2d",
                 "avg_pool2d", "_relayout", "einsum2", "im2col", "col2im"}
+# interpolate's ops (and their backward ops) and adaptive_avg_pool3d: kernels on the last dims
+_PASSTHROUGH |= {f"{n}{b}" for b in ("", "_backward") for n in (
+    "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
+    "_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d",
+    "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d",
+    "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa",
+    "adaptive_avg_pool3d")}
 
 
 # ---------------------------------------------------------------- pointwise
@@ -405,7 +412,8 @@ _BY_NAME = {
     "native_group_norm": group_norm_rule, "native_batch_norm": batch_norm_rule,
     "nll_loss": nll_rule, "nll_loss2d": nll_rule, "mse_loss": loss_rule,
     "huber_loss": loss_rule, "smooth_l1_loss": loss_rule, "binary_cross_entropy": loss_rule,
-    "binary_cross_entropy_with_logits": loss_rule,
+    "binary_cross_entropy_with_logits": loss_rule, "soft_margin_loss": loss_rule,
+    "multi_margin_loss": class_margin_rule, "multilabel_margin_loss": class_margin_rule,
     "max_pool2d_with_indices": flatten_lead(2), "adaptive_max_pool2d": flatten_lead(2),
     "reflection_pad1d": flatten_lead(1), "reflection_pad2d": flatten_lead(2),
     "reflection_pad3d": flatten_lead(3), "replication_pad1d": flatten_lead(1),

@@ -176,3 +176,28 @@ def nll_rule(op, kind, sig, nt, lv):
     else:
         wsum = valid.sum(1).to(flat.dtype)
     return _wrap(flat.sum(1) / wsum, level)
+
+
+def class_margin_rule(op, kind, sig, nt, lv):
+    """multi_margin_loss(self, target, weight, ...) and multilabel_margin_loss(self, target,
+    ...): the batch folds into the samples (N), the unreduced losses are reduced per
+    example.  A batched class weight or a 0-d input take the per-example loop."""
+    level, B = lv.level, lv.size
+    x, target = sig[0], sig[1]
+    if x._data.ndim == 0 or (op.name == "multi_margin_loss" and isinstance(sig[2], Tensor)
+                             and _phys(sig[2], level) is not None):
+        return NotImplemented
+    ri = op.params.index("reduction")
+    red = sig[ri]
+    px, pt = _expand(x, level, B), _expand(target, level, B)
+    C = px.shape[-1]
+    new = list(sig)
+    new[0] = px.reshape(-1, C)
+    new[1] = pt.reshape(-1, C) if op.name == "multilabel_margin_loss" else pt.reshape(-1)
+    new[ri] = "none"
+    r = _run(op, "out", new)
+    if red == "none":
+        shape = (B,) + (tuple(target.shape) if op.name == "multi_margin_loss"
+                        else tuple(x.shape[:-1]))
+        return _wrap(r.reshape(shape), level)
+    return _wrap(_reduce(r.reshape(B, -1), red, B), level)

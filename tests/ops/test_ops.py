@@ -637,6 +637,10 @@ _HALF_STEPS = {
     ("bfloat16", "nn.functional.rrelu"): (
         1, "in training PyTorch multiplies by its float32 slope and saves the slope rounded to "
            "bfloat16; graphgrad's result is x times the saved slope (docs/differences.md)"),
+    **{(dt, "nn.functional.interpolate(linear)"): (
+        1, "PyTorch's vectorised float32 sums of the weighted neighbours (fused multiply-adds) "
+           "round a last float32 bit otherwise, which may move the half-precision result")
+       for dt in ("float16", "bfloat16")},
     **{(dt, "nn.functional.layer_norm(rows)"): (
         4, "PyTorch sums the float32 statistics in another order (rows of up to 2100 here)")
        for dt in ("float16", "bfloat16")},

@@ -67,3 +67,10 @@ from .activation_extra import *  # noqa: E402,F401,F403
 from .activation_more import *  # noqa: E402,F401,F403
 from .loss_extra import *  # noqa: E402,F401,F403
 from .attention import *  # noqa: E402,F401,F403
+
+# the further losses, interpolate/upsample and pixel shuffle (api-loss branch)
+from .loss_likelihood import *  # noqa: E402,F401,F403
+from .loss_margin import *  # noqa: E402,F401,F403
+from .upsampling import *  # noqa: E402,F401,F403
+from . import loss_likelihood as _ll, loss_margin as _lm, upsampling as _up  # noqa: E402
+__all__ += _ll.__all__ + _lm.__all__ + _up.__all__ + ["adaptive_avg_pool3d"]

@@ -55,6 +55,14 @@ def _reduction(size_average, reduce, reduction):
     return reduction
 
 
+def _apply_reduction(loss, reduction):
+    """A composite loss's reduction through the public ops (mean() of an integer loss
+    raises, as PyTorch's does)."""
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
 def _neg_dim(dim, nd):
     """``dim`` counted from the end (batch-safe), or None for a 0-d tensor."""
     d = _wrap_dim(dim, nd)

@@ -16,11 +16,12 @@ from ...ops.registry import export
 from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
 from .pool import avg_pool2d, max_pool2d
-from ...ops.derivatives.nn_pool_adaptive import ADAPTIVE_AVG_POOL2D, ADAPTIVE_MAX_POOL2D
+from ...ops.derivatives.nn_pool_adaptive import (ADAPTIVE_AVG_POOL2D, ADAPTIVE_AVG_POOL3D,
+                                                 ADAPTIVE_MAX_POOL2D)
 
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+           "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
 
 def _one(fname, v, name):
@@ -139,6 +140,22 @@ def adaptive_avg_pool2d(input, output_size):
         raise NotImplementedError(f'"adaptive_avg_pool2d" not implemented for '
                                   f"'{_type_name(input)}'")
     return dispatch(ADAPTIVE_AVG_POOL2D, input, out)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """``adaptive_avg_pool3d(input, output_size)`` on (N, C, D, H, W) or (C, D, H, W)
+    (interpolate's 'area' mode of a 5-D input); an entry of ``output_size`` may be None.
+    Output (1, 1, 1) is a mean over the last three dims (MeanBackward1), as in PyTorch;
+    otherwise AdaptiveAvgPool3DBackward0."""
+    _tensor_arg("adaptive_avg_pool3d", input)
+    out = _adaptive_sizes("adaptive_avg_pool3d", input, output_size, 3)
+    _adaptive_input("adaptive_avg_pool3d", input, 3)
+    if out == (1, 1, 1):
+        return input.mean((-3, -2, -1), keepdim=True)
+    if input._data.dtype.kind not in "fV":
+        raise NotImplementedError(f'"adaptive_avg_pool3d_cpu" not implemented for '
+                                  f"'{_type_name(input)}'")
+    return dispatch(ADAPTIVE_AVG_POOL3D, input, out)
 
 
 def adaptive_avg_pool1d(input, output_size):

@@ -38,3 +38,9 @@ __all__ += (activation.__all__ + batchnorm.__all__ + conv.__all__ + distance.__a
             + instancenorm.__all__ + linear.__all__ + loss.__all__
             + normalization.__all__ + padding.__all__ + pooling.__all__ + rnn.__all__
             + sparse.__all__ + transformer.__all__)
+
+# the further losses, upsampling and pixel shuffle layers (api-loss branch)
+from . import loss_margin, upsampling  # noqa: E402
+from .loss_margin import *  # noqa: F401,F403,E402
+from .upsampling import *  # noqa: F401,F403,E402
+__all__ += loss_margin.__all__ + upsampling.__all__

@@ -6,7 +6,7 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -115,6 +115,13 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Mean pooling to a fixed output size (an int, or (D, H, W) with None keeping a dim)."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class _AdaptiveMaxPoolNd(Module):

@@ -8,7 +8,8 @@ from __future__ import annotations
 from .. import formulas as F
 from ..registry import LINEAR, defop
 from ..kernels.nn_pool_adaptive import (
-    _adaptive_avg_backward_kernel, _adaptive_avg_kernel, _adaptive_max_kernel)
+    _adaptive_avg3d_backward_kernel, _adaptive_avg3d_kernel, _adaptive_avg_backward_kernel,
+    _adaptive_avg_kernel, _adaptive_max_kernel)
 
 
 # ====================================================================== adaptive pools
@@ -23,6 +24,20 @@ ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
     "AdaptiveAvgPool2DBackwardBackward0",
     grad_output=lambda grad, grad_output_sym_sizes: F.adaptive_avg_pool2d(
         grad, tuple(grad_output_sym_sizes[-2:])),
+    jvp=LINEAR, batched_jvp=True)
+
+
+ADAPTIVE_AVG_POOL3D = defop(
+    "adaptive_avg_pool3d(self, *, output_size)", _adaptive_avg3d_kernel,
+    "AdaptiveAvgPool3DBackward0",
+    self=lambda grad, self_sym_sizes: F.adaptive_avg_pool3d_backward(grad,
+                                                                     tuple(self_sym_sizes)),
+    jvp=LINEAR, batched_jvp=True)
+ADAPTIVE_AVG_POOL3D_BACKWARD = defop(
+    "adaptive_avg_pool3d_backward(grad_output, *, self_sizes)", _adaptive_avg3d_backward_kernel,
+    "AdaptiveAvgPool3DBackwardBackward0",
+    grad_output=lambda grad, grad_output_sym_sizes: F.adaptive_avg_pool3d(
+        grad, tuple(grad_output_sym_sizes[-3:])),
     jvp=LINEAR, batched_jvp=True)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._core.opmath import half_in_float32
+from ..._core.opmath import BFLOAT16, FLOAT16, half_in_float32
 
 
 # ====================================================================== adaptive pools
@@ -45,6 +45,50 @@ def _adaptive_avg_backward_kernel(g, self_sizes):
     gd = g / np.multiply.outer(ch, cw).astype(dt)
     return np.ascontiguousarray(np.einsum("...op,oh,pw->...hw", gd, ph.astype(dt),
                                           pw.astype(dt), optimize=True))
+
+
+def _adaptive_avg3d_kernel(x, output_size):
+    """PyTorch's adaptive_avg_pool3d: each window summed in the input's dtype in (d, h, w)
+    order, then divided by its depth, height and width in turn (each result rounded to the
+    dtype: float16/bfloat16 sums are half-precision sums, as PyTorch's).  Vectorised over
+    the output cells: step t of the loop adds the t-th element of every window (0 past a
+    window's end)."""
+    dt = x.dtype
+    f = np.float32 if dt in (FLOAT16, BFLOAT16) else dt
+    dims = x.shape[-3:]
+    wins = [_windows(n, m) for n, m in zip(dims, output_size)]
+    lens = [e - s for s, e in wins]
+    grids = []
+    for k, ((start, end), L) in enumerate(zip(wins, lens)):
+        j = start[:, None] + np.arange(int(L.max()) if L.size else 0)
+        grids.append((np.minimum(j, dims[k] - 1), j < end[:, None]))
+    (id_, md), (ih, mh), (iw, mw) = grids
+    od, oh, ow = output_size
+    acc = np.zeros(x.shape[:-3] + tuple(output_size), dt)
+    for a in range(id_.shape[1]):
+        xa = x[..., id_[:, a], :, :]
+        for b in range(ih.shape[1]):
+            xb = xa[..., ih[:, b], :]
+            for c in range(iw.shape[1]):
+                m = md[:, a][:, None, None] & mh[:, b][None, :, None] & mw[:, c][None, None, :]
+                acc = np.where(m, (acc.astype(f) + xb[..., iw[:, c]].astype(f)).astype(dt), acc)
+    out = acc
+    for k, L in enumerate(lens):
+        shape = [1, 1, 1]
+        shape[k] = -1
+        out = (out.astype(f) / L.astype(f).reshape(shape)).astype(dt)
+    return np.ascontiguousarray(out)
+
+
+@half_in_float32
+def _adaptive_avg3d_backward_kernel(g, self_sizes):
+    D, H, W = self_sizes[-3:]
+    (pd, cd), (ph, ch), (pw, cw) = (_window_matrix(n, m) for n, m in
+                                    zip((D, H, W), g.shape[-3:]))
+    dt = g.dtype
+    gd = g / np.multiply.outer(np.multiply.outer(cd, ch), cw).astype(dt)
+    return np.ascontiguousarray(np.einsum("...opq,od,ph,qw->...dhw", gd, pd.astype(dt),
+                                          ph.astype(dt), pw.astype(dt), optimize=True))
 
 
 def _adaptive_max_kernel(x, output_size):

@@ -1,11 +1,11 @@
 """The op table: one OpInfo per op, collected from one module per op family."""
-from tests.ops.op_db import (core, extra, indexing, linalg, missing2, nn, nn_layers, pointwise,
-                             reductions, shape)
+from tests.ops.op_db import (core, extra, indexing, linalg, missing2, nn, nn_layers,
+                             nn_loss_upsample, pointwise, reductions, shape)
 from tests.ops.op_db import activation_more, special
 
 OP_DB = []
 for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra, missing2,
-                nn_layers, activation_more, special):
+                nn_layers, nn_loss_upsample, activation_more, special):
     OP_DB.extend(_family.OPS)
 
 _names = [op.name for op in OP_DB]

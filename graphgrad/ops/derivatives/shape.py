@@ -70,7 +70,7 @@ EXPAND = defop("expand(self, *, size)", _expand_kernel, "ExpandBackward0", is_vi
                self=lambda grad, self_sym_sizes, size: F.sum_to(grad, self_sym_sizes, len(size)),
                jvp=LINEAR, batched_jvp=_expand_batched)
 UNSQUEEZE = defop("unsqueeze(self, *, dim)", np.expand_dims, "UnsqueezeBackward0", is_view=True,
-                  self=lambda grad, dim: F.squeeze_dims(grad, (dim,)), jvp=LINEAR,
+                  self=lambda grad, dim: F.squeeze_dim(grad, dim), jvp=LINEAR,   # (SqueezeBackward1)
                   batched_jvp=lambda self_t, self_sym_sizes, dim:
                       F.unsqueeze(self_t, _nd(dim, len(self_sym_sizes) + 1)))
 

@@ -70,20 +70,31 @@ def _layer_norm_rows(x2, n, shape, weight, bias, normalized_shape, eps):
 
 
 def _ln_input_grad_rows(g2, x2, n, weight, mean, rstd):
-    """layer_norm's input gradient (NOTE [layer_norm by rows]); g2, x2 (rows, n)."""
-    mean, rstd = mean.reshape(-1, 1), rstd.reshape(-1, 1)
-    xhat = np.subtract(x2, mean)
-    xhat *= rstd
+    """layer_norm's input gradient (NOTE [layer_norm by rows]); g2, x2 (rows, n).
+
+    PyTorch's CPU kernel's form: with gw = grad * weight, per row db = sum(gw),
+    ds = sum(gw * x), b = (db mean - ds) rstd^3 / n and c = -b mean - db rstd / n,
+        dx = rstd gw + b x + c
+    -- the row sums of gw and of gw * x, no centred copy of x (four full passes after gw,
+    where rstd (gw - mean(gw) - xhat mean(gw xhat)) took eight)."""
+    mean, rstd = mean.reshape(-1), rstd.reshape(-1)
     g = g2 * weight.reshape(-1) if weight is not None else g2.copy()
-    one = np.ones(n, g.dtype)
-    mg = np.matmul(g, one)
-    mg /= n
-    mgx = _row_dot(g, xhat)
-    mgx /= n
-    g -= mg[:, None]
-    xhat *= mgx[:, None]
-    g -= xhat
-    g *= rstd
+    db = np.matmul(g, np.ones(n, g.dtype))
+    ds = _row_dot(g, x2)
+    inv_n = 1.0 / n
+    b = db * mean
+    b -= ds
+    b *= rstd
+    b *= rstd
+    b *= rstd
+    b *= inv_n
+    c = b * mean
+    np.negative(c, out=c)
+    c -= db * rstd * inv_n
+    g *= rstd[:, None]
+    t = np.multiply(x2, b[:, None])
+    t += c[:, None]
+    g += t
     return g
 
 

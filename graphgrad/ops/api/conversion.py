@@ -253,7 +253,8 @@ def _whole_tensor_key(key, shape):
         dims = list(range(i)) + list(range(len(shape) - (len(keys) - i - 1), len(shape)))
     else:
         dims = range(len(slices))
-    return all(k.indices(shape[d]) == (0, shape[d], 1) for k, d in zip(slices, dims))
+    return all(k.indices(shape[d]) == (0, shape[d], 1) and (k.start is None or k.start == 0)
+               for k, d in zip(slices, dims))   # (x[-n:] = v writes through a slice view)
 
 
 def _basic_key(key):

@@ -238,6 +238,12 @@ def _as_int_index(k):
     return k
 
 
+def _from_zero(k):
+    """Whether slice ``k`` starts at 0 as written: PyTorch skips a slice over a whole dim
+    only then (``x[:, -n:]`` is still a SliceBackward0, ``x[:, 0:n]`` no node)."""
+    return k.start is None or k.start == 0
+
+
 def basic_index_step(out, dim, k):
     """Apply one basic index ``k`` (None, int or slice) at ``dim`` of ``out``.
 
@@ -254,7 +260,7 @@ def basic_index_step(out, dim, k):
     start, stop, step = k.indices(n)
     if step <= 0:
         raise ValueError("step must be greater than zero")
-    if start == 0 and stop == n and step == 1:
+    if start == 0 and stop == n and step == 1 and _from_zero(k):
         return out, dim + 1, False
     return _slice(out, dim, start, max(stop, start), step), dim + 1, True
 
@@ -284,6 +290,10 @@ def sequence_as_tuple(key, stacklevel=4):
 def getitem(self, key):
     """``tensor[key]``: views for basic indexing (PyTorch's select/slice/unsqueeze chain);
     keys with lists, index tensors or masks go to advanced indexing (IndexBackward0)."""
+    # a slice alone is always a SliceBackward0 (x[:], x[0:n]); within a tuple a slice of
+    # a whole dim makes no node (x[:, 0:n], x[(slice(None),)]: AliasBackward0 if nothing
+    # else does), as PyTorch's indexing
+    lone_slice = key.__class__ is slice
     if not isinstance(key, tuple):
         key = sequence_as_tuple(key) or (key,)
     key = tuple(_as_int_index(k) for k in key)
@@ -304,9 +314,7 @@ def getitem(self, key):
             dim += nd - n_real
             continue
         out, next_dim, made = basic_index_step(out, dim, k)
-        if not made and isinstance(k, slice) and (k != slice(None) or not touched
-                                                  and len(key) == 1):
-            # an explicit full slice (x[0:n], or x[:] alone) is still a SliceBackward0
+        if not made and lone_slice:
             out = _slice(out, dim, *k.indices(out._data.shape[dim]))
             made = True
         touched = touched or made

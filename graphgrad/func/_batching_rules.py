@@ -397,6 +397,17 @@ def random_rule(op, kind, sig, nt, lv):
     return _done(_run(op, kind, new), kind, sig, level)
 
 
+def softmax_backward_rule(op, kind, sig, nt, lv):
+    """_softmax_backward_data / _log_softmax_backward_data: both tensors batched alike, the
+    dim shifted past the batch dim (None, a 0-d example's: elementwise, as it is)."""
+    new = list(sig)
+    for i in range(nt):
+        new[i] = _expand(sig[i], lv.level, lv.size)
+    if sig[nt] is not None:
+        new[nt] = _shift(sig[nt])
+    return _done(_run(op, kind, new), kind, sig, lv.level)
+
+
 # ---------------------------------------------------------------- the table
 _BY_NAME = {
     "argmax": argext, "argmin": argext, "permute": permute_rule, "t": t_rule,
@@ -422,7 +433,8 @@ _BY_NAME = {
         _phys(sig[0], lv.level).select(-2, 0), lv.level),
     "embedding": embedding_rule, "index": index_rule, "index_select": index_select_rule,
     "roll": roll_rule, "masked_select": masked_select_rule, "linalg_solve_ex": expand_all,
-    "_cdist_forward": expand_all,
+    "_cdist_forward": expand_all, "_softmax_backward_data": softmax_backward_rule,
+    "_log_softmax_backward_data": softmax_backward_rule,
 }
 
 

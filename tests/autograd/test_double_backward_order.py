@@ -104,3 +104,23 @@ def test_reduction_double_backward_unsqueezes(torch):
         names[lib] = sorted(fn.name() for fn in seen if "Unsqueeze" in fn.name() or
                             "View" in fn.name())
     assert names[gg] == names[torch]
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_double_backward_is_the_backward_data_op(torch, fn):
+    # NOTE [softmax backward ops]: SoftmaxBackwardDataBackward0 /
+    # LogSoftmaxBackwardDataBackward0 over the forward node, PyTorch's graph and values
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0, 3.0], [0.5, 0.1, -1.0]], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]], dtype=lib.float64)
+        y = getattr(lib.nn.functional, fn)(x, dim=1)
+        (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+        chain, fn_ = [], g.grad_fn
+        while fn_ is not None:
+            chain.append(fn_.name())
+            fn_ = fn_.next_functions[-1][0] if fn_.next_functions else None
+        (g2,) = lib.autograd.grad((g * g).sum(), x)
+        return chain, g2.numpy()
+    (chain, g2), (chain_t, g2_t) = run(gg), run(torch)
+    assert chain == chain_t
+    np.testing.assert_allclose(g2, g2_t, rtol=1e-12, atol=1e-14)

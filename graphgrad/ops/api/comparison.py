@@ -165,7 +165,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 # ------------------------------------------------------------------ where
-@export()
+@export(method=False)
 def where(condition, input=None, other=None, *, out=None):
     """``where(cond, x, y)``: elements of x where cond, else y (differentiable in x and y)."""
     if input is None and other is None:
@@ -189,6 +189,13 @@ def where(condition, input=None, other=None, *, out=None):
         # default dtype (rt), so the kernel gets one of them as a 0-d array of that dtype
         conv[0] = Tensor._wrap(np.asarray(input, dtype=rt.np))
     return dispatch(WHERE, condition, conv[0], conv[1])
+
+
+@export("where", function=False)
+def _where_method(self, condition, y):
+    """``Tensor.where(condition, y)``: ``where(condition, self, y)`` (the tensor is the
+    values where the condition holds, not the condition)."""
+    return where(condition, self, y)
 
 
 def _invert(self):

@@ -106,3 +106,44 @@ def test_copy_of_an_expanded_tensor_into_itself():
         e.copy_(e)
         return w, x, y.detach()   # (the grad_fn class of a write into an expanded view differs)
     run_both(program)
+
+
+_STALE_VIEW = {
+    # (how the base gets history, what is read of the view then, the in-place op on it)
+    "index_put_": ("w[2] = x", "", "w[[2, 0]] = 1.0"),
+    "mul_": ("w[2] = x", "", "w.mul_(2.0)"),
+    "masked_fill_": ("w[2] = x", "", "w.masked_fill_(w > 0, 1.0)"),
+    "through_the_base": ("b.view(-1)[4:6] = x", "", "w.mul_(2.0)"),
+    "through_another_view": ("b.view(3, 2).copy_(x.repeat(3).view(3, 2))", "", "w.mul_(2.0)"),
+    "requires_grad_read": ("w[2] = x", "w.requires_grad", "w.mul_(2.0)"),
+    # (reading grad_fn or is_leaf, or an op of the view, regenerates its history: allowed)
+    "grad_fn_read": ("w[2] = x", "w.grad_fn", "w.mul_(2.0)"),
+    "is_leaf_read": ("w[2] = x", "w.is_leaf", "w.mul_(2.0)"),
+    "used_by_an_op": ("w[2] = x", "w + 1", "w.mul_(2.0)"),
+    "basic_setitem": ("w[2] = x", "", "w[0] = 1.0"),
+    "own_write_first": ("w.copy_(x.repeat(3).view(3, 2))", "", "w.mul_(2.0)"),
+    "a_new_view": ("w[2] = x", "", "w[1].mul_(2.0)"),
+}
+
+
+@pytest.mark.parametrize("case", _STALE_VIEW)
+def test_inplace_on_a_view_made_before_its_base_required_grad(case):
+    """A view of a tensor that did not require grad, whose base gets history through another
+    write, then an in-place op on the view: PyTorch checks the view's history as it was (a
+    leaf's) and refuses ('a leaf Variable that requires grad is being used in an in-place
+    operation') unless the history was regenerated (grad_fn, is_leaf, an op of the view) or
+    the op writes through a new view; graphgrad wrote (fuzz seed 996020)."""
+    first, read, op = _STALE_VIEW[case]
+
+    def program(T):
+        b = T.zeros(2, 3, dtype=T.float64)
+        x = T.tensor([1.5, -2.0], dtype=T.float64, requires_grad=True)
+        w = b.reshape(3, -1)
+        env = {"T": T, "b": b, "w": w, "x": x}
+        exec(first, env)
+        if read:
+            exec(read, env)
+        exec(op, env)
+        (g,) = T.autograd.grad((w * T.arange(6.0, dtype=T.float64).view(3, 2)).sum(), x)
+        return w, b, g
+    run_both(program)

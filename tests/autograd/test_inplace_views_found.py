@@ -147,3 +147,20 @@ def test_inplace_on_a_view_made_before_its_base_required_grad(case):
         (g,) = T.autograd.grad((w * T.arange(6.0, dtype=T.float64).view(3, 2)).sum(), x)
         return w, b, g
     run_both(program)
+
+
+@pytest.mark.parametrize("call", ["T.pow(0.5, t)", "2.0 ** t", "T.pow(1.0, t)", "T.pow(2, t)"])
+def test_pow_of_a_number_is_row_major_whatever_the_exponents_layout(call):
+    """pow(number, tensor): PyTorch computes into a fresh output, row-major even for a
+    transposed exponent (other elementwise ops keep the operand's layout); so view() of a
+    clone of 0.5 ** t.transpose(0, 1) worked in PyTorch and raised here (fuzz seed 1171109)."""
+    def program(T):
+        x = T.arange(24.0, dtype=T.float64).reshape(2, 4, 3).requires_grad_()
+        t = x.transpose(0, 1)
+        r = eval(call, {"T": T, "t": t})
+        c = r.clone()
+        w = c.view(4, 6)
+        w[1] = 7.0
+        (g,) = T.autograd.grad((c * T.arange(24.0, dtype=T.float64).view(4, 2, 3)).sum(), x)
+        return r.stride(), c.stride(), c, g
+    run_both(program)

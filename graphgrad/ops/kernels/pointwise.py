@@ -146,10 +146,12 @@ def _complex_zero_pow(a, b, r):
 def _rpow_kernel(e, s):
     """``s ** e`` for a Python number base ``s``.  A base of 1 gives ones, whatever the
     exponent (NaN, inf, complex), as PyTorch fills them: exactly 1 + 0j, where NumPy's
-    complex power gives NaN or a negative zero imaginary part."""
+    complex power gives NaN or a negative zero imaginary part. The result is row-major
+    whatever the exponent's layout: PyTorch computes it into a fresh output (fuzz seed
+    1171109: a view of a clone of 0.5 ** t.transpose(0, 1))."""
     if s == 1:
-        return np.ones_like(e)
-    return _complex_zero_pow(s, e, np.power(s, e))
+        return np.ones(e.shape, e.dtype)
+    return _complex_zero_pow(s, e, np.power(s, e, order="C"))
 
 
 # ============================================================ rounding division, shared checks

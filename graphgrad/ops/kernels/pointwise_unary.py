@@ -76,7 +76,19 @@ def _log1p_kernel(a):
 
 @half_in_float32
 def _rsqrt_kernel(a):
+    if a.dtype.kind == "c":
+        return _reciprocal_kernel(np.sqrt(a))
     return np.reciprocal(np.sqrt(a))
+
+
+def _reciprocal_kernel(a):
+    """1 / a. A complex a is divided into 1 (PyTorch's complex reciprocal is the division
+    1 / a): 1 / 0 is inf+nanj there, NumPy's np.reciprocal gives nan+nanj (and -0j for 1 /
+    inf, 0j in PyTorch), which a mask |1 / a| > 1 then read differently (fuzz seeds
+    1013339, 1144944: rsqrt of a complex 0)."""
+    if a.dtype.kind == "c":
+        return np.true_divide(1, a)
+    return np.reciprocal(a)
 
 
 # ============================================================ logit, erf family

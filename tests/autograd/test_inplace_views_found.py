@@ -164,3 +164,27 @@ def test_pow_of_a_number_is_row_major_whatever_the_exponents_layout(call):
         (g,) = T.autograd.grad((c * T.arange(24.0, dtype=T.float64).view(4, 2, 3)).sum(), x)
         return r.stride(), c.stride(), c, g
     run_both(program)
+
+
+@pytest.mark.parametrize("case", ["regenerated", "regenerated-by-the-base", "as_strided"])
+def test_gradient_of_an_empty_strided_view_is_a_constant(case):
+    """An empty view's gradient through AsStridedBackward0 (a view regenerated after an
+    in-place change, or as_strided itself) is PyTorch's constant zeros, not connected to the
+    graph: a double backward then does not pass through the base's history, where logit's
+    derivative out of its domain is NaN and 0 * NaN was NaN here, 0 in PyTorch (fuzz seed
+    1068346)."""
+    def program(T):
+        x = T.tensor([[-1.1, 0.2], [0.1, 1.28], [-2.3, 0.29]], dtype=T.float64,
+                     requires_grad=True)
+        c = x.clone()
+        v = c.unsqueeze(0)
+        v.logit_()
+        if case == "as_strided":
+            e = v.as_strided((0, 2), (2, 1))
+        else:
+            e = v[1:]
+            (e.fill_(-2.5) if case == "regenerated" else c.mul_(2.0))
+        (g,) = T.autograd.grad((e * e).sum() + (c * 0.5).sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad((g * T.arange(6.0, dtype=T.float64).view(3, 2)).sum(), x)
+        return g.detach(), gg
+    run_both(program)

@@ -116,9 +116,6 @@ def _matmul_of_zeros(p):
 _POW = ("pow", "operator**")
 _NUMERIC = ("value", "nan-pattern", "grad", "gradgrad", "jvp")  # kinds that compare numbers
 
-# mismatches of the last ranges run on 2026-12-07 whose root is not found (open-late-run)
-_LATE_SEEDS = (1068346,)
-
 KNOWN = [
     ("open-engine-accumulation-order", OPEN,
      "float32 double backward whose exact value is 0 (x / x, normalize(x) = x / |x|): "
@@ -131,25 +128,6 @@ KNOWN = [
      "1083314, 1163859, 1169733, 1191563, 1257462)",
      lambda p, m: p.seed in (971435, 979698, 1072224, 1083314, 1163859, 1169733, 1191563,
                              1257462) and m.kind == "gradgrad"),
-    ("open-late-run", OPEN,
-     "found in the last ranges of the 2026-12-07 run, root not found yet (replay the seed): "
-     "1068346, reduced to c = x.clone(); v = c.unsqueeze(0); v.logit_(); e = v[1:] (empty); "
-     "e.fill_(-2.5); out = e * e: the double backward at logit's out-of-domain entries is 0 "
-     "in PyTorch, NaN in graphgrad (without the fill_ both NaN; the first gradient agrees)",
-     lambda p, m: p.seed in _LATE_SEEDS),
-    ("remainder-vectorised-overflow", DELIBERATE,
-     "remainder of a dividend so large that a / b overflows (nan_to_num's 1.8e308 by -0.56): "
-     "PyTorch's vectorised loop computes a - b floor(a / b) and gives NaN, its scalar loop "
-     "(tensors shorter than a vector, and the tail past the last full vector, so which "
-     "elements depends on the CPU) and graphgrad the exact remainder (seed 1083397)",
-     lambda p, m: _uses_op(p, "remainder", "remainder_") and m.kind in _NUMERIC
-     and _arrays(m) and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
-    ("float32-erf-kernel", DELIBERATE,
-     "PyTorch's float32 erf is a vectorised approximation up to an ulp off (erf(3.902) is "
-     "1.0 there, 0.99999994 correctly rounded, as graphgrad's); at the edge of a domain, "
-     "acosh(erf(x)) above all, that ulp decides between 0 and NaN, and so the gradients "
-     "and tangents after it (seed 1273106)",
-     lambda p, m: p.dtype == "float32" and _uses_op(p, "erf", "erf_") and m.kind in _NUMERIC),
     ("matmul-signed-zero", DELIBERATE,
      "the sign of a zero that matmul gives with an inner dimension of 1 (-0.0 * 0.5): "
      "PyTorch's mm with both other dimensions > 1 (its gemm, also for a batch folded into "

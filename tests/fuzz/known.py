@@ -348,6 +348,13 @@ KNOWN = [
      "complex), view_as_real) gets its real part; PyTorch fails an internal check "
      "('input_is_complex == grad_is_complex')",
      lambda p, m: m.kind == "error-type" and _torch_msg(m, r"input_is_complex == grad_is_complex")),
+    ("view-as-real-stride-error", DELIBERATE,
+     "PyTorch's internal 'Tensor must have a last dimension with stride 1' in the backward "
+     "of view_as_real when the gradient reaching it is laid out otherwise (a transposed or "
+     "empty one); an artefact of its view_as_complex, the gradient is well defined and "
+     "graphgrad computes it (seeds 117439, 1014822, 1174658, 1285987)",
+     lambda p, m: m.kind == "error-type" and _uses(p, "view_as_real")
+     and _torch_msg(m, r"Tensor must have a last dimension with stride 1")),
 ]
 
 

@@ -34,3 +34,14 @@ def test_mask_over_the_result_at_zero(fn):
             tan = fwd.unpack_dual(T.where(getattr(T, fn)(z.detach()).abs() > 1, cd, 0.0)).tangent
         return y, g, tan
     run_both(program)
+
+
+@pytest.mark.parametrize("call", ["x ** 0.5", "x ** -0.5", "x ** -1", "T.pow(x, -1.0)",
+                                  "x.clone().pow_(-0.5)"])
+def test_pow_by_a_half_or_minus_one_is_sqrt_rsqrt_or_reciprocal(call):
+    """PyTorch's complex z ** 0.5, -0.5 and -1 are sqrt, rsqrt and 1 / z, with their special
+    values at 0 and infinities (0 ** -1 is inf+nanj; NumPy's power: nan+nanj)."""
+    def program(T):
+        x = T.tensor(VALUES, dtype=T.complex128)
+        return eval(call, {"T": T, "x": x})
+    run_both(program)

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from ..._core.opmath import half_in_float32
-from .pointwise import _tname
+from .pointwise import _reciprocal_kernel, _tname
 
 
 def _real_only(name, fn, label=None):
@@ -86,16 +86,6 @@ def _rsqrt_kernel(a):
     if a.dtype.kind == "c":
         return _reciprocal_kernel(np.sqrt(a))
     return np.reciprocal(np.sqrt(a))
-
-
-def _reciprocal_kernel(a):
-    """1 / a. A complex a is divided into 1 (PyTorch's complex reciprocal is the division
-    1 / a): 1 / 0 is inf+nanj there, NumPy's np.reciprocal gives nan+nanj (and -0j for 1 /
-    inf, 0j in PyTorch), which a mask |1 / a| > 1 then read differently (fuzz seeds
-    1013339, 1144944: rsqrt of a complex 0)."""
-    if a.dtype.kind == "c":
-        return np.true_divide(1, a)
-    return np.reciprocal(a)
 
 
 # ============================================================ logit, erf family

@@ -15,9 +15,8 @@ from .. import formulas as F
 from . import ZERO
 from ..._core.opmath import half_in_float32, half_with_number, float16_via_float64 as _f16
 from ..registry import ELEMENTWISE, LINEAR, POINTWISE, defop
-from ..kernels.pointwise_unary import _reciprocal_kernel
 from ..kernels.pointwise import (
-    _add_alpha, _clone_kernel, _div_mode_kernel, _rpow_kernel, _negative, _no_bool_sub,
+    _reciprocal_kernel, _add_alpha, _clone_kernel, _div_mode_kernel, _rpow_kernel, _negative, _no_bool_sub,
     _pow_kernel, _pow_tensors, _relu_kernel, _rsubtract, _sigmoid, _subtract, _subtract_alpha,
     _threshold_backward_kernel, _to_copy_kernel)
 

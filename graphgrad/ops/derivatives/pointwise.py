@@ -92,7 +92,8 @@ DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
             batched_jvp=POINTWISE)
 RECIPROCAL = defop("reciprocal(self)", _reciprocal_kernel, "ReciprocalBackward0",
-                   promote="float", self=lambda grad, result: -grad * F.conj(result * result), jvp=ELEMENTWISE)
+                   promote="float",
+                   self=lambda grad, result: -grad * F.conj(result * result), jvp=ELEMENTWISE)
 
 
 def _pow_scalar_vjp(grad, self, exponent):

@@ -35,7 +35,8 @@ from .padding import pad
 
 __all__ = [
     "linear", "relu", "relu_", "threshold", "threshold_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu",
-    "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout", "mse_loss", "l1_loss",
+    "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout", "mse_loss",
+    "l1_loss",
     "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "layer_norm", "normalize", "one_hot", "conv1d", "conv2d",
     "max_pool2d", "avg_pool2d", "embedding",

@@ -60,6 +60,14 @@ def _fills_inf(p):
     return any(re.search(r"(fill_?|full)\(.*\binf\b", ln) for ln in p.lines)
 
 
+def _both_signed_zeros(a):
+    """Whether a float array holds both 0.0 and -0.0."""
+    if a.dtype.kind != "f":
+        return False
+    z = a[a == 0]
+    return bool(np.signbit(z).any() and (~np.signbit(z)).any())
+
+
 def _has_nan(m):
     return _arrays(m) and bool(np.isnan(m.ours).any() or np.isnan(m.theirs).any())
 
@@ -128,6 +136,27 @@ KNOWN = [
      "1083314, 1163859, 1169733, 1191563, 1257462)",
      lambda p, m: p.seed in (971435, 979698, 1072224, 1083314, 1163859, 1169733, 1191563,
                              1257462) and m.kind == "gradgrad"),
+    ("remainder-vectorised-overflow", DELIBERATE,
+     "remainder of a dividend so large that a / b overflows (nan_to_num's 1.8e308 by -0.56): "
+     "PyTorch's vectorised loop computes a - b floor(a / b) and gives NaN, its scalar loop "
+     "(tensors shorter than a vector, and the tail past the last full vector, so which "
+     "elements depends on the CPU) and graphgrad the exact remainder (seed 1083397)",
+     lambda p, m: _uses_op(p, "remainder", "remainder_") and m.kind in _NUMERIC
+     and _arrays(m) and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
+    ("float32-erf-kernel", DELIBERATE,
+     "PyTorch's float32 erf is a vectorised approximation up to an ulp off (erf(3.902) is "
+     "1.0 there, 0.99999994 correctly rounded, as graphgrad's); at the edge of a domain, "
+     "acosh(erf(x)) above all, that ulp decides between 0 and NaN, and so the gradients "
+     "and tangents after it (seed 1273106)",
+     lambda p, m: p.dtype == "float32" and _uses_op(p, "erf", "erf_") and m.kind in _NUMERIC),
+    ("min-max-signed-zero-tie", DELIBERATE,
+     "the sign of a min or max over a tie of 0.0 and -0.0: PyTorch's reduction along a dim "
+     "keeps the first, its reduction over all elements the vector unit's choice (amin of "
+     "[1, 0, -0, 0.16] along its dim is 0.0, x.min() is -0.0), NumPy's another; the sign "
+     "follows each library's loop, not the arithmetic, and an op of it (x ** -1, a "
+     "division) then gives the opposite infinity (seed 1329284)",
+     lambda p, m: _uses_op(p, "amin", "amax", "min", "max", "aminmax") and m.kind in _NUMERIC
+     and any(_both_signed_zeros(lf.data) for lf in p.leaves)),
     ("matmul-signed-zero", DELIBERATE,
      "the sign of a zero that matmul gives with an inner dimension of 1 (-0.0 * 0.5): "
      "PyTorch's mm with both other dimensions > 1 (its gemm, also for a batch folded into "

@@ -131,9 +131,12 @@ KNOWN = [
      "or smaller, because three contributions to one gradient are summed in another order "
      "than PyTorch's engine sums them (float32 x / x.abs() at x = -0.021045, gradients a = "
      "0.7, b = 1.3: the three terms into the abs input's gradient are -2054.5957, 2054.5957, "
-     "2054.596; graphgrad adds the last two first, PyTorch does not; root in the engine's "
-     "order of accumulation, reported to the engine's owner) (seeds 971435, 979698, 1072224, "
-     "1083314, 1163859, 1169733, 1191563, 1257462)",
+     "2054.596; graphgrad adds the last two first, PyTorch does not). The engine sums in "
+     "sequence-number order, as PyTorch's; the numbers differ because a node's rules run in "
+     "another order under create_graph: PyTorch's DivBackward0, MulBackward0 and "
+     "PowBackward1 compute the last input's gradient first (its nodes get the smaller "
+     "numbers), graphgrad's generated _apply the first input's; reported to the engine's "
+     "owner (seeds 971435, 979698, 1072224, 1083314, 1163859, 1169733, 1191563, 1257462)",
      lambda p, m: p.seed in (971435, 979698, 1072224, 1083314, 1163859, 1169733, 1191563,
                              1257462) and m.kind == "gradgrad"),
     ("remainder-vectorised-overflow", DELIBERATE,

@@ -188,3 +188,20 @@ def test_gradient_of_an_empty_strided_view_is_a_constant(case):
         (gg,) = T.autograd.grad((g * T.arange(6.0, dtype=T.float64).view(3, 2)).sum(), x)
         return g.detach(), gg
     run_both(program)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfinv", "digamma", "lgamma", "polygamma"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_special_function_of_a_transposed_tensor_keeps_its_layout(name, dtype):
+    """erf, erfc, erfinv, digamma of a transposed tensor are laid out as it, as PyTorch's
+    TensorIterator gives (graphgrad's series computed on a row-major copy): reshape(-1) of
+    the result is then a copy, and a write through it leaves the result alone (fuzz seed
+    1368642: erfinv of x.mT, then a reshape(-1).mul_)."""
+    def program(T):
+        x = T.tensor([[0.4, -0.3, -0.1, 0.004], [-0.3, 0.37, 0.6, -0.8],
+                      [0.12, -0.3, -0.47, 0.37]], dtype=getattr(T, dtype)).mT
+        y = T.polygamma(1, x) if name == "polygamma" else getattr(T, name)(x)
+        flat = y.reshape(-1)
+        flat.mul_(-1.0)
+        return y.stride(), y, flat
+    run_both(program)

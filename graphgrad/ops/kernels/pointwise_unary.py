@@ -11,15 +11,21 @@ import ml_dtypes
 import numpy as np
 
 from ..._core.opmath import half_in_float32
+from ..dispatch import follow_layout
 from .pointwise import _reciprocal_kernel, _tname
 
 
 def _real_only(name, fn, label=None):
-    """A kernel that raises PyTorch's NotImplementedError on complex inputs."""
+    """A kernel that raises PyTorch's NotImplementedError on complex inputs. Its result is
+    laid out as the input (PyTorch's TensorIterator): ``fn`` may compute on a row-major
+    copy (the special functions' blocked series), which made erf of a transposed tensor
+    row-major, so a reshape of it a view, not PyTorch's copy (fuzz seed 1368642)."""
     def kernel(a):
         if a.dtype.kind == "c":
             raise NotImplementedError(f'"{label or name + "_vml_cpu"}" not implemented for '
                                       f"'{_tname(a)}'")
+        if a.ndim > 1 and not a.flags.c_contiguous:
+            return follow_layout(fn(a), (a,))
         return fn(a)
     return kernel
 

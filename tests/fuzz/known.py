@@ -161,6 +161,15 @@ KNOWN = [
      "cut); each library's last bit (seeds 1373886; 945050, 1025101, 1057991, 1171689 "
      "in single-seed-cases)",
      lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC and _divides_by_itself(p)),
+    ("complex-neg-signed-zero", DELIBERATE,
+     "the sign of a zero part after complex128 neg: PyTorch's vectorised loop computes 0 - z "
+     "(neg(2+0j) is -2+0j, neg(0j) is 0j), its scalar loop (short tensors, and the tail "
+     "past the last full vector) -z (-2-0j), complex64 -z everywhere; graphgrad negates. "
+     "An op with a branch cut there (log, sqrt, pow, angle) then reads the zero's sign: "
+     "+-pi j (seed 1404355)",
+     lambda p, m: p.dtype == "complex128" and _uses_op(p, "neg", "neg_", "negative")
+     and m.kind in _NUMERIC
+     and _uses(p, "log", "sqrt", "pow", "operator**", "angle", "acos", "asin", "atan")),
     ("float32-erf-kernel", DELIBERATE,
      "PyTorch's float32 erf is a vectorised approximation up to an ulp off (erf(3.902) is "
      "1.0 there, 0.99999994 correctly rounded, as graphgrad's); at the edge of a domain, "

@@ -202,15 +202,16 @@ KNOWN = [
      "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's (the C "
      "library's cpow, exp(z log x)) give different special values there, and graphgrad "
      "computes with NumPy's; a mask over such values then selects other elements, and "
-     "so other values, gradients and tangents (212991, 722763, 1262534)",
+     "so other values, gradients and tangents (212991, 722763, 1262534; a masked "
+     "assignment: 1413547)",
      lambda p, m: p.dtype == "complex128" and _uses(p, *_POW) and (
          (m.kind == "nan-pattern" and m.phase == "forward")
          # (and the values a mask over them selects: 0.0 ** z, seed 1262534)
          or (m.kind == "value" and m.phase == "forward"
-             and _uses(p, "where", "masked_fill", "getitem-mask"))
+             and _uses(p, "where", "masked_fill", "getitem-mask", "setitem"))
          # the mask's choice then reaches the gradients and tangents (722763)
          or (m.kind in _NUMERIC and m.phase in ("grad", "jvp")
-             and _uses(p, "where", "masked_fill", "getitem-mask")))),
+             and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")))),
     ("cumprod-nonfinite", DELIBERATE,
      "cumprod's double backward and tangent with an infinite element and a zero in the "
      "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN; the "

@@ -166,9 +166,11 @@ KNOWN = [
      "(neg(2+0j) is -2+0j, neg(0j) is 0j), its scalar loop (short tensors, and the tail "
      "past the last full vector) -z (-2-0j), complex64 -z everywhere; graphgrad negates. "
      "An op with a branch cut there (log, sqrt, pow, angle) then reads the zero's sign: "
-     "+-pi j (seed 1404355)",
-     lambda p, m: p.dtype == "complex128" and _uses_op(p, "neg", "neg_", "negative")
-     and m.kind in _NUMERIC
+     "+-pi j, +-1j (seeds 1404355, 1460490)",
+     lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC
+     and (_uses_op(p, "neg", "neg_", "negative")
+          # (unary minus: -1.0 ** x is -(1.0 ** x), seed 1460490)
+          or any(re.search(r"= -[\w(]", ln) for ln in p.lines))
      and _uses(p, "log", "sqrt", "pow", "operator**", "angle", "acos", "asin", "atan")),
     ("float32-erf-kernel", DELIBERATE,
      "PyTorch's float32 erf is a vectorised approximation up to an ulp off (erf(3.902) is "

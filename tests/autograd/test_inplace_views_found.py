@@ -205,3 +205,29 @@ def test_special_function_of_a_transposed_tensor_keeps_its_layout(name, dtype):
         flat.mul_(-1.0)
         return y.stride(), y, flat
     run_both(program)
+
+
+@pytest.mark.parametrize("view", ["view_as_real", "real", "imag", "complex"])
+def test_write_into_an_expanded_view_of_a_complex_tensor(view):
+    """The gradient of a write into an expanded view whose chain turns a complex base real
+    (view_as_real, .real, .imag): the adjoint sums over the expanded rows per element; the
+    element numbers replayed through view_as_real were all 0 here, so the whole gradient
+    went to the first element ([33, 0] for PyTorch's [3, 30], fuzz seed 1505491)."""
+    def program(T):
+        z0 = T.tensor([2.0 + 1j, -0.5 + 3j], dtype=T.complex128, requires_grad=True)
+        z = z0 * 1
+        if view == "view_as_real":
+            v, src = T.view_as_real(z)[1:], T.tensor([0.35, 0.54], dtype=T.float64)
+        elif view == "complex":
+            v, src = z[1:], T.tensor(0.35 - 1j, dtype=T.complex128)
+        else:
+            v, src = getattr(z, view)[1:], T.tensor(0.35, dtype=T.float64)
+        src.requires_grad_()
+        w = v.expand(3, *v.shape[1:]) if view == "view_as_real" else v.expand(3)
+        w[1] = src
+        wt = T.arange(1.0, 1.0 + w.numel(), dtype=T.float64).view(w.shape)
+        loss = (w * wt).sum()
+        loss = loss.real if loss.is_complex() else loss
+        gz, gs = T.autograd.grad(loss + (z * (2 - 1j)).real.sum(), [z0, src])
+        return w, z, gz, gs
+    run_both(program)

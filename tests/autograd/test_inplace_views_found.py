@@ -231,3 +231,22 @@ def test_write_into_an_expanded_view_of_a_complex_tensor(view):
         gz, gs = T.autograd.grad(loss + (z * (2 - 1j)).real.sum(), [z0, src])
         return w, z, gz, gs
     run_both(program)
+
+
+@pytest.mark.parametrize("case", ["t[1] = v1", "t[1] = v11", "t[0:2] = v12", "t[...] = v13",
+                                  "t.expand(2, 3)[0][1] = v1", "t[1] = v2"])
+def test_setitem_value_with_leading_unit_dims(case):
+    """t[key] = v strips v's leading size-1 dims first, as PyTorch's setitem does: t[1] =
+    ones(1) writes the element (graphgrad's copy_ refused a [1] source for the 0-d view;
+    found with fuzz seed 1505491's reduction). A value that still does not fit raises."""
+    def program(T):
+        t = T.zeros(3, dtype=T.float64, requires_grad=True) * 1
+        vs = {n: T.full(s, 2.5, dtype=T.float64, requires_grad=True)
+              for n, s in [("v1", (1,)), ("v11", (1, 1)), ("v12", (1, 2)), ("v13", (1, 3)),
+                           ("v2", (2,))]}
+        exec(case, {"t": t, **vs})
+        used = [v for v in vs.values()]
+        gs = T.autograd.grad((t * T.tensor([1.0, 2.0, 3.0], dtype=T.float64)).sum(), used,
+                             allow_unused=True)
+        return t, gs
+    run_both(program)

@@ -152,6 +152,8 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        if self._base is not None:
+            return self.grad_fn is None  # (a view's history is regenerated, as PyTorch's)
         return self._grad_fn is None
 
     @property

@@ -39,6 +39,17 @@ def check_inplace(self, op_name, any_req=None):
                     f"a view of a leaf Variable that requires grad is being used in an in-place "
                     f"operation ({op_name}). Modify a clone of the leaf instead, or wrap the "
                     "update in `with graphgrad.no_grad():`.")
+            if self._grad_fn is None and base._grad_fn is not None and \
+                    self._view_ver != self._vc.value:
+                # a view made while its base did not require grad, whose base got history
+                # since through another view (or itself) and whose own grad_fn was not
+                # read since: PyTorch checks the view's stale (empty) history, a leaf's
+                # (fuzz seed 996020)
+                raise RuntimeError(
+                    f"a leaf Variable that requires grad is being used in an in-place "
+                    f"operation ({op_name} on a view made before its base required grad, "
+                    f"whose base was modified in place since). Read the view's .grad_fn "
+                    f"first, or take the view again after the base's change.")
         elif self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 f"a leaf Variable that requires grad is being used in an in-place operation "

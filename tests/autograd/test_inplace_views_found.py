@@ -106,3 +106,147 @@ def test_copy_of_an_expanded_tensor_into_itself():
         e.copy_(e)
         return w, x, y.detach()   # (the grad_fn class of a write into an expanded view differs)
     run_both(program)
+
+
+_STALE_VIEW = {
+    # (how the base gets history, what is read of the view then, the in-place op on it)
+    "index_put_": ("w[2] = x", "", "w[[2, 0]] = 1.0"),
+    "mul_": ("w[2] = x", "", "w.mul_(2.0)"),
+    "masked_fill_": ("w[2] = x", "", "w.masked_fill_(w > 0, 1.0)"),
+    "through_the_base": ("b.view(-1)[4:6] = x", "", "w.mul_(2.0)"),
+    "through_another_view": ("b.view(3, 2).copy_(x.repeat(3).view(3, 2))", "", "w.mul_(2.0)"),
+    "requires_grad_read": ("w[2] = x", "w.requires_grad", "w.mul_(2.0)"),
+    # (reading grad_fn or is_leaf, or an op of the view, regenerates its history: allowed)
+    "grad_fn_read": ("w[2] = x", "w.grad_fn", "w.mul_(2.0)"),
+    "is_leaf_read": ("w[2] = x", "w.is_leaf", "w.mul_(2.0)"),
+    "used_by_an_op": ("w[2] = x", "w + 1", "w.mul_(2.0)"),
+    "basic_setitem": ("w[2] = x", "", "w[0] = 1.0"),
+    "own_write_first": ("w.copy_(x.repeat(3).view(3, 2))", "", "w.mul_(2.0)"),
+    "a_new_view": ("w[2] = x", "", "w[1].mul_(2.0)"),
+}
+
+
+@pytest.mark.parametrize("case", _STALE_VIEW)
+def test_inplace_on_a_view_made_before_its_base_required_grad(case):
+    """A view of a tensor that did not require grad, whose base gets history through another
+    write, then an in-place op on the view: PyTorch checks the view's history as it was (a
+    leaf's) and refuses ('a leaf Variable that requires grad is being used in an in-place
+    operation') unless the history was regenerated (grad_fn, is_leaf, an op of the view) or
+    the op writes through a new view; graphgrad wrote (fuzz seed 996020)."""
+    first, read, op = _STALE_VIEW[case]
+
+    def program(T):
+        b = T.zeros(2, 3, dtype=T.float64)
+        x = T.tensor([1.5, -2.0], dtype=T.float64, requires_grad=True)
+        w = b.reshape(3, -1)
+        env = {"T": T, "b": b, "w": w, "x": x}
+        exec(first, env)
+        if read:
+            exec(read, env)
+        exec(op, env)
+        (g,) = T.autograd.grad((w * T.arange(6.0, dtype=T.float64).view(3, 2)).sum(), x)
+        return w, b, g
+    run_both(program)
+
+
+@pytest.mark.parametrize("call", ["T.pow(0.5, t)", "2.0 ** t", "T.pow(1.0, t)", "T.pow(2, t)"])
+def test_pow_of_a_number_is_row_major_whatever_the_exponents_layout(call):
+    """pow(number, tensor): PyTorch computes into a fresh output, row-major even for a
+    transposed exponent (other elementwise ops keep the operand's layout); so view() of a
+    clone of 0.5 ** t.transpose(0, 1) worked in PyTorch and raised here (fuzz seed 1171109)."""
+    def program(T):
+        x = T.arange(24.0, dtype=T.float64).reshape(2, 4, 3).requires_grad_()
+        t = x.transpose(0, 1)
+        r = eval(call, {"T": T, "t": t})
+        c = r.clone()
+        w = c.view(4, 6)
+        w[1] = 7.0
+        (g,) = T.autograd.grad((c * T.arange(24.0, dtype=T.float64).view(4, 2, 3)).sum(), x)
+        return r.stride(), c.stride(), c, g
+    run_both(program)
+
+
+@pytest.mark.parametrize("case", ["regenerated", "regenerated-by-the-base", "as_strided"])
+def test_gradient_of_an_empty_strided_view_is_a_constant(case):
+    """An empty view's gradient through AsStridedBackward0 (a view regenerated after an
+    in-place change, or as_strided itself) is PyTorch's constant zeros, not connected to the
+    graph: a double backward then does not pass through the base's history, where logit's
+    derivative out of its domain is NaN and 0 * NaN was NaN here, 0 in PyTorch (fuzz seed
+    1068346)."""
+    def program(T):
+        x = T.tensor([[-1.1, 0.2], [0.1, 1.28], [-2.3, 0.29]], dtype=T.float64,
+                     requires_grad=True)
+        c = x.clone()
+        v = c.unsqueeze(0)
+        v.logit_()
+        if case == "as_strided":
+            e = v.as_strided((0, 2), (2, 1))
+        else:
+            e = v[1:]
+            (e.fill_(-2.5) if case == "regenerated" else c.mul_(2.0))
+        (g,) = T.autograd.grad((e * e).sum() + (c * 0.5).sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad((g * T.arange(6.0, dtype=T.float64).view(3, 2)).sum(), x)
+        return g.detach(), gg
+    run_both(program)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfinv", "digamma", "lgamma", "polygamma"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_special_function_of_a_transposed_tensor_keeps_its_layout(name, dtype):
+    """erf, erfc, erfinv, digamma of a transposed tensor are laid out as it, as PyTorch's
+    TensorIterator gives (graphgrad's series computed on a row-major copy): reshape(-1) of
+    the result is then a copy, and a write through it leaves the result alone (fuzz seed
+    1368642: erfinv of x.mT, then a reshape(-1).mul_)."""
+    def program(T):
+        x = T.tensor([[0.4, -0.3, -0.1, 0.004], [-0.3, 0.37, 0.6, -0.8],
+                      [0.12, -0.3, -0.47, 0.37]], dtype=getattr(T, dtype)).mT
+        y = T.polygamma(1, x) if name == "polygamma" else getattr(T, name)(x)
+        flat = y.reshape(-1)
+        flat.mul_(-1.0)
+        return y.stride(), y, flat
+    run_both(program)
+
+
+@pytest.mark.parametrize("view", ["view_as_real", "real", "imag", "complex"])
+def test_write_into_an_expanded_view_of_a_complex_tensor(view):
+    """The gradient of a write into an expanded view whose chain turns a complex base real
+    (view_as_real, .real, .imag): the adjoint sums over the expanded rows per element; the
+    element numbers replayed through view_as_real were all 0 here, so the whole gradient
+    went to the first element ([33, 0] for PyTorch's [3, 30], fuzz seed 1505491)."""
+    def program(T):
+        z0 = T.tensor([2.0 + 1j, -0.5 + 3j], dtype=T.complex128, requires_grad=True)
+        z = z0 * 1
+        if view == "view_as_real":
+            v, src = T.view_as_real(z)[1:], T.tensor([0.35, 0.54], dtype=T.float64)
+        elif view == "complex":
+            v, src = z[1:], T.tensor(0.35 - 1j, dtype=T.complex128)
+        else:
+            v, src = getattr(z, view)[1:], T.tensor(0.35, dtype=T.float64)
+        src.requires_grad_()
+        w = v.expand(3, *v.shape[1:]) if view == "view_as_real" else v.expand(3)
+        w[1] = src
+        wt = T.arange(1.0, 1.0 + w.numel(), dtype=T.float64).view(w.shape)
+        loss = (w * wt).sum()
+        loss = loss.real if loss.is_complex() else loss
+        gz, gs = T.autograd.grad(loss + (z * (2 - 1j)).real.sum(), [z0, src])
+        return w, z, gz, gs
+    run_both(program)
+
+
+@pytest.mark.parametrize("case", ["t[1] = v1", "t[1] = v11", "t[0:2] = v12", "t[...] = v13",
+                                  "t.expand(2, 3)[0][1] = v1", "t[1] = v2"])
+def test_setitem_value_with_leading_unit_dims(case):
+    """t[key] = v strips v's leading size-1 dims first, as PyTorch's setitem does: t[1] =
+    ones(1) writes the element (graphgrad's copy_ refused a [1] source for the 0-d view;
+    found with fuzz seed 1505491's reduction). A value that still does not fit raises."""
+    def program(T):
+        t = T.zeros(3, dtype=T.float64, requires_grad=True) * 1
+        vs = {n: T.full(s, 2.5, dtype=T.float64, requires_grad=True)
+              for n, s in [("v1", (1,)), ("v11", (1, 1)), ("v12", (1, 2)), ("v13", (1, 3)),
+                           ("v2", (2,))]}
+        exec(case, {"t": t, **vs})
+        used = [v for v in vs.values()]
+        gs = T.autograd.grad((t * T.tensor([1.0, 2.0, 3.0], dtype=T.float64)).sum(), used,
+                             allow_unused=True)
+        return t, gs
+    run_both(program)

@@ -20,6 +20,11 @@ def _uses(prog, *labels):
     return any(lab in op for op in prog.ops for lab in labels)
 
 
+def _uses_op(prog, *names):
+    """Whether an op of ``prog`` is one of ``names`` exactly (``elu`` is not gelu's)."""
+    return any(op.split("@")[0].split(":")[-1].split(".")[-1] in names for op in prog.ops)
+
+
 def _torch_msg(m, pattern):
     return m.theirs is not None and isinstance(m.theirs, BaseException) and \
         re.search(pattern, str(m.theirs)) is not None
@@ -48,6 +53,27 @@ def _nonfinite(m):
 
 def _nonfinite_leaf(p):
     return any(not np.isfinite(lf.data).all() for lf in p.leaves)
+
+
+def _fills_inf(p):
+    """Whether a line of ``p`` fills an infinity in (masked_fill(mask, -inf), fill_(inf))."""
+    return any(re.search(r"(fill_?|full)\(.*\binf\b", ln) for ln in p.lines)
+
+
+def _both_signed_zeros(a):
+    """Whether a float array holds both 0.0 and -0.0."""
+    if a.dtype.kind != "f":
+        return False
+    z = a[a == 0]
+    return bool(np.signbit(z).any() and (~np.signbit(z)).any())
+
+
+_SELF_DIVISION = re.compile(r"= (?:T\.(?:div|true_divide)\((\w+), \1\)|(\w+) / \2)$")
+
+
+def _divides_by_itself(p):
+    """Whether ``p`` divides a value by itself (T.div(x, x), x / x)."""
+    return any(_SELF_DIVISION.search(ln) for ln in p.lines)
 
 
 def _has_nan(m):
@@ -86,43 +112,114 @@ def _inplace_reads_own_view(p):
     return False
 
 
+_MATMUL_LINE = re.compile(r"^\w+ = (?:T\.(?:matmul|mm)\((\w+), (\w+)\)|(\w+) @ (\w+))$")
+
+
+def _matmul_of_zeros(p):
+    """Whether an operand of a matmul of ``p`` holds exact zeros: a leaf with zeros, or a
+    value computed from one (a rough data flow over the program's lines)."""
+    tainted = {lf.name for lf in p.leaves if (lf.data == 0).any()}
+    for ln in p.lines:
+        m = _MATMUL_LINE.match(ln)
+        if m and tainted & {g for g in m.groups() if g}:
+            return True
+        target = re.match(r"^(\w+)", ln).group(1)
+        if tainted & set(re.findall(r"\b[xvcw]\d+\b", ln.partition("=")[2])):
+            tainted.add(target)
+    return False
+
+
 _POW = ("pow", "operator**")
 _NUMERIC = ("value", "nan-pattern", "grad", "gradgrad", "jvp")  # kinds that compare numbers
 
-# unexamined mismatches of the last ranges run on 2026-12-07 (open-late-run)
-_LATE_SEEDS = (1059445, 1068346, 1072224, 1083314, 1083397, 1090382, 1115031, 1116886,
-               1129845, 1130069, 1131865, 1144944, 1159192, 1163859, 1169733, 1170249,
-               1171109, 1171689, 1174658, 1179395, 1180625, 1187261, 1188855, 1191563,
-               1197647, 1209221, 1214045, 1228118, 1231568, 1257462, 1262534, 1273106)
-
 KNOWN = [
-    ("open-complex-log-tangent-at-inf", OPEN,
-     "complex128: the tangent of log_ at elements made -inf + yj by an in-place add of a "
-     "masked_fill(-inf) into a select view: PyTorch NaN, graphgrad -0 (seed 953719; "
-     "log's and reciprocal's tangents at -inf + yj alone agree, the root is not found yet)",
-     lambda p, m: p.seed == 953719),
-    ("open-late-run", OPEN,
-     "found in the last ranges of the 2026-12-07 run and not examined yet (replay the seed): "
-     "float32 double backward a few ulps of 1e-3 apart (971435, 979698), PyTorch's 'leaf "
-     "Variable ... in-place' refusal of index_put_ into a view whose base became part of "
-     "the graph by an earlier write (996020; graphgrad writes), inf/NaN patterns of "
-     "cumsum/maximum/division (1012826) and reciprocal/log1p (1020350), complex "
-     "rsqrt/reciprocal of 0 (PyTorch inf+nanj, NumPy nan+nanj) reaching a mask (1013339), "
-     "a float32 double backward NaN pattern after erfc_/atan2 (1028491); and the mismatches "
-     "of seeds 1039000-1278999 not examined (_LATE_SEEDS: replay them)",
-     lambda p, m: p.seed in (971435, 979698, 996020, 1012826, 1020350, 1013339,
-                             1028491) + _LATE_SEEDS),
+    ("open-engine-accumulation-order", OPEN,
+     "float32 double backward whose exact value is 0 (x / x, normalize(x) = x / |x|): "
+     "graphgrad's is a rounding residual of terms of ~1e3 (2^-10, 1e-4) where PyTorch's is 0 "
+     "or smaller, because three contributions to one gradient are summed in another order "
+     "than PyTorch's engine sums them (float32 x / x.abs() at x = -0.021045, gradients a = "
+     "0.7, b = 1.3: the three terms into the abs input's gradient are -2054.5957, 2054.5957, "
+     "2054.596; graphgrad adds the last two first, PyTorch does not). The engine sums in "
+     "sequence-number order, as PyTorch's; the numbers differ because a node's rules run in "
+     "another order under create_graph: PyTorch's DivBackward0, MulBackward0 and "
+     "PowBackward1 compute the last input's gradient first (its nodes get the smaller "
+     "numbers), graphgrad's generated _apply the first input's; reported to the engine's "
+     "owner (seeds 971435, 979698, 1072224, 1083314, 1163859, 1169733, 1191563, 1257462)",
+     lambda p, m: p.seed in (971435, 979698, 1072224, 1083314, 1163859, 1169733, 1191563,
+                             1257462) and m.kind == "gradgrad"),
+    ("open-inplace-self-operand", OPEN,
+     "found at the end of the fuzz2 run, root not examined: w.mul_(w) for w a view of an "
+     "expanded 0-d tensor after floor_divide_: graphgrad's backward raises its 'modified by "
+     "an inplace operation' error (MulBackward0 saved w as 'other'), PyTorch computes the "
+     "gradient (seed 1514760)",
+     lambda p, m: p.seed == 1514760),
+    ("remainder-vectorised-overflow", DELIBERATE,
+     "remainder of a dividend so large that a / b overflows (nan_to_num's 1.8e308 by -0.56): "
+     "PyTorch's vectorised loop computes a - b floor(a / b) and gives NaN, its scalar loop "
+     "(tensors shorter than a vector, and the tail past the last full vector, so which "
+     "elements depends on the CPU) and graphgrad the exact remainder (seed 1083397)",
+     lambda p, m: _uses_op(p, "remainder", "remainder_") and m.kind in _NUMERIC
+     and _arrays(m) and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
+    ("complex-self-division", DELIBERATE,
+     "complex x / x: NumPy's division gives exactly 1+0j, PyTorch's vectorised one leaves "
+     "an imaginary part of a few 1e-17 of either sign, which a later op reads (sgn_ of its "
+     "view_as_real: -1 vs 0; var: 3e-34 vs 0; pow's real-exponent condition; a branch "
+     "cut); each library's last bit (seeds 1373886; 945050, 1025101, 1057991, 1171689 "
+     "in single-seed-cases)",
+     lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC and _divides_by_itself(p)),
+    ("complex-neg-signed-zero", DELIBERATE,
+     "the sign of a zero part after complex128 neg: PyTorch's vectorised loop computes 0 - z "
+     "(neg(2+0j) is -2+0j, neg(0j) is 0j), its scalar loop (short tensors, and the tail "
+     "past the last full vector) -z (-2-0j), complex64 -z everywhere; graphgrad negates. "
+     "An op with a branch cut there (log, sqrt, pow, angle) then reads the zero's sign: "
+     "+-pi j, +-1j (seeds 1404355, 1460490)",
+     lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC
+     and (_uses_op(p, "neg", "neg_", "negative")
+          # (unary minus: -1.0 ** x is -(1.0 ** x), seed 1460490)
+          or any(re.search(r"= -[\w(]", ln) for ln in p.lines))
+     and _uses(p, "log", "sqrt", "pow", "operator**", "angle", "acos", "asin", "atan")),
+    ("float32-erf-kernel", DELIBERATE,
+     "PyTorch's float32 erf is a vectorised approximation up to an ulp off (erf(3.902) is "
+     "1.0 there, 0.99999994 correctly rounded, as graphgrad's); at the edge of a domain, "
+     "acosh(erf(x)) above all, that ulp decides between 0 and NaN, and so the gradients "
+     "and tangents after it (seed 1273106)",
+     lambda p, m: p.dtype == "float32" and _uses_op(p, "erf", "erf_") and m.kind in _NUMERIC),
+    ("min-max-signed-zero-tie", DELIBERATE,
+     "the sign of a min or max over a tie of 0.0 and -0.0: PyTorch's reduction along a dim "
+     "keeps the first, its reduction over all elements the vector unit's choice (amin of "
+     "[1, 0, -0, 0.16] along its dim is 0.0, x.min() is -0.0), NumPy's another; the sign "
+     "follows each library's loop, not the arithmetic, and an op of it (x ** -1, a "
+     "division) then gives the opposite infinity (seed 1329284)",
+     lambda p, m: _uses_op(p, "amin", "amax", "min", "max", "aminmax") and m.kind in _NUMERIC
+     and any(_both_signed_zeros(lf.data) for lf in p.leaves)),
+    ("matmul-signed-zero", DELIBERATE,
+     "the sign of a zero that matmul gives with an inner dimension of 1 (-0.0 * 0.5): "
+     "PyTorch's mm with both other dimensions > 1 (its gemm, also for a batch folded into "
+     "one mm) keeps the product's -0.0, its bmm, mv and mm with one row or column give "
+     "+0.0 (a sum started from 0), as NumPy's matmul always does; so the sign follows "
+     "PyTorch's BLAS routing, not the arithmetic, and graphgrad does not follow it. An op "
+     "of that zero then gives the opposite infinity (reciprocal, division, remainder's "
+     "gradient) or the other of +-pi and 0 (atan2), which a maximum, clamp or mask then "
+     "passes on (seeds 1020350, 1090382, 1115031, 1209221, 1214045, 1228118)",
+     lambda p, m: p.dtype != "complex128" and _uses(p, "matmul") and m.kind in _NUMERIC
+     and _matmul_of_zeros(p)
+     and (_nonfinite(m) or _uses(p, "atan2", "maximum", "minimum", "clamp", "where",
+                                 "masked_fill", "remainder", "fmod"))),
     ("complex-pow-nonfinite", DELIBERATE,
      "complex pow at a zero or NaN base: 0 ** z with Re z < 0 is nan+nanj (PyTorch inf+nanj), "
      "nan ** 0 is 1 (PyTorch nan+nanj); NumPy's complex power and PyTorch's (the C "
      "library's cpow, exp(z log x)) give different special values there, and graphgrad "
      "computes with NumPy's; a mask over such values then selects other elements, and "
-     "so other gradients and tangents (212991, 722763)",
+     "so other values, gradients and tangents (212991, 722763, 1262534; a masked "
+     "assignment: 1413547)",
      lambda p, m: p.dtype == "complex128" and _uses(p, *_POW) and (
          (m.kind == "nan-pattern" and m.phase == "forward")
+         # (and the values a mask over them selects: 0.0 ** z, seed 1262534)
+         or (m.kind == "value" and m.phase == "forward"
+             and _uses(p, "where", "masked_fill", "getitem-mask", "setitem"))
          # the mask's choice then reaches the gradients and tangents (722763)
          or (m.kind in _NUMERIC and m.phase in ("grad", "jvp")
-             and _uses(p, "where", "masked_fill", "getitem-mask")))),
+             and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")))),
     ("cumprod-nonfinite", DELIBERATE,
      "cumprod's double backward and tangent with an infinite element and a zero in the "
      "row: NaN where PyTorch's are finite and finite where PyTorch's are NaN; the "
@@ -176,21 +273,27 @@ KNOWN = [
      "NumPy's x / x is exactly 1 + 0j, PyTorch's complex division leaves a tiny imaginary "
      "part, so pow's gradient condition (a real exponent >= 0 gives 0) differs: 0 vs NaN "
      "(945050, 1025101), and rsqrt(0 - x / x) on the branch cut, the sign of that tiny "
-     "imaginary part choosing +-1j (1057991). float64 double backward of softmax over expm1 values near 1e4: "
+     "imaginary part choosing +-1j (1057991), and the var of such x / x (exactly 0 in "
+     "graphgrad, 3e-34 in PyTorch) whose reciprocal is then inf (1171689). float32 double "
+     "backward of atan2(0, erfc(5.26)) = atan2(0, 1e-13), whose intermediate 1 / w^3 "
+     "overflows: PyTorch inf, graphgrad NaN, float64 (both) 8e13 (1028491). float64 double "
+     "backward of softmax over expm1 values near 1e4: "
      "terms of 1e4 cancel to ~1e-8, each library's value its rounding (861567). PyTorch's "
      "internal 'Tensor must have a last dimension with stride 1' for view_as_real in "
-     "backward, as 117439 (1014822)",
+     "backward, as 117439 (1014822), and of an empty narrow of a complex tensor (1174658)",
      lambda p, m: p.seed in (109854, 114720, 117439, 119184, 116310, 201546,
                              205484, 212991, 518589,
                              519919, 700083, 416326, 721170, 730924, 945305, 945050,
-                             861567, 1025101, 1014822, 1057991)),
+                             861567, 1025101, 1014822, 1057991, 1171689, 1174658,
+                             1028491)),
     ("real-view-write-inf-grad", DELIBERATE,
      "an in-place write into the real (or imaginary) view of a complex tensor, with an "
      "infinite gradient reaching that view's region: the written part's derivative is 0 "
      "and the other part's finite, as graphgrad gives; PyTorch's gradient of the whole "
      "complex tensor is NaN there (an inf times that 0 in its reassembly of the complex "
-     "gradient) (seeds 415514, 511291, 20377)",
-     lambda p, m: p.dtype == "complex128" and _uses(p, "@view:real", "@view:imag")
+     "gradient) (seeds 415514, 511291, 20377; through view_as_real: 1159192)",
+     lambda p, m: p.dtype == "complex128"
+     and _uses(p, "@view:real", "@view:imag", "@view:view_as_real")
      and m.kind == "nan-pattern" and m.phase in ("grad", "gradgrad") and _arrays(m)
      and bool((np.isnan(m.theirs) & ~np.isnan(m.ours)).any())),
     ("elu-nan-derivative", DELIBERATE,
@@ -198,7 +301,7 @@ KNOWN = [
      "gives on every CPU; PyTorch's scalar loop (tensors shorter than a vector, and the "
      "tail past the last full vector, so which elements depends on the CPU) passes the "
      "gradient or tangent through unchanged (seeds 701672, 701954)",
-     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses(p, "elu")
+     lambda p, m: m.phase in ("grad", "gradgrad", "jvp") and _uses_op(p, "elu", "elu_")
      and _ours_nan_where_torch_not(m)),
     ("jvp-result-aliases-tangent", DELIBERATE,
      "PyTorch's tangent of frac(x), remainder(x, number) and fmod(x, number) is x's tangent "
@@ -214,8 +317,10 @@ KNOWN = [
      "product with a Python number is float64 in a float32 program; graphgrad's are "
      "ordinary zeros (0 * NaN = NaN, dtype kept), as it has no ZeroTensor (seeds 411636, "
      "504764, 517112, 7206, 515394; norms: 722856, an infinite entry; 748968, a var "
-     "with no degree of freedom, whose constant NaN derivative multiplies the zero)",
-     lambda p, m: p.dtype != "complex128" and (
+     "with no degree of freedom, whose constant NaN derivative multiplies the zero; in a "
+     "complex program, sgn or abs_ of a complex tensor's var, which is real: 1130069, "
+     "1059445)",
+     lambda p, m: (p.dtype != "complex128" or _uses(p, "var", "std")) and (
          (m.phase in ("grad", "gradgrad", "jvp")
           and (_uses(p, "sgn") or (m.phase == "gradgrad" and (
               _uses(p, "abs") or _sgn_norm(p))))
@@ -228,9 +333,11 @@ KNOWN = [
      "-11.1); an op that divides by it (remainder(v, v), v / v, log) then gives NaN or "
      "-inf in PyTorch and a number in graphgrad (seed 711598). Above it, from about -5, "
      "PyTorch's 1 + erf cancels: gelu(-6.76) is 2.4e-6 off (relative) in PyTorch, exact "
-     "in graphgrad, and a division by it amplifies that (seed 978356)",
+     "in graphgrad, and a division by it amplifies that (seed 978356). pow with that "
+     "value as exponent: PyTorch's x ** -0.0 is 1, graphgrad's x ** -4e-28 for x < 0 NaN "
+     "(1116886); as base: PyTorch's (-0.0) ** -1.2 is inf, graphgrad's NaN (1170249)",
      lambda p, m: p.dtype == "float64" and _uses(p, "gelu") and m.kind in _NUMERIC
-     and p.seed in (711598, 978356)),
+     and p.seed in (711598, 978356, 1116886, 1170249)),
     ("gelu-float32-kernel", DELIBERATE,
      "PyTorch's float32 gelu takes erf from a vectorised approximation (NaN at +inf, inf "
      "in graphgrad, the limit); graphgrad's float32 gelu is x (1 + erf(x / sqrt 2)) / 2 "
@@ -267,8 +374,11 @@ KNOWN = [
     ("complex-add-inf", DELIBERATE,
      "PyTorch's vectorised complex add/sub multiplies a broadcast infinite or NaN operand by "
      "alpha=1 as a complex product ((1+inf j) * 1 has real part 1 - 0*inf = NaN, and "
-     "(1+nan j) * 1 is nan+nanj); graphgrad adds",
-     lambda p, m: p.dtype == "complex128" and (p.special or _nonfinite_leaf(p))
+     "(1+nan j) * 1 is nan+nanj); graphgrad adds. Also for an infinity a masked_fill "
+     "makes: (1+1j) + (-inf+0j) is -inf+nanj in PyTorch, whose log's tangent is then NaN "
+     "(graphgrad -0; seed 953719)",
+     lambda p, m: p.dtype == "complex128"
+     and (p.special or _nonfinite_leaf(p) or _fills_inf(p))
      and _uses(p, "add", "sub", "operator+", "operator-")
      and ((m.kind in ("nan-pattern", "value") and m.phase == "forward")
           # (a mask over such a sum then selects other elements: all later values differ;
@@ -306,6 +416,13 @@ KNOWN = [
      "complex), view_as_real) gets its real part; PyTorch fails an internal check "
      "('input_is_complex == grad_is_complex')",
      lambda p, m: m.kind == "error-type" and _torch_msg(m, r"input_is_complex == grad_is_complex")),
+    ("view-as-real-stride-error", DELIBERATE,
+     "PyTorch's internal 'Tensor must have a last dimension with stride 1' in the backward "
+     "of view_as_real when the gradient reaching it is laid out otherwise (a transposed or "
+     "empty one); an artefact of its view_as_complex, the gradient is well defined and "
+     "graphgrad computes it (seeds 117439, 1014822, 1174658, 1285987)",
+     lambda p, m: m.kind == "error-type" and _uses(p, "view_as_real")
+     and _torch_msg(m, r"Tensor must have a last dimension with stride 1")),
 ]
 
 

@@ -62,3 +62,22 @@ def test_norm_derivatives_in_pytorchs_order(torch, p, dim):
             np.testing.assert_array_equal(a, b)
         else:
             np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("p", [2.5, 3, 4, 1.5, 0.5])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_tangent_at_the_largest_values_with_a_zero_tangent(torch, p, dtype):
+    """p > 2: the tangent is |x|^(p-2) Re(conj(x) t), the tangent taken first; x |x|^(p-2)
+    overflows at -1.7e308 and its inf times the zero tangent was NaN here, 0 in PyTorch
+    (fuzz seed 1231568: vector_norm(., 3) over nan_to_num(-inf))."""
+    def tangent(lib):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(lib.tensor([[-1.7e308, 1.0, 0.5], [1e200, 3.0, -2.0]],
+                                        dtype=getattr(lib, dtype)),
+                             lib.tensor([[0.0, 1.0, 2.0], [0.0, 1.0, -1.0]],
+                                        dtype=getattr(lib, dtype)))
+            return fw.unpack_dual(lib.linalg.vector_norm(x, p, -1)).tangent.numpy()
+    ours, theirs = tangent(graphgrad), tangent(torch)
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 from ..._core import dtypes as _dtype
+from ..._core.state import tls
 from ...ops.dispatch import dispatch
 from ...ops.registry import export
 from ._utils import _tensor_arg, _type_name, _neg_dim
@@ -30,6 +31,12 @@ def _softmax_like(op, fname, input, dim, dtype):
             input.dtype.name != "bfloat16":
         raise NotImplementedError(f'"{fname}_lastdim_kernel_impl" not implemented for '
                                   f"'{_type_name(input)}'")
+    # (so only an empty complex input gets here; PyTorch's autograd refuses it)
+    if input._data.dtype.kind == "c" and input._requires_grad and tls.grad_enabled:
+        raise RuntimeError(f"_{fname} does not support automatic differentiation for outputs "
+                           f"with complex dtype. ({fname} of a complex input that requires "
+                           f"grad, shape {list(input.shape)}: detach() it or call it under "
+                           f"no_grad())")
     return dispatch(op, input, d)
 
 
@@ -65,3 +72,11 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         _tensor_arg("log_softmax", input)
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel + 1)
     return _softmax_like(LOG_SOFTMAX, "log_softmax", input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmin(input, dim=None, _stacklevel=3, dtype=None)``: softmax(-input) along ``dim``."""
+    _tensor_arg("softmin", input)
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel + 1)
+    return _softmax_like(SOFTMAX, "softmax", -input, dim, dtype)

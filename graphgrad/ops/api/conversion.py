@@ -224,6 +224,12 @@ def __setitem__(self, key, value):
     # is no longer connected to the incoming one)
     whole = _whole_tensor_key(key, self._data.shape)
     view = self if whole else getitem(self, key)
+    if isinstance(value, Tensor) and value._data.ndim and value._data.shape[0] == 1:
+        # PyTorch strips the value's leading size-1 dims first: t[1] = ones(1) writes the
+        # element (graphgrad's copy_ refused a [1] source for a 0-d view)
+        shape = value._data.shape
+        k = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+        value = value.reshape(shape[k:])
     if isinstance(value, Tensor) and value._data.ndim:   # (a 0-d one is fill_'s, as PyTorch)
         copy_(view, value)
     elif whole and not isinstance(value, (Tensor, complex)) and self._data.dtype.kind in "fc":

@@ -33,6 +33,7 @@ import warnings
 import numpy as np
 
 from ..._core import dtypes as _dtype
+from ..._core.state import tls
 from ... import return_types
 from ..._tensor.tensor import Tensor, _wrap_dim
 from .. import formulas as F
@@ -118,6 +119,15 @@ def _no_complex(name, x, exc=RuntimeError, result_empty=False):
     if x._data.dtype.kind == "c" and not result_empty:
         raise exc(f"{name}(): does not support complex input (got {x.dtype}); compare .abs() "
                   f"or .real instead")
+
+
+def _no_complex_autograd(name, x):
+    """PyTorch's autograd refusal of a complex result that would require grad (amax, cummax
+    of an empty complex tensor: their kernels, which refuse complex, do not run then)."""
+    if x._data.dtype.kind == "c" and x._requires_grad and tls.grad_enabled:
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           f"with complex dtype. ({name} of an empty complex tensor that "
+                           f"requires grad: detach() it or call it under no_grad())")
 
 
 # ============================================================ public: sum / mean / prod
@@ -223,6 +233,7 @@ def _make_amax(name, op):
             every = dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)
             _empty_check(name, input, None if every else dims)
         _no_complex(name, input, NotImplementedError, input._data.size == 0)
+        _no_complex_autograd(name, input)
         return _out(dispatch(op, input, dims, bool(keepdim)), out)
     fn.__name__ = name
     fn.__doc__ = (f"``{name}(input, dim=(), keepdim=False)``: {name[1:]}imum over ``dim`` (all "
@@ -409,6 +420,7 @@ def _make_cumext(name, op, rtype):
         _check_tensor(name, input)
         d = _one_dim(name, dim, input._data.ndim)
         _no_complex(name, input, NotImplementedError, input._data.size == 0)
+        _no_complex_autograd(name, input)
         return _out(rtype(*dispatch(op, input, d)), out)
     fn.__name__ = name
     export(name)(fn)

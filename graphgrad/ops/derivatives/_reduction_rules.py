@@ -390,8 +390,15 @@ def _vector_norm_jvp(self_t, self, ord, dim, keepdim, result):
         # PyTorch's order: the sum first, then the norm's factor (an inf norm times a zero
         # entry's 0 would be NaN); for p > 1 a division by norm^(p-1), then 0 where the
         # norm is 0, whatever the tangent (inf or NaN from an earlier op included)
-        s = F.real_if(_sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim,
-                                F.ndim(self)), True)
+        if ord > 2:
+            # |x|^(p-2) Re(conj(x) t), the tangent taken first: x |x|^(p-2) overflows at
+            # the largest values, and its inf times a zero tangent was NaN (PyTorch: 0;
+            # fuzz seed 1231568)
+            s = _sum_dims(_abs(self) ** (ord - 2) * F.real_if(F.conj(self) * self_t, True),
+                          dim, keepdim, F.ndim(self))
+        else:
+            s = F.real_if(_sum_dims(F.conj(_norm_scaled(self, ord)) * self_t, dim, keepdim,
+                                    F.ndim(self)), True)
         if ord > 1:
             return _zero_where_norm_is_zero(s / _norm_power(result, ord), result)
         return s * _norm_scale(result, ord)

@@ -17,8 +17,8 @@ from ..._core.opmath import half_in_float32, half_with_number, float16_via_float
 from ..registry import ELEMENTWISE, LINEAR, POINTWISE, defop
 from ..kernels.pointwise import (
     _add_alpha, _clone_kernel, _div_mode_kernel, _rpow_kernel, _negative, _no_bool_sub,
-    _pow_kernel, _pow_tensors, _relu_kernel, _rsubtract, _sigmoid, _subtract, _subtract_alpha,
-    _threshold_backward_kernel, _to_copy_kernel)
+    _pow_kernel, _pow_tensors, _reciprocal_kernel, _relu_kernel, _rsubtract, _sigmoid, _subtract,
+    _subtract_alpha, _threshold_backward_kernel, _to_copy_kernel)
 
 
 # ============================================================ binary arithmetic
@@ -98,7 +98,8 @@ DIV = defop("div(self, other)", np.true_divide, "DivBackward0", promote="float",
             jvp=_div_jvp, batched_jvp=POINTWISE)
 NEG = defop("neg(self)", _negative, "NegBackward0", self=lambda grad: -grad, jvp=LINEAR,
             batched_jvp=POINTWISE)
-RECIPROCAL = defop("reciprocal(self)", np.reciprocal, "ReciprocalBackward0", promote="float",
+RECIPROCAL = defop("reciprocal(self)", _reciprocal_kernel, "ReciprocalBackward0",
+                   promote="float",
                    self=lambda grad, result: -grad * F.conj(result * result), jvp=ELEMENTWISE)
 
 

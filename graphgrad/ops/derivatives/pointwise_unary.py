@@ -173,22 +173,24 @@ CONJ = defop("conj(self)", np.conj, "ConjBackward0", self=lambda grad: F.conj(gr
              batched_jvp=POINTWISE)
 
 
-def _angle_grad(self):
-    """d angle / d(x + iy) as PyTorch's gradient vector: i z / |z|^2 (0 at z == 0)."""
-    r2 = F.real_if(self * F.conj(self), True)
-    return F.where(r2 == 0, 0.0, (self * 1j) / _zero_denominator(r2))
+def _angle_backward(grad, self):
+    """grad times d angle / d(x + iy), PyTorch's angle_backward: where(z == 0, 0,
+    grad z / |z|^2 i), grad inside the where: its untaken branch is 0 / 0 at z == 0, so the
+    double backward there is NaN also with respect to grad (fuzz seed 1289897; graphgrad's
+    grad times a where was 0 there)."""
+    return F.where(self == 0, 0.0, grad * self / F.abs(self) ** 2 * 1j)
 
 
 def _angle_vjp(grad, self):
     if not F.is_complex(self):
         return F.zeros_like(grad)
-    return grad * _angle_grad(self)
+    return _angle_backward(grad, self)
 
 
 def _angle_jvp(self_t, self):
     if not F.is_complex(self):
         return F.zeros_like(self_t)
-    return F.real_if(F.conj(_angle_grad(self)) * self_t, True)
+    return F.real_if(F.conj(_angle_backward(F.conj(self_t), self)), True)
 
 
 ANGLE = defop("angle(self)", _angle_kernel, "AngleBackward0", promote="float",

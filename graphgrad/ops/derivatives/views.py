@@ -92,11 +92,19 @@ SPLIT_WITH_SIZES = defop("split_with_sizes(self, *, split_sizes, dim)", _split_w
                                                 _nd(dim, len(self_sym_sizes))))
 
 
+def _constant_if_empty(grad):
+    """An empty output's gradient as a constant: PyTorch's as_strided_backward returns zeros
+    not connected to the graph for it (so a double backward adds nothing through it)."""
+    if isinstance(grad, Tensor) and not grad._data.size:
+        return grad._data
+    return grad
+
+
 AS_STRIDED = defop("as_strided(self, *, size, stride, storage_offset)", _as_strided_kernel,
                    "AsStridedBackward0", is_view=True,
                    self=lambda grad, self_sym_sizes, size, stride, storage_offset:
-                       F.as_strided_backward(grad, tuple(self_sym_sizes), size, stride,
-                                             storage_offset),
+                       F.as_strided_backward(_constant_if_empty(grad), tuple(self_sym_sizes),
+                                             size, stride, storage_offset),
                    jvp=LINEAR,
                    batched_jvp=lambda self_t, self_sym_sizes, size, stride, storage_offset:
                        F.as_strided_gather(self_t, tuple(self_sym_sizes), size, stride,

@@ -76,11 +76,33 @@ def _view_scatter_kernel(grad, chain, base_sizes, view_ndim, base_dtype=None):
 
 def _scatter_add(z, chain, grad):
     # the adjoint of an overlapping view sums: replay the chain on the element numbers
+    if z.dtype.kind == "c":
+        _scatter_add_complex(z, chain, grad)
+        return
     idx = np.broadcast_to(replay_view(chain, np.arange(z.size).reshape(z.shape)), grad.shape)
     if z.flags.c_contiguous:
         np.add.at(z.reshape(-1), idx.reshape(-1), grad.reshape(-1))
     else:  # (a base laid out otherwise: the element numbers are row-major ones)
         np.add.at(z, np.unravel_index(idx.reshape(-1), z.shape), grad.reshape(-1))
+
+
+def _scatter_add_complex(z, chain, grad):
+    """_scatter_add into a complex base, whose view chain may turn real (view_as_real, real,
+    imag): the element numbers are those of the base's real view (re of element k is 2k,
+    im 2k + 1), carried as a complex array through the chain, so a real view of it reads
+    them and a complex one keeps 2k in its real part. (Integer numbers replayed through
+    view_as_real gave every element number 0: the gradient of a write into an expanded
+    view of view_as_real all went to the first element, fuzz seed 1505491.)"""
+    k = 2.0 * np.arange(z.size)
+    ids = replay_view(chain, (k + 1j * (k + 1)).reshape(z.shape))
+    idx = np.broadcast_to(ids, grad.shape).reshape(-1)
+    acc = np.zeros(z.shape, z.dtype)  # row-major: the numbers are row-major ones
+    if idx.dtype.kind == "c":
+        np.add.at(acc.reshape(-1), (idx.real // 2).astype(np.intp), grad.reshape(-1))
+    else:
+        flat = acc.reshape(-1).view(np.empty(0, z.dtype).real.dtype)
+        np.add.at(flat, idx.astype(np.intp), grad.reshape(-1))
+    z += acc
 
 
 def _view_zero_kernel(grad, chain, base_ndim):

@@ -83,6 +83,16 @@ def _negative(a):
     return np.negative(a)
 
 
+def _reciprocal_kernel(a):
+    """1 / a. A complex a is divided into 1 (PyTorch's complex reciprocal is the division
+    1 / a): 1 / 0 is inf+nanj there, NumPy's np.reciprocal gives nan+nanj (and -0j for 1 /
+    inf, 0j in PyTorch), which a mask |1 / a| > 1 then read differently (fuzz seeds
+    1013339, 1144944: rsqrt of a complex 0)."""
+    if a.dtype.kind == "c":
+        return np.true_divide(1, a)
+    return np.reciprocal(a)
+
+
 @half_in_float32(round_scalars=True)
 def _pow_in_opmath(a, b):
     if b.__class__ is bool and a.dtype == np.bool_:  # bool ** bool stays bool (NumPy: int8)
@@ -92,6 +102,16 @@ def _pow_in_opmath(a, b):
     if b.__class__ is float and b == -0.5 and a.dtype.kind == "f":
         # PyTorch computes x ** -0.5 as rsqrt(x): NaN at -inf, where C's pow gives 0
         return np.reciprocal(np.sqrt(a))
+    if a.dtype.kind == "c" and (b.__class__ is float or b.__class__ is int):
+        # PyTorch's complex z ** 0.5, -0.5 and -1 are sqrt, rsqrt and reciprocal (1 / z):
+        # at 0 and infinities their special values, not the power's (0 ** -1 is inf+nanj
+        # there, NumPy's power nan+nanj)
+        if b == 0.5:
+            return np.sqrt(a)
+        if b == -0.5:
+            return _reciprocal_kernel(np.sqrt(a))
+        if b == -1:
+            return _reciprocal_kernel(a)
     return np.power(a, b)
 
 
@@ -146,10 +166,12 @@ def _complex_zero_pow(a, b, r):
 def _rpow_kernel(e, s):
     """``s ** e`` for a Python number base ``s``.  A base of 1 gives ones, whatever the
     exponent (NaN, inf, complex), as PyTorch fills them: exactly 1 + 0j, where NumPy's
-    complex power gives NaN or a negative zero imaginary part."""
+    complex power gives NaN or a negative zero imaginary part. The result is row-major
+    whatever the exponent's layout: PyTorch computes it into a fresh output (fuzz seed
+    1171109: a view of a clone of 0.5 ** t.transpose(0, 1))."""
     if s == 1:
-        return np.ones_like(e)
-    return _complex_zero_pow(s, e, np.power(s, e))
+        return np.ones(e.shape, e.dtype)
+    return _complex_zero_pow(s, e, np.power(s, e, order="C"))
 
 
 # ============================================================ rounding division, shared checks

@@ -11,15 +11,21 @@ import ml_dtypes
 import numpy as np
 
 from ..._core.opmath import half_in_float32
-from .pointwise import _tname
+from ..dispatch import follow_layout
+from .pointwise import _reciprocal_kernel, _tname
 
 
 def _real_only(name, fn, label=None):
-    """A kernel that raises PyTorch's NotImplementedError on complex inputs."""
+    """A kernel that raises PyTorch's NotImplementedError on complex inputs. Its result is
+    laid out as the input (PyTorch's TensorIterator): ``fn`` may compute on a row-major
+    copy (the special functions' blocked series), which made erf of a transposed tensor
+    row-major, so a reshape of it a view, not PyTorch's copy (fuzz seed 1368642)."""
     def kernel(a):
         if a.dtype.kind == "c":
             raise NotImplementedError(f'"{label or name + "_vml_cpu"}" not implemented for '
                                       f"'{_tname(a)}'")
+        if a.ndim > 1 and not a.flags.c_contiguous:
+            return follow_layout(fn(a), (a,))
         return fn(a)
     return kernel
 
@@ -66,16 +72,25 @@ def _abs_kernel(a):
 def _log1p_kernel(a):
     if a.dtype.kind != "c":
         return np.log1p(a)
-    # NumPy's complex log1p loses accuracy near 0: log|1+z| = log1p(2x + x^2 + y^2) / 2
+    # NumPy's complex log1p loses accuracy near 0: there log|1+z| = log1p(2x + x^2 + y^2) / 2
+    # (x itself where that underflows to 0); away from 0 that sum cancels (near z = -1 it
+    # is -1 + |1+z|^2: 5e-9 off at tanh(-5.4+0.5j), fuzz seed 1180625), and log|1+z| is
+    # log(hypot(1 + x, y)), 1 + x exact there
     x, y = a.real, a.imag
     out = np.empty_like(a)
-    out.real = 0.5 * np.log1p(x * (2 + x) + y * y)
+    with np.errstate(all="ignore"):
+        r = x * (2 + x) + y * y
+        small = np.abs(a) < 0.5
+        out.real = np.where(small, np.where(r == 0, x, 0.5 * np.log1p(r)),
+                            np.log(np.hypot(1 + x, y)))
     out.imag = np.arctan2(y, 1 + x)
     return out
 
 
 @half_in_float32
 def _rsqrt_kernel(a):
+    if a.dtype.kind == "c":
+        return _reciprocal_kernel(np.sqrt(a))
     return np.reciprocal(np.sqrt(a))
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ...ops.registry import export
 from .activation import (elu, elu_, gelu, leaky_relu, leaky_relu_, relu, relu_, sigmoid, silu,
                          softplus, tanh, threshold, threshold_)
-from .softmax import log_softmax, softmax, softmin
+from .softmax import log_softmax, softmax
 from .dropout import dropout
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                    mse_loss, nll_loss, smooth_l1_loss)
@@ -35,7 +35,7 @@ from .padding import pad
 
 __all__ = [
     "linear", "relu", "relu_", "threshold", "threshold_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu",
-    "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout", "mse_loss",
+    "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "mse_loss",
     "l1_loss",
     "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "layer_norm", "normalize", "one_hot", "conv1d", "conv2d",

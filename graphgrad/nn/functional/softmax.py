@@ -72,11 +72,3 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         _tensor_arg("log_softmax", input)
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel + 1)
     return _softmax_like(LOG_SOFTMAX, "log_softmax", input, dim, dtype)
-
-
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    """``softmin(input, dim=None, _stacklevel=3, dtype=None)``: softmax(-input) along ``dim``."""
-    _tensor_arg("softmin", input)
-    if dim is None:
-        dim = _softmax_dim("softmin", input.ndim, _stacklevel + 1)
-    return _softmax_like(SOFTMAX, "softmax", -input, dim, dtype)

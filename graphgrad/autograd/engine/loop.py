@@ -125,7 +125,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             if prof.pending is not None:
                 prof.close_turn(_clock())
             t_eval = _clock()
-        if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
+        # (every node popped here is in ``needed``: _before_node has work only for hooks, a
+        # capture, or an AccumulateGrad, whose _has_hooks is always True)
+        if node._has_hooks or captures is not None and node in captures:
             if prof is not None:
                 t_node = _clock()
             grads = _before_node(node, grads, needed, captures, captured, create_graph,
@@ -136,10 +138,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     prof.backward_event(node, t_eval, t_node, t, t, None)
                 continue  # not executed (captured only), or an AccumulateGrad (done)
         nodes = node._next_nodes
-        if needed is None:
-            mask = None  # every edge that leads somewhere
-        else:
-            mask = [c is not None and (c in needed or c in captures) for c in nodes]
+        # which edges lead to a node that runs or is captured: None for every edge that
+        # leads somewhere (task._compute_needed computed each needed node's mask)
+        mask = None if needed is None else needed[node]
         if prof is None:
             outs = node._apply(grads, mask, create_graph)
         elif mask is None and not create_graph and not anomaly and not node._has_hooks:
@@ -166,7 +167,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         for child, nr in zip(nodes, node._next_nrs):
             g = outs[i]
             if child is not None and (mask is None or mask[i]):
-                @validate(i, acc_shortcut=no, create_graph=yes)
+                @validate(i, create_graph=yes)
                 buf = buffers.get(child)
                 if buf is None:
                     if child.__class__ is AccumulateGrad:

@@ -125,3 +125,51 @@ def test_vectorized_jacobian_with_an_output_that_does_not_reach_the_input():
         f = lambda x: ((x * 2.0).sin(), c * 3.0, x.cos() * c)
         return lib.autograd.functional.jacobian(f, lib.tensor([0.3, 0.4]), vectorize=True)
     run_both(prog)
+
+
+# -- the short path with inputs= (no create_graph, anomaly mode or profiler): nodes without
+# hooks that are not captured run there with their masks, chains handed on directly
+def test_a_captured_node_in_a_chain_is_captured_not_run_past():
+    def prog(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        a = x.exp()
+        b = a.sin()     # (a chain: exp <- sin <- mul <- sum)
+        c = (b * 2.0).sum()
+        return lib.autograd.grad(c, [b, a], retain_graph=True), lib.autograd.grad(c, [x, b])
+    run_both(prog)
+
+
+def test_retain_graph_twice_and_an_output_that_reaches_no_input():
+    def prog(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        w = lib.tensor([2.0, 3.0], requires_grad=True)
+        y = (x.sin() * w).sum()
+        z = (w * w).sum()  # (reaches w only)
+        first = lib.autograd.grad([y, z], [x], retain_graph=True)
+        second = lib.autograd.grad([y, z], [x, w], allow_unused=True)
+        return first, second
+    run_both(prog)
+
+
+def test_grad_with_inputs_under_the_profiler_matches():
+    def prog(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        w = lib.tensor([2.0, 3.0], requires_grad=True)
+        with lib.autograd.profiler.profile():
+            y = (x.exp() * w).sin().sum()
+            g = lib.autograd.grad(y, [x])
+        return g
+    run_both(prog)
+
+
+def test_a_hook_between_plain_nodes_with_inputs():
+    def prog(lib):
+        seen = []
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        a = x.exp()
+        b = a.sin()
+        b.grad_fn.register_prehook(lambda gs: seen.append(gs[0].clone()))
+        c = b.cos() * 3.0
+        (g,) = lib.autograd.grad(c.sum(), x)
+        return g, seen
+    run_both(prog)

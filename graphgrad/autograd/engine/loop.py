@@ -49,9 +49,11 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         resume = None
     ndarray = _ndarray
     getrefcount = refcount  # NOTE [buffer ownership]
-    # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
-    # take the short path below; everything else goes through the general one
-    plain = needed is None and not create_graph and not anomaly
+    # no create_graph, no anomaly mode (and, with inputs=, no profiler, whose timed_step
+    # applies every edge): nodes without hooks that are not captured take the short path
+    # below, with their masks (``needed``) where some edges lead nowhere that runs;
+    # everything else goes through the general one
+    plain = not create_graph and not anomaly and (needed is None or prof is None)
     Acc = AccumulateGrad
     # nodes whose buffered gradient for input 0 is an array this loop made or checked
     # (nothing else refers to it): later gradients are added into it in place
@@ -64,11 +66,17 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         else:
             @pop_node
             grads = buffers.pop(node, None)
-        if plain and not node._has_hooks:  # (True for every AccumulateGrad)
+        # (_has_hooks is True for every AccumulateGrad)
+        if plain and not node._has_hooks and (captures is None or node not in captures):
             if grads is None:
                 grads = [None] * max(node.num_outputs, 1)
             while True:
-                if prof is None or node is root:
+                mask = None if needed is None else needed[node]
+                if mask is not None:
+                    outs = node._apply(grads, mask, False)
+                    if not keep_graph:
+                        node.release_variables()
+                elif prof is None or node is root:
                     outs = node._step(grads, keep_graph)
                 else:
                     outs = prof.timed_step(node, grads, keep_graph)
@@ -93,6 +101,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 if child is None or child._has_hooks or deps[child] != 1 or \\
                         child in buffers:
                     break
+                if needed is not None and (child in captures or
+                                           mask is not None and not mask[k]):
+                    break  # (a captured child, or an edge to a node that does not run)
                 nrs = node._next_nrs
                 # (deps[child] stays 1: nothing reads a count once its node has run)
                 @hand_to_child(k)
@@ -100,7 +111,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             i = -1
             for child in nodes:
                 i += 1
-                if child is None:
+                if child is None or mask is not None and not mask[i]:
                     continue
                 nr = nrs[i]
                 g = outs[i]

@@ -37,9 +37,12 @@ import numpy as np
 
 from .._tensor import tensor as _T
 from .._tensor.tensor import Tensor
-from .._core.state import tls
+from .._core.state import grad_mode_set, tls
 from . import grad as _grad
 from . import forward_ad as fwAD
+from .. import autograd as _autograd
+from .engine import execute
+from .views import _edge
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -213,19 +216,24 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
 
 
 class _grad_mode:
-    """Set grad mode for a block (cheaper than the public context managers)."""
+    """Set grad mode for a block (cheaper than the public context managers): on the
+    thread's attribute dict (NOTE [thread dict]), written only where the mode differs."""
 
-    __slots__ = ("mode", "prev")
+    __slots__ = ("mode", "prev", "d")
 
     def __init__(self, mode):
         self.mode = mode
 
     def __enter__(self):
-        self.prev = tls.grad_enabled
-        tls.grad_enabled = self.mode
+        d = self.d = tls.__dict__
+        prev = self.prev = d.get("_grad_enabled", True)
+        if prev != self.mode:
+            grad_mode_set(d, self.mode)
 
     def __exit__(self, *exc):
-        tls.grad_enabled = self.prev
+        d = self.d
+        if d.get("_grad_enabled", True) != self.prev:  # (also if the block changed it)
+            grad_mode_set(d, self.prev)
 
 
 def _zeros_requiring_grad(t):
@@ -309,7 +317,9 @@ def _standard_basis(tensors, numels):
     for t, n in zip(tensors, numels):
         d = t._data
         block = np.zeros((total, n), dtype=d.dtype)
-        block[np.arange(off, off + n), np.arange(n)] = 1
+        if n:  # the ones at (off + j, j): every (n + 1)-th element of the flat block
+            start = off * n
+            block.reshape(-1)[start:start + (n - 1) * (n + 1) + 1:n + 1] = 1
         out.append(block.reshape((total,) + d.shape))
         off += n
     return out
@@ -368,23 +378,27 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             res = _jacrev_batched(outputs, inputs, create_graph)
         else:
             res = _jacrev_loop(outputs, inputs, create_graph, strict)
-        res = tuple(_grad_postprocess(r, create_graph) for r in res)
+            res = tuple(_grad_postprocess(r, create_graph) for r in res)
         return _tuple_postprocess(res, (is_outputs_tuple, is_inputs_tuple))
 
 
 def _jacrev_batched(outputs, inputs, create_graph):
     """All rows of the Jacobian in one backward: the identity's rows as a batch of
-    cotangents (``is_grads_batched``)."""
+    cotangents (``is_grads_batched``).  The blocks are final: fresh Tensors that need no
+    detaching (without create_graph they carry no history)."""
     numels = [o._data.size for o in outputs]
     basis = _standard_basis(outputs, numels)
-    diff = [(o, g) for o, g in zip(outputs, basis) if o._requires_grad]
-    if diff:
-        grads = [_wrap(g) for _, g in diff]
-        vj = _grad([o for o, _ in diff], inputs, grads, create_graph=create_graph,
-                   allow_unused=True, is_grads_batched=True)
-    else:
+    diff = [k for k, o in enumerate(outputs) if o._requires_grad]
+    if not diff:
         vj = (None,) * len(inputs)
+    elif _autograd.vmap_grad_hook is not None:  # (inside vmap: what grad() does there)
+        vj = _grad([outputs[k] for k in diff], inputs, [_wrap(basis[k]) for k in diff],
+                   create_graph=create_graph, allow_unused=True, is_grads_batched=True)
+    else:
+        vj = _batched_vjp([outputs[k] for k in diff], inputs, [basis[k] for k in diff],
+                          create_graph)
     # split each input's (total, *in_shape) block by output rows
+    single = len(outputs) == 1
     per_input = []
     for g, inp in zip(vj, inputs):
         ishape = inp._data.shape
@@ -394,15 +408,31 @@ def _jacrev_batched(outputs, inputs, create_graph):
             shape = o._data.shape + ishape
             if g is None:
                 row.append(_wrap(np.zeros(shape, inp._data.dtype)))
-            elif g._requires_grad:
-                part = g if len(outputs) == 1 else g[off:off + n]
-                row.append(part.view(shape))
+            elif not isinstance(g, Tensor):  # (the engine's ndarray)
+                d = g if single else g[off:off + n]
+                row.append(_wrap(d.reshape(shape)))
+            elif g._requires_grad:  # (create_graph)
+                part = (g if single else g[off:off + n]).view(shape)
+                row.append(part if create_graph else part.detach())
             else:
-                d = g._data if len(outputs) == 1 else g._data[off:off + n]
+                d = g._data if single else g._data[off:off + n]
                 row.append(_wrap(d.reshape(shape)))
             off += n
         per_input.append(row)
     return tuple(zip(*per_input))
+
+
+def _batched_vjp(outputs, inputs, seeds, create_graph):
+    """``autograd.grad(outputs, inputs, seeds, allow_unused=True, is_grads_batched=True)``
+    for ``_jacrev_batched``, whose arguments are what grad() would check them to be:
+    Tensors that require grad (the outputs, which reach the inputs' fresh leaves or
+    views), ``seeds`` ndarrays shaped ``(total,) + output shape`` of their dtypes.  The
+    gradients as the engine gives them: an ndarray (a Tensor under create_graph) or None
+    per input."""
+    if create_graph:
+        seeds = [_wrap(s) for s in seeds]
+    return execute([_edge(o) for o in outputs], seeds, create_graph, create_graph,
+                   inputs=[_edge(t) for t in inputs], accumulate=False, batch_nd=1)
 
 
 def _jacrev_loop(outputs, inputs, create_graph, strict):

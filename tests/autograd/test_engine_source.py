@@ -40,7 +40,7 @@ def test_each_block_is_emitted_into_both_loops():
     assert _count(run, acc) == 2 and _count(seq, acc) == 1  # (plain and general path)
     plain = edge.validate_lines("i")
     assert _count(run, plain) == 1 and _count(seq, plain) == 1
-    assert _count(run, edge.validate_lines("i", acc_shortcut="no", create_graph="yes")) == 1
+    assert _count(run, edge.validate_lines("i", create_graph="yes")) == 1
     chain = edge.hand_to_child_lines("k")
     assert _count(run, chain) == 1 and _count(seq, chain) == 1
     assert _count(run, edge.push_child_lines()) == 2 and _count(seq, edge.push_child_lines()) == 1

@@ -5,7 +5,7 @@
 1. ``_compute_dependencies``: walk the graph once from a GraphRoot, counting
    for each node how many edges point at it.
 2. ``_compute_needed`` (only with ``inputs=``): mark the nodes that lead to a
-   requested input; only they run.
+   requested input, with their edge masks; only they run.
 3. The loop pops the ready node with the highest ``sequence_nr`` (later ops
    first; AccumulateGrad first of all, like PyTorch), runs tensor pre-hooks,
    captures requested gradients, node pre-hooks, the node, node post-hooks,

@@ -49,9 +49,11 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         resume = None
     ndarray = _ndarray
     getrefcount = refcount  # NOTE [buffer ownership]
-    # a plain backward (no inputs=, no create_graph, no anomaly mode): nodes without hooks
-    # take the short path below; everything else goes through the general one
-    plain = needed is None and not create_graph and not anomaly
+    # no create_graph, no anomaly mode (and, with inputs=, no profiler, whose timed_step
+    # applies every edge): nodes without hooks that are not captured take the short path
+    # below, with their masks (``needed``) where some edges lead nowhere that runs;
+    # everything else goes through the general one
+    plain = not create_graph and not anomaly and (needed is None or prof is None)
     Acc = AccumulateGrad
     # nodes whose buffered gradient for input 0 is an array this loop made or checked
     # (nothing else refers to it): later gradients are added into it in place
@@ -64,11 +66,17 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         else:
             @pop_node
             grads = buffers.pop(node, None)
-        if plain and not node._has_hooks:  # (True for every AccumulateGrad)
+        # (_has_hooks is True for every AccumulateGrad)
+        if plain and not node._has_hooks and (captures is None or node not in captures):
             if grads is None:
                 grads = [None] * max(node.num_outputs, 1)
             while True:
-                if prof is None or node is root:
+                mask = None if needed is None else needed[node]
+                if mask is not None:
+                    outs = node._apply(grads, mask, False)
+                    if not keep_graph:
+                        node.release_variables()
+                elif prof is None or node is root:
                     outs = node._step(grads, keep_graph)
                 else:
                     outs = prof.timed_step(node, grads, keep_graph)
@@ -93,6 +101,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                 if child is None or child._has_hooks or deps[child] != 1 or \\
                         child in buffers:
                     break
+                if needed is not None and (child in captures or
+                                           mask is not None and not mask[k]):
+                    break  # (a captured child, or an edge to a node that does not run)
                 nrs = node._next_nrs
                 # (deps[child] stays 1: nothing reads a count once its node has run)
                 @hand_to_child(k)
@@ -100,7 +111,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             i = -1
             for child in nodes:
                 i += 1
-                if child is None:
+                if child is None or mask is not None and not mask[i]:
                     continue
                 nr = nrs[i]
                 g = outs[i]
@@ -125,7 +136,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
             if prof.pending is not None:
                 prof.close_turn(_clock())
             t_eval = _clock()
-        if captures is not None or node._has_hooks or node.__class__ is AccumulateGrad:
+        # (every node popped here is in ``needed``: _before_node has work only for hooks, a
+        # capture, or an AccumulateGrad, whose _has_hooks is always True)
+        if node._has_hooks or captures is not None and node in captures:
             if prof is not None:
                 t_node = _clock()
             grads = _before_node(node, grads, needed, captures, captured, create_graph,
@@ -136,10 +149,9 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
                     prof.backward_event(node, t_eval, t_node, t, t, None)
                 continue  # not executed (captured only), or an AccumulateGrad (done)
         nodes = node._next_nodes
-        if needed is None:
-            mask = None  # every edge that leads somewhere
-        else:
-            mask = [c is not None and (c in needed or c in captures) for c in nodes]
+        # which edges lead to a node that runs or is captured: None for every edge that
+        # leads somewhere (task._compute_needed computed each needed node's mask)
+        mask = None if needed is None else needed[node]
         if prof is None:
             outs = node._apply(grads, mask, create_graph)
         elif mask is None and not create_graph and not anomaly and not node._has_hooks:
@@ -166,7 +178,7 @@ def _run(root, deps, needed, captures, captured, keep_graph, create_graph, batch
         for child, nr in zip(nodes, node._next_nrs):
             g = outs[i]
             if child is not None and (mask is None or mask[i]):
-                @validate(i, acc_shortcut=no, create_graph=yes)
+                @validate(i, create_graph=yes)
                 buf = buffers.get(child)
                 if buf is None:
                     if child.__class__ is AccumulateGrad:

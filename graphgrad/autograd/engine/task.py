@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+from operator import attrgetter
 import sys
 import threading
 
@@ -79,9 +80,54 @@ def reaches_other_leaf(nodes, internal):
     return False
 
 
+_seq_of = attrgetter("_seq")
+
+
 def _compute_needed(root, deps, targets):
-    """Nodes from which some target node can be reached (those must run)."""
-    # topological order by Kahn's algorithm (parents before children), then reverse
+    """The nodes from which some target node can be reached (those must run), as a dict
+    node -> mask: ``mask[i]`` whether edge ``i`` leads to such a node or to a target,
+    None when every edge that leads somewhere does (what the loop passes as "all").
+
+    The nodes are visited in increasing sequence_nr, so each one's next nodes are
+    settled before it (NOTE [Sequence order] in loop.py): one pass, no second walk over
+    the graph.  A next node not settled yet (an edge to a later node: no graph graphgrad
+    builds has one) sends the whole computation to ``_compute_needed_kahn``."""
+    Acc = AccumulateGrad
+    needed = {}
+    for node in sorted(deps, key=_seq_of):
+        nexts = node._next_nodes
+        if not nexts:  # (an AccumulateGrad, or a node without edges)
+            continue
+        seq = node._seq
+        hit = miss = False
+        for c in nexts:
+            if c is None:
+                continue
+            if c in needed or c in targets:
+                hit = True
+            elif c.__class__ is Acc:
+                miss = True  # (an AccumulateGrad leads nowhere: settled)
+            elif c._seq >= seq:
+                return _compute_needed_kahn(root, deps, targets)
+            else:
+                miss = True
+        if hit:
+            needed[node] = _edge_mask(nexts, needed, targets) if miss else None
+    return needed
+
+
+def _edge_mask(nexts, needed, targets):
+    """The mask of a node whose next nodes are ``nexts`` (see ``_compute_needed``)."""
+    mask = [c is not None and (c in needed or c in targets) for c in nexts]
+    for c, m in zip(nexts, mask):
+        if c is not None and not m:
+            return mask
+    return None
+
+
+def _compute_needed_kahn(root, deps, targets):
+    """``_compute_needed`` for any graph: a topological order by Kahn's algorithm (parents
+    before children), then the nodes in reverse."""
     remaining = dict(deps)
     order = [root]
     i = 0
@@ -94,12 +140,18 @@ def _compute_needed(root, deps, targets):
             remaining[child] -= 1
             if remaining[child] == 0:
                 order.append(child)
-    needed = set()
+    needed = {}
     for node in reversed(order):
+        if node is root:
+            continue
         for child in node._next_nodes:
             if child is not None and (child in targets or child in needed):
-                needed.add(node)
                 break
+        else:
+            continue
+        needed[node] = None
+    for node in needed:  # (every next node settled: the masks)
+        needed[node] = _edge_mask(node._next_nodes, needed, targets)
     return needed
 
 
@@ -193,11 +245,15 @@ def execute(roots, grad_outputs, keep_graph, create_graph, inputs=None, accumula
             captures.setdefault(node, []).append((nr, k))
             targets.add(node)
         needed = _compute_needed(root, deps, targets)
-        needed.add(root)
         if accumulate:
             # backward(inputs=...) runs each input's node (PyTorch's init_to_execute marks
             # them all needed): a non-leaf input's node pre-hooks run too
-            needed.update(targets)
+            for node in targets:
+                if node not in needed:
+                    needed[node] = None
+            for node in targets:  # (their masks once every target is in)
+                needed[node] = _edge_mask(node._next_nodes, needed, targets)
+        needed[root] = _edge_mask(root._next_nodes, needed, targets)
     prev_mode = get("_grad_enabled", True)
     prev_saved_hooks = get("saved_hooks", ())
     if anomaly:

@@ -39,7 +39,7 @@ from ..._core.dtypes import scalar_type_name
 from ..dispatch import dispatch, no_bool as _no_bool
 from ..derivatives.shape import UNSAFE_VIEW
 from ..inplace import dispatch_inplace
-from ..codegen.entries import make_matmul_entry
+from ..codegen.entries import make_matmul_entry, make_mv_entry
 from ..registry import LINALG, export, export_linalg
 from ..._core import dtypes as _dtype
 from ..derivatives.linalg import (
@@ -98,10 +98,19 @@ def bmm(input, mat2):
     return dispatch(BMM, input, mat2)
 
 
-@export()
-def mv(input, vec):
+def _mv_general(input, vec):
+    if isinstance(input, Tensor) and isinstance(vec, Tensor) and \
+            (input._data.ndim != 2 or vec._data.ndim != 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, "
+                           f"{vec._data.ndim} [mv: a 2-D matrix and a 1-D vector; "
+                           "use matmul for other ranks]")
     _check_same_dtype("mv", input, vec)
     return dispatch(MV, input, vec)
+
+
+# a matrix times a vector of one dtype (``B @ x``) is mv in one generated frame
+mv = export("mv")(make_mv_entry(MV, "mv", ("input", "vec"), _mv_general))
+mv.__doc__ = "``input @ vec`` for a 2-D ``input`` and a 1-D ``vec`` (PyTorch's mv)."
 
 
 @export()
@@ -115,7 +124,6 @@ def dot(input, tensor):
 
 def _matmul_general(input, other):
     """``input @ other`` with NumPy/PyTorch broadcasting semantics."""
-    from .shape import expand, reshape, unsqueeze
     _req_tensor("matmul", input)
     _req_tensor("matmul", other)
     a, b = input, other
@@ -127,6 +135,9 @@ def _matmul_general(input, other):
         return dot(a, b)
     if na == 2 and nb == 1:
         return mv(a, b)
+    # (imported here, after the products of 1-D and 2-D operands: the import statement
+    # cost each matrix-vector product ~12 k instructions, a fifth of the whole call)
+    from .shape import expand, reshape, unsqueeze
     if na == 1 and nb == 2:
         # PyTorch squeezes the mm result in place: squeeze_(0) -> SqueezeBackward4
         return dispatch(_MM_SQUEEZE, mm(unsqueeze(a, 0), b))

@@ -283,3 +283,34 @@ def make_matmul_entry(op, name, params, general):
                                     general=general, _matmul=np.matmul,
                                     _BOOL=np.dtype(np.bool_)),
                      "function", op, general)
+
+
+def make_mv_entry(op, name, params, general):
+    """``name(matrix, vector)`` for ``op`` = mv: a 2-D and a 1-D tensor of one dtype whose
+    sizes match, on a plain thread (grad mode on, no extras, no interposer: NOTE [hot
+    flags]), take one frame from the call to the product and its record; anything else
+    goes to ``general`` (the hand-written function: its dtype check and ``dispatch``,
+    which also interposes the call)."""
+    a, b = params
+    lines = [f"def {name}({a}, {b}):",
+             f"    if {a}.__class__ is not Tensor or {b}.__class__ is not Tensor or \\",
+             "            not ALL_THREADS.plain:",
+             f"        return general({a}, {b})",
+             f"    ad = {a}._data",
+             f"    bd = {b}._data",
+             "    dt = ad.dtype",
+             "    if ad.ndim != 2 or bd.ndim != 1 or bd.dtype is not dt or dt is _BOOL or \\",
+             "            ad.shape[1] != bd.shape[0]:",
+             f"        return general({a}, {b})",
+             f"    x0 = {a}",
+             f"    x1 = {b}",
+             "    res = _matmul(ad, bd)",
+             "    if res.dtype is not dt:  # bfloat16: NumPy's product is float32",
+             "        res = res.astype(dt)"]
+    # (the interposition test _compile_entry adds after the branches to ``general`` never
+    # fires: an interposer makes ALL_THREADS.plain False)
+    return _register(_compile_entry(op, name, f"entry graphgrad.{name} of {op.name}", lines,
+                                    "(x0, x1)", "x0._requires_grad or x1._requires_grad", "o",
+                                    interpose_at=10, general=general, _matmul=np.matmul,
+                                    _BOOL=np.dtype(np.bool_)),
+                     "function", op, general)

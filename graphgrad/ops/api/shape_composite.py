@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ..._core.dtypes import to_dtype
+from ..._core.dtypes import scalar_type_name, to_dtype
 from ..._tensor.creation import tensor as _tensor
 from ..._tensor.tensor import Size, Tensor, _wrap_dim
 from ..dispatch import unary
@@ -220,7 +220,9 @@ def column_stack(tensors, *, out=None):
 def _repeats_index(reps, fn="repeat_interleave"):
     r = reps._data
     if r.dtype.kind not in "iu":
-        raise RuntimeError(f"{fn}: repeats must have an integer dtype (got {reps.dtype})")
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{scalar_type_name(reps.dtype)}' (repeats must be an "
+                                  "integer tensor)")
     if r.ndim > 1:
         raise RuntimeError(f"{fn}: repeats must be 0-dim or 1-dim tensor (got shape "
                            f"{list(r.shape)})")
@@ -384,15 +386,14 @@ def unravel_index(indices, shape):
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
-    n = int(np.prod(shape)) if shape else 1
     ix = indices._data.astype(np.int64)
-    if ix.size and (ix.min() < -n or ix.max() >= n):
-        raise RuntimeError(f"'indices' must be in range [-{n}, {n - 1}] for shape {shape}")
-    ix = np.where(ix < 0, ix + n, ix)
     if not shape:
         return ()
-    return tuple(_tensor(np.asarray(a, dtype=np.int64))
-                 for a in np.unravel_index(ix, shape))
+    out = []
+    for s_ in shape[::-1]:   # (as PyTorch: no bounds check, coordinates modulo the sizes)
+        out.append(ix % s_ if s_ else ix * 0)
+        ix = ix // s_ if s_ else ix * 0
+    return tuple(_tensor(a) for a in out[::-1])
 
 
 __all__ = ["meshgrid", "broadcast_shapes", "broadcast_tensors", "tensor_split", "hsplit",

@@ -149,7 +149,7 @@ def _check_flat_bounds(fn, input, index):
         if bad.size:
             raise IndexError(f"out of range: tried to access index {int(bad.reshape(-1)[0])} on "
                              f"a tensor of {n} elements.")
-    return _tensor(np.where(ix < 0, ix + n, ix)) if ix.size and (ix < 0).any() else index
+    return index   # (the kernels take negative indices as they are)
 
 
 @export()
@@ -207,8 +207,6 @@ def _vector_index(fn, input, dim, index, long_msg):
         if bad.size:
             raise IndexError(f"{fn}(): index {int(bad.reshape(-1)[0])} is out of bounds for "
                              f"dimension {d} with size {n}")
-        if (ix < 0).any():
-            index = _tensor(np.where(ix < 0, ix + n, ix))
     return (None if nd == 0 else d - nd), index
 
 

@@ -110,7 +110,8 @@ def _index_fill_value_vjp(grad, index, dim, nd):
     """The filled entries' gradients summed (each index counted once, as PyTorch's)."""
     if dim is None:
         return grad
-    u = _like(index, np.unique(_arr(index)))
+    n = F.shape(grad)[dim]
+    u = _like(index, np.unique(_arr(index) % max(n, 1)))   # (-1 and n-1 are one entry)
     return _sum_dims(F.index_select(grad, u, dim), tuple(range(-nd, 0)))
 
 

@@ -104,3 +104,12 @@ def test_node_chains_as_pytorch():
                 x.sum_to_size(1, 4), x.sum_to_size(4)]
         return [chain(o.grad_fn) for o in outs]
     run_both(prog)
+
+
+def test_layout_facts_as_pytorch():
+    def prog(L):
+        x = L.arange(24.0).reshape(2, 3, 4)
+        views = [x, x[1], x[:, 1:], x[..., 2], x.t() if x.dim() == 2 else x.transpose(0, 2)[1],
+                 x.narrow(2, 1, 2), L.ones(3, dtype=L.int16), x.expand(3, 2, 3, 4)]
+        return [(v.storage_offset(), v.nbytes, v.itemsize, v.is_cpu) for v in views]
+    run_both(prog)

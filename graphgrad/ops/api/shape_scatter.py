@@ -15,7 +15,7 @@ from ..registry import export
 from ..._core.state import tls
 from ..derivatives.shape_scatter import (
     DIAGONAL_SCATTER, INDEX_COPY, INDEX_FILL, INDEX_FILL_T, MASKED_SCATTER, NARROW_COPY, PUT,
-    ROT90, SELECT_SCATTER, SLICE_SCATTER, TAKE)
+    ROT90, SELECT_SCATTER, SLICE_SCATTER, TAKE, block_diag_op)
 from .shape import expand, select, narrow
 from .linalg import diagonal
 from ..._tensor.creation import tensor as _tensor
@@ -190,7 +190,7 @@ def put_(input, index, source, accumulate=False):
 
 
 # ============================================================ index_copy / index_fill
-def _vector_index(fn, input, dim, index, long_msg):
+def _vector_index(fn, input, dim, index, long_msg, negative_ok=True):
     _req(fn, index=index)
     nd = input._data.ndim
     d = _wrap_dim(dim, nd)
@@ -203,7 +203,7 @@ def _vector_index(fn, input, dim, index, long_msg):
     n = input._data.shape[d] if nd else 1
     if ix.size:
         vals = all_values(ix)
-        bad = vals[(vals < -n) | (vals >= n)]
+        bad = vals[(vals < (-n if negative_ok else 0)) | (vals >= n)]
         if bad.size:
             raise IndexError(f"{fn}(): index {int(bad.reshape(-1)[0])} is out of bounds for "
                              f"dimension {d} with size {n}")
@@ -220,7 +220,7 @@ def _index_copy_args(fn, input, dim, index, source):
         raise IndexError(f"{fn}(): When source and destination are not scalars, their "
                          f"dimensionality must match. Source dimensionality ({snd}), "
                          f"destination dimensionality ({nd})")
-    d, index = _vector_index(fn, input, dim, index, long_msg)
+    d, index = _vector_index(fn, input, dim, index, long_msg, negative_ok=False)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"{fn}(): self and source expected to have the same dtype, but got "
                            f"(self) {_tn(input)} and (source) {_tn(source)}")
@@ -328,4 +328,22 @@ def masked_scatter_(input, mask, source):
 
 __all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "narrow_copy", "rot90",
            "take", "put", "put_", "index_copy", "index_copy_", "index_fill", "index_fill_",
-           "masked_scatter", "masked_scatter_"]
+           "masked_scatter", "masked_scatter_", "block_diag"]
+
+
+# ============================================================ block_diag
+@export(method=False)
+def block_diag(*tensors):
+    """The 0-d, 1-d and 2-d ``tensors`` as the blocks of a block-diagonal matrix (a 1-d tensor
+    is a row), promoted to their common dtype (BlockDiagBackward0)."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"block_diag(): expected Tensor as element {i} in argument 0, but "
+                            f"got {type(t).__name__}")
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t._data.ndim} dimensions")
+    if not tensors:
+        return _tensor(np.zeros((1, 0), np.float32))
+    return dispatch(block_diag_op(len(tensors)), *tensors,
+                    tuple(tuple(t._data.shape) for t in tensors))

@@ -18,7 +18,7 @@ from ..kernels.shape_scatter import (
     _diagonal_scatter_kernel, _index_copy_kernel, _index_fill_kernel, _index_fill_tensor_kernel,
     _masked_scatter_backward_kernel, _masked_scatter_kernel, _narrow_copy_kernel, _put_kernel,
     _rot90_kernel, _select_scatter_kernel, _slice_scatter_kernel, _take_backward_kernel,
-    _take_kernel)
+    _take_kernel, _block_2d, _block_diag_kernel)
 
 
 def _arr(x):
@@ -150,3 +150,30 @@ MASKED_SCATTER_BACKWARD = defop("masked_scatter_backward(grad, mask, *, sizes)",
                                 jvp=lambda grad_t, mask, sizes:
                                     F.masked_scatter_backward(grad_t, mask, sizes),
                                 batched_jvp=True)
+
+
+# ============================================================ block_diag (one entry per arity)
+_BLOCK_DIAG_OPS = {}
+
+
+def _block_diag_vjp(k):
+    def rule(grad, shapes):
+        blocks = [_block_2d(s) for s in shapes]
+        r = sum(b[0] for b in blocks[:k])
+        c = sum(b[1] for b in blocks[:k])
+        h, w = blocks[k]
+        g = F.slice(F.slice(grad, -2, r, r + h, 1), -1, c, c + w, 1)
+        return F.reshape_to(g, tuple(shapes[k]), 2)
+    return rule
+
+
+def block_diag_op(n):
+    """The entry of block_diag over ``n`` tensors (made on first use, as cat's)."""
+    op = _BLOCK_DIAG_OPS.get(n)
+    if op is None:
+        names = [f"tensors{i}" for i in range(n)]
+        op = _BLOCK_DIAG_OPS[n] = defop(
+            f"block_diag.{n}({', '.join(names)}, *, shapes)", _block_diag_kernel,
+            "BlockDiagBackward0", promote=True, jvp=LINEAR, batched_jvp=True,
+            **{p: _block_diag_vjp(i) for i, p in enumerate(names)})
+    return op

@@ -169,3 +169,25 @@ def _masked_scatter_backward_kernel(grad, mask, sizes):
     z = np.zeros(lead + (int(np.prod(sizes, dtype=np.int64)),), grad.dtype)
     z[..., :sel.shape[-1]] = sel
     return z.reshape(lead + tuple(sizes))
+
+
+# ============================================================ block_diag
+def _block_2d(shape):
+    """The block a 0-d, 1-d or 2-d input of ``shape`` makes in block_diag."""
+    return (1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else tuple(shape)
+
+
+def _block_diag_kernel(*args):
+    """``args``: the inputs (already promoted; maybe with leading batch dims), then their
+    logical shapes."""
+    *arrays, shapes = args
+    blocks = [_block_2d(s) for s in shapes]
+    leads = [a.shape[:a.ndim - len(s)] for a, s in zip(arrays, shapes)]
+    lead = np.broadcast_shapes(*leads) if leads else ()
+    dtype = arrays[0].dtype if arrays else np.float32
+    z = np.zeros(lead + (sum(b[0] for b in blocks), sum(b[1] for b in blocks)), dtype)
+    r = c = 0
+    for a, ld, (h, w) in zip(arrays, leads, blocks):
+        z[..., r:r + h, c:c + w] = a.reshape(ld + (h, w))
+        r, c = r + h, c + w
+    return z

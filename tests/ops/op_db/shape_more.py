@@ -136,3 +136,10 @@ OPS += [
         Sample((A(randn(rng, 4)), _mask(3, 4, seed=2), A(randn(rng, 3, 5))), name="self grows"),
     ], complex=True, inplace="masked_scatter_", aliases=("Tensor.masked_scatter",)),
 ]
+OPS += [
+    OpInfo("block_diag", lambda rng: [
+        Sample((A(randn(rng, 2, 3)), A(randn(rng, 4)))),
+        Sample((A(randn(rng, 2, 2)), A(randn(rng)), A(randn(rng, 1, 3)), A(randn(rng, 3)))),
+        Sample((A(randn(rng, 2, 0)), A(randn(rng, 1, 2))), name="empty block"),
+    ], complex=True),
+]

@@ -16,7 +16,7 @@ from ..._core.state import tls
 from ..derivatives.shape_scatter import (
     DIAGONAL_SCATTER, INDEX_COPY, INDEX_FILL, INDEX_FILL_T, MASKED_SCATTER, NARROW_COPY, PUT,
     ROT90, SELECT_SCATTER, SLICE_SCATTER, TAKE, block_diag_op)
-from .shape import expand, select, narrow
+from .shape import select, narrow
 from .linalg import diagonal
 from ..._tensor.creation import tensor as _tensor
 
@@ -305,8 +305,6 @@ def _masked_scatter_args(fn, input, mask, source, inplace):
     m = np.broadcast_to(mask._data, shape)
     if int(m.sum()) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    if shape != input._data.shape:
-        input = expand(input, shape)
     if shape != mask._data.shape:
         mask = _tensor(np.ascontiguousarray(m))
     return input, mask
@@ -317,13 +315,14 @@ def masked_scatter(input, mask, source):
     """A copy of ``input`` with ``source``'s leading elements written where ``mask`` is True
     (in row-major order)."""
     input, mask = _masked_scatter_args("masked_scatter", input, mask, source, False)
-    return dispatch(MASKED_SCATTER, input, mask, source, source._data.ndim)
+    return dispatch(MASKED_SCATTER, input, mask, source, input._data.ndim, source._data.ndim)
 
 
 @export(function=False)
 def masked_scatter_(input, mask, source):
     input, mask = _masked_scatter_args("masked_scatter_", input, mask, source, True)
-    return dispatch_inplace(MASKED_SCATTER, input, mask, source, source._data.ndim)
+    return dispatch_inplace(MASKED_SCATTER, input, mask, source, input._data.ndim,
+                            source._data.ndim)
 
 
 __all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "narrow_copy", "rot90",

@@ -135,13 +135,15 @@ def _masked_scatter_backward_vjp(grad, mask, sizes):
     return F.masked_select_backward(first, mask, tuple(m.shape))
 
 
-MASKED_SCATTER = defop("masked_scatter(self, mask, source, *, snd)", _masked_scatter_kernel,
+MASKED_SCATTER = defop("masked_scatter(self, mask, source, *, nd, snd)", _masked_scatter_kernel,
                        "MaskedScatterBackward0",
-                       self=lambda grad, mask: F.masked_fill_Scalar(grad, mask, 0),
+                       self=lambda grad, mask, self_sym_sizes: F.sum_to(
+                           F.masked_fill_Scalar(grad, mask, 0), tuple(self_sym_sizes),
+                           F.ndim(mask)),
                        source=lambda grad, mask, source_sym_sizes:
                            F.masked_scatter_backward(grad, mask, tuple(source_sym_sizes)),
-                       jvp=lambda self_t, source_t, mask, snd:
-                           F.masked_scatter(self_t, mask, source_t, snd),
+                       jvp=lambda self_t, source_t, mask, nd, snd:
+                           F.masked_scatter(self_t, mask, source_t, nd, snd),
                        batched_jvp=True)
 MASKED_SCATTER_BACKWARD = defop("masked_scatter_backward(grad, mask, *, sizes)",
                                 _masked_scatter_backward_kernel,

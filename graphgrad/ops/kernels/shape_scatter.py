@@ -147,12 +147,14 @@ def _index_fill_tensor_kernel(a, index, value, dim, nd):
 
 
 # ============================================================ masked_scatter
-def _masked_scatter_kernel(a, mask, source, snd):
-    """``mask`` has the output's logical shape (the API broadcasts it); ``a`` and ``source``
-    may carry leading batch dims."""
+def _masked_scatter_kernel(a, mask, source, nd, snd):
+    """``mask`` has the output's logical shape (the API broadcasts it); ``a`` (``nd`` logical
+    dims, broadcast to the mask's here) and ``source`` may carry leading batch dims."""
     s = _cast(source, a.dtype)
     m = np.asarray(mask, dtype=bool)
-    lead_a = a.shape[:a.ndim - m.ndim]
+    lead_a = a.shape[:a.ndim - nd]
+    if nd < m.ndim:
+        a = a.reshape(lead_a + (1,) * (m.ndim - nd) + a.shape[a.ndim - nd:])
     slead = s.shape[:s.ndim - snd]
     lead = np.broadcast_shapes(lead_a, slead)
     out = np.array(np.broadcast_to(a, lead + m.shape), order="C")

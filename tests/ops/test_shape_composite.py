@@ -48,7 +48,8 @@ def _try(fn):
     lambda L: L.meshgrid(indexing="ij"),
     lambda L: L.meshgrid([L.arange(2), L.arange(3)], indexing="xy"),
     lambda L: L.broadcast_tensors(L.ones(2), L.ones(3)),
-    lambda L: [str(t.dtype).split('.')[-1] for t in L.broadcast_tensors(L.ones(2), L.ones(3, 1, dtype=L.int64))],
+    lambda L: [str(t.dtype).split('.')[-1]
+               for t in L.broadcast_tensors(L.ones(2), L.ones(3, 1, dtype=L.int64))],
     lambda L: L.tensor_split(L.ones(3, 4), 0, 1),
     lambda L: L.tensor_split(L.tensor(1.0), 2),
     lambda L: L.tensor_split(L.ones(3, 4), L.tensor([[1, 2]]), 1),

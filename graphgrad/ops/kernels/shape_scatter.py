@@ -75,7 +75,7 @@ def _flat(a, nd):
 def _take_kernel(a, index, nd):
     f = _flat(a, nd)
     ix = np.asarray(index)
-    return np.ascontiguousarray(f[..., ix])
+    return np.array(f[..., ix], order="C")   # (ascontiguousarray would make 0-d 1-d)
 
 
 def _put_kernel(a, index, source, accumulate, nd, snd):

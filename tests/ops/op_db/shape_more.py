@@ -114,6 +114,7 @@ OPS += [
         Sample((A(randn(rng, 3, 4)), _ix(0, 5, 11, 5))),
         Sample((A(randn(rng, 3, 4)), I(np.array([[1, -1], [2, 3]], dtype=np.int64)))),
         Sample((A(randn(rng)), _ix(0, 0)), name="0-d"),
+        Sample((A(randn(rng, 3)), I(np.array(1))), name="0-d index"),
     ], complex=True, aliases=("Tensor.take",)),
     OpInfo("put", lambda rng: [
         Sample((A(randn(rng, 3, 4)), _ix(0, 5, 11), A(randn(rng, 3)))),

@@ -77,6 +77,20 @@ def test_values_and_errors_as_pytorch(case):
     run_both(lambda L: _try(lambda: case(L)))
 
 
+@pytest.mark.parametrize("call", [
+    lambda L, o: L.take(X(L), L.tensor([1, 5]), out=o),
+    lambda L, o: L.index_copy(X(L), 0, L.tensor([2]), L.ones(1, 4), out=o),
+    lambda L, o: L.slice_scatter(X(L), L.ones(3, 2), 1, 2, out=o),
+    lambda L, o: L.narrow_copy(X(L), 1, 1, 2, out=o),
+])
+def test_out_argument_as_pytorch(call):
+    def prog(L):
+        o = L.empty(0)
+        r = call(L, o)
+        return [r is o, o.tolist(), list(o.shape)]
+    run_both(prog)
+
+
 @pytest.mark.parametrize("fn", ["select_scatter", "slice_scatter"])
 def test_complex_autograd_refused_as_pytorch(fn):
     def prog(L):

@@ -16,6 +16,7 @@ from ..._core.state import tls
 from ..derivatives.shape_scatter import (
     DIAGONAL_SCATTER, INDEX_COPY, INDEX_FILL, INDEX_FILL_T, MASKED_SCATTER, NARROW_COPY, PUT,
     ROT90, SELECT_SCATTER, SLICE_SCATTER, TAKE, block_diag_op)
+from .indexing import _finish
 from .shape import select, narrow
 from .linalg import diagonal
 from ..._tensor.creation import tensor as _tensor
@@ -66,7 +67,7 @@ def select_scatter(input, src, dim, index):
 
 
 @export()
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """A copy of ``input`` with ``src`` written at the slice ``start:end:step`` of ``dim``."""
     _req("slice_scatter", input=input, src=src)
     nd = input._data.ndim
@@ -85,7 +86,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src._data.shape)}, slice size = {list(view.shape)}")
     _no_complex_grad("slice_scatter", input, src)
-    return dispatch(SLICE_SCATTER, input, src, d - nd, s, e, int(step))
+    return _finish(dispatch(SLICE_SCATTER, input, src, d - nd, s, e, int(step)), out)
 
 
 @export()
@@ -100,7 +101,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 
 @export()
-def narrow_copy(input, dim, start, length):
+def narrow_copy(input, dim, start, length, *, out=None):
     """``narrow`` as a contiguous copy (NarrowCopyBackward0)."""
     _req("narrow_copy", input=input)
     v = narrow(input.detach(), dim, start, length)   # (its checks and errors)
@@ -110,7 +111,7 @@ def narrow_copy(input, dim, start, length):
     if start < 0:
         start += input._data.shape[d]
     del v
-    return dispatch(NARROW_COPY, input, d - nd, start, int(length))
+    return _finish(dispatch(NARROW_COPY, input, d - nd, start, int(length)), out)
 
 
 # ============================================================ rot90
@@ -153,12 +154,12 @@ def _check_flat_bounds(fn, input, index):
 
 
 @export()
-def take(input, index):
+def take(input, index, *, out=None):
     """``input.flatten()[index]``, shaped like ``index`` (TakeBackward0)."""
     _req("take", input=input)
     _check_long_index("take", index)
     index = _check_flat_bounds("take", input, index)
-    return dispatch(TAKE, input, index, input._data.ndim)
+    return _finish(dispatch(TAKE, input, index, input._data.ndim), out)
 
 
 def _put_args(fn, input, index, source):
@@ -246,10 +247,10 @@ def _index_copy_args(fn, input, dim, index, source):
 
 
 @export()
-def index_copy(input, dim, index, source):
+def index_copy(input, dim, index, source, *, out=None):
     """A copy of ``input`` with the slices ``index`` of ``dim`` replaced by ``source``'s."""
     d, index, source = _index_copy_args("index_copy_", input, dim, index, source)
-    return dispatch(INDEX_COPY, input, index, source, d)
+    return _finish(dispatch(INDEX_COPY, input, index, source, d), out)
 
 
 @export(function=False)

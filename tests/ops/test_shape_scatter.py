@@ -126,6 +126,8 @@ def test_vmap_of_the_scatter_family_matches_a_loop():
         (lambda a, v: a.index_fill(1, gg.tensor([1]), v), (x[0], gg.ones(2)), (None, 0)),
         (lambda a, s: a.masked_scatter(x[0] > 5, s), (x, gg.arange(24.0).reshape(2, 12)), (0, 0)),
         (lambda a: gg.take(a, gg.tensor([[0, 5], [-1, 2]])), (x,), (0,)),
+        (lambda a, i: gg.take(a, i), (x, gg.tensor([[0, -5], [-1, 2]])), (0, 0)),
+        (lambda a, i: gg.take(a, i), (x[0], gg.tensor([[0, -5], [-1, 2]])), (None, 0)),
         (lambda *a: gg.block_diag(*a), (x, gg.ones(2, 3)), (0, 0)),
     ]
     for f, args, dims in cases:
@@ -135,3 +137,18 @@ def test_vmap_of_the_scatter_family_matches_a_loop():
         ref = gg.stack([f(*[a[b] if d is not None else a for a, d in zip(args, dims)])
                         for b in range(2)])
         assert r.tolist() == ref.tolist()
+
+
+def test_vmap_masked_scatter_with_a_batched_mask_matches_a_loop():
+    import graphgrad as gg
+    x = gg.arange(24.0).reshape(2, 3, 4)
+    src = -gg.arange(24.0).reshape(2, 12)
+
+    def f(a, s):
+        return a.masked_scatter(a > 5, s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # (a batched mask takes the per-example fallback)
+        r = gg.vmap(f)(x, src)
+    assert r.tolist() == gg.stack([f(x[b], src[b]) for b in range(2)]).tolist()
+    with pytest.raises(RuntimeError, match="Number of elements of source"):
+        gg.vmap(f)(x, src[:, :4])

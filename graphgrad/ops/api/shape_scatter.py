@@ -17,7 +17,7 @@ from ..derivatives.shape_scatter import (
     DIAGONAL_SCATTER, INDEX_COPY, INDEX_FILL, INDEX_FILL_T, MASKED_SCATTER, NARROW_COPY, PUT,
     ROT90, SELECT_SCATTER, SLICE_SCATTER, TAKE, block_diag_op)
 from .indexing import _finish
-from .shape import select, narrow
+from .shape import expand, narrow, select
 from .linalg import diagonal
 from ..._tensor.creation import tensor as _tensor
 
@@ -303,11 +303,14 @@ def _masked_scatter_args(fn, input, mask, source, inplace):
         raise RuntimeError(f"{fn}: mask {list(mask._data.shape)} must be broadcastable to the "
                            f"shape of self {list(input._data.shape)} (in-place: self cannot "
                            "grow)")
-    m = np.broadcast_to(mask._data, shape)
-    if int(m.sum()) > source._data.size:
+    vals = all_values(mask._data)   # (under vmap: every example's mask)
+    per = vals.reshape((-1,) + mask._data.shape) if vals.ndim > mask._data.ndim else vals[None]
+    reps = int(np.prod(shape, dtype=np.int64)) // max(int(np.prod(mask._data.shape,
+                                                                 dtype=np.int64)), 1)
+    if per.size and int(per.reshape(per.shape[0], -1).sum(1).max()) * reps > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     if shape != mask._data.shape:
-        mask = _tensor(np.ascontiguousarray(m))
+        mask = expand(mask, shape)
     return input, mask
 
 

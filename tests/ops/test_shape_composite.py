@@ -114,3 +114,24 @@ def test_layout_facts_as_pytorch():
                  x.narrow(2, 1, 2), L.ones(3, dtype=L.int16), x.expand(3, 2, 3, 4)]
         return [(v.storage_offset(), v.nbytes, v.itemsize, v.is_cpu) for v in views]
     run_both(prog)
+
+
+def test_keyword_argument_names_as_pytorch():
+    def prog(L):
+        x = L.arange(24.0).reshape(6, 4)
+        one = [L.tensor_split(x, sections=4), L.tensor_split(x, indices=[1, 3]),
+               x.tensor_split(indices=(1, 3), dim=0),
+               L.tensor_split(x, tensor_indices_or_sections=L.tensor(2)),
+               L.hsplit(x, indices=[1]), L.hsplit(x, sections=2), L.vsplit(x, sections=3)]
+        two = [L.repeat_interleave(x, repeats=2, dim=0), L.rot90(x, k=1, dims=[1, 0]),
+               L.diagflat(x[0], offset=1), L.take(x, index=L.tensor([1])),
+               x.index_fill(dim=0, index=L.tensor([1]), value=2.0),
+               x.index_copy(dim=0, index=L.tensor([1]), source=L.ones(1, 4)),
+               x.put(index=L.tensor([1]), source=L.ones(1), accumulate=True),
+               x.masked_scatter(mask=x > 3, source=-L.arange(24.0)),
+               L.select_scatter(x, src=L.ones(4), dim=0, index=1),
+               L.slice_scatter(x, src=x[:2], dim=0, end=2),
+               L.diagonal_scatter(x, src=L.ones(4), offset=0, dim1=0, dim2=1),
+               L.narrow_copy(x, dim=0, start=1, length=2), x.sum_to_size(size=(1, 4))]
+        return [[t.tolist() for t in ts] for ts in one] + [t.tolist() for t in two]
+    run_both(prog)

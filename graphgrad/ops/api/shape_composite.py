@@ -136,10 +136,24 @@ def _slice(input, d, start, stop):
     return dispatch(SLICE, input, d - input._data.ndim, start, max(start, stop), 1)
 
 
+def _split_arg(fn, ios, kw):
+    """PyTorch's overloads name the argument ``sections``, ``indices`` or
+    ``tensor_indices_or_sections``; any one of them (or the positional one) is taken."""
+    given = [v for v in (ios, *kw.values()) if v is not None]
+    if len(given) != 1:
+        raise TypeError(f"{fn}() takes one of indices_or_sections, sections, indices or "
+                        f"tensor_indices_or_sections (got {len(given)})")
+    return given[0]
+
+
 @export()
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """Views (SliceBackward0) splitting ``dim`` into ``sections`` nearly equal pieces (the
     first ``n % sections`` one longer) or at the given indices."""
+    indices_or_sections = _split_arg("tensor_split", indices_or_sections, {
+        "sections": sections, "indices": indices,
+        "tensor_indices_or_sections": tensor_indices_or_sections})
     nd = input._data.ndim
     if nd == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
@@ -189,20 +203,26 @@ def _xsplit(fn, input, ios, dim, min_nd):
 
 
 @export()
-def hsplit(input, indices_or_sections):
+def hsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 1 (dim 0 of a 1-d tensor); sections must divide evenly."""
+    indices_or_sections = _split_arg("hsplit", indices_or_sections,
+                                     {"sections": sections, "indices": indices})
     return _xsplit("hsplit", input, indices_or_sections, 1 if input._data.ndim > 1 else 0, 1)
 
 
 @export()
-def vsplit(input, indices_or_sections):
+def vsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 0 of a tensor with at least 2 dims."""
+    indices_or_sections = _split_arg("vsplit", indices_or_sections,
+                                     {"sections": sections, "indices": indices})
     return _xsplit("vsplit", input, indices_or_sections, 0, 2)
 
 
 @export()
-def dsplit(input, indices_or_sections):
+def dsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 2 of a tensor with at least 3 dims."""
+    indices_or_sections = _split_arg("dsplit", indices_or_sections,
+                                     {"sections": sections, "indices": indices})
     return _xsplit("dsplit", input, indices_or_sections, 2, 3)
 
 
@@ -326,9 +346,13 @@ def diagflat(input, offset=0):
 
 
 @export(function=False)
-def sum_to_size(input, *size):
+def sum_to_size(input, *size, **kwargs):
     """The sum of ``input`` down to ``size`` (which it must expand to): SumBackward1 over
     the broadcast dims, or the tensor itself when the shapes match."""
+    if "size" in kwargs and not size:
+        size = (kwargs.pop("size"),)
+    if kwargs:
+        raise TypeError(f"sum_to_size() got an unexpected keyword argument {next(iter(kwargs))!r}")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     size = tuple(int(s) for s in size)

@@ -152,3 +152,27 @@ def test_vmap_masked_scatter_with_a_batched_mask_matches_a_loop():
     assert r.tolist() == gg.stack([f(x[b], src[b]) for b in range(2)]).tolist()
     with pytest.raises(RuntimeError, match="Number of elements of source"):
         gg.vmap(f)(x, src[:, :4])
+
+
+def test_inplace_variants_through_views_as_pytorch():
+    """index_fill_/index_copy_/put_/masked_scatter_ on a view of a non-leaf (CopySlices)."""
+    def prog(L):
+        x = L.arange(24.0).reshape(2, 3, 4).requires_grad_()
+        s = L.arange(4.0).requires_grad_()
+        out = []
+        for k in range(4):
+            b = x * 1
+            v = b[1]
+            if k == 0:
+                v.index_fill_(1, L.tensor([0, 2]), 7.0)
+            elif k == 1:
+                v.index_copy_(0, L.tensor([2]), s.reshape(1, 4))
+            elif k == 2:
+                v.put_(L.tensor([0, 11]), s[:2], accumulate=True)
+            else:
+                v.masked_scatter_(v > 15, s.repeat(3))
+            g = L.autograd.grad((b * b).sum(), (x, s), allow_unused=True)
+            out.append([b.grad_fn.name(), v.grad_fn.name(), b.tolist()]
+                       + [None if t is None else t.tolist() for t in g])
+        return out
+    run_both(prog)

@@ -147,11 +147,28 @@ def test_vmap_masked_scatter_with_a_batched_mask_matches_a_loop():
     def f(a, s):
         return a.masked_scatter(a > 5, s)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # (a batched mask takes the per-example fallback)
+        warnings.simplefilter("error")   # (no per-example fallback)
         r = gg.vmap(f)(x, src)
     assert r.tolist() == gg.stack([f(x[b], src[b]) for b in range(2)]).tolist()
     with pytest.raises(RuntimeError, match="Number of elements of source"):
         gg.vmap(f)(x, src[:, :4])
+
+
+@pytest.mark.parametrize("case", ["put", "put_acc", "index_copy", "index_fill", "index_fill_t"])
+def test_vmap_with_a_batched_index_matches_a_loop(case):
+    import graphgrad as gg
+    x = gg.arange(24.0).reshape(2, 3, 4)
+    idx = gg.tensor([[0, -1], [2, 1]])
+    f = {"put": lambda a, i, s: a.put(i, s),
+         "put_acc": lambda a, i, s: a.put(i % 12, s, accumulate=True),
+         "index_copy": lambda a, i, s: a.index_copy(1, i % 4, s.reshape(1, 2).expand(3, 2)),
+         "index_fill": lambda a, i, s: a.index_fill(1, i, -3.0),
+         "index_fill_t": lambda a, i, s: a.index_fill(1, i, s[0])}[case]
+    src = gg.tensor([[5.0, 6.0], [7.0, 8.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # (no per-example fallback)
+        r = gg.vmap(f)(x, idx, src)
+    assert r.tolist() == gg.stack([f(x[b], idx[b], src[b]) for b in range(2)]).tolist()
 
 
 def test_inplace_variants_through_views_as_pytorch():

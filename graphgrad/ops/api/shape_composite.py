@@ -17,7 +17,7 @@ from ..._tensor.creation import tensor as _tensor
 from ..._tensor.tensor import Size, Tensor, _wrap_dim
 from ..dispatch import unary
 from ..registry import export
-from ..derivatives.pointwise import CLONE
+from ..derivatives.pointwise import CLONE_CONTIGUOUS
 from ..derivatives.shape import SLICE
 from ..dispatch import dispatch
 from .copies import cat, stack
@@ -297,7 +297,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shp = input._data.shape
     u = unsqueeze(input, d + 1)
     e = expand(u, shp[:d + 1] + (repeats,) + shp[d + 1:])
-    return view(unary(CLONE, e), shp[:d] + (n * repeats,) + shp[d + 1:])
+    return view(unary(CLONE_CONTIGUOUS, e), shp[:d] + (n * repeats,) + shp[d + 1:])
 
 
 # ============================================================ products, combinations

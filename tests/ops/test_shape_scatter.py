@@ -12,6 +12,8 @@ def _try(fn):
         r = fn()
     except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
         return Raised(exc)
+    if isinstance(r, str):
+        return r
     return [r.tolist(), str(r.dtype).split(".")[-1], list(r.shape), r.is_contiguous()]
 
 
@@ -61,6 +63,9 @@ X = lambda L: L.arange(12.0).reshape(3, 4)  # noqa: E731
     lambda L: X(L).index_fill(1, L.tensor([0, 1]).int(), 2),
     lambda L: X(L).index_fill(1, L.tensor([0, 1]), L.tensor(2, dtype=L.int64)),
     lambda L: L.tensor(1.0).index_fill(0, L.tensor([0]), 3.0),
+    lambda L: L.ones(3, dtype=L.int64).index_fill(0, L.tensor([0]), L.tensor(2.7)),
+    lambda L: X(L).requires_grad_().index_fill(0, L.tensor([0]), L.tensor(2)).grad_fn.name(),
+    lambda L: X(L).requires_grad_().index_fill(0, L.tensor([0]), 2).grad_fn.name(),
     lambda L: L.arange(6).reshape(2, 3).index_fill_(1, L.tensor([2]), -1),
     lambda L: X(L).masked_scatter(X(L) > 0, L.ones(2)),
     lambda L: X(L).masked_scatter((X(L) > 0).float(), L.ones(12)),

@@ -268,9 +268,7 @@ def _index_fill(input, dim, index, value, inplace):
         if value._data.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
-        if value.requires_grad or value._data.dtype == input._data.dtype:
-            return run(INDEX_FILL_T, input, index, value, d, input._data.ndim)
-        value = value.item()
+        return run(INDEX_FILL_T, input, index, value, d, input._data.ndim)
     return run(INDEX_FILL, input, index, d, value)
 
 

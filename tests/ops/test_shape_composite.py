@@ -3,6 +3,8 @@ helpers' values and dtypes, broadcast_shapes, meshgrid's warning, node chains, a
 with PyTorch's exception types."""
 import warnings
 
+import numpy as np
+
 import pytest
 
 from tests.conftest import Raised, run_both
@@ -134,4 +136,41 @@ def test_keyword_argument_names_as_pytorch():
                L.diagonal_scatter(x, src=L.ones(4), offset=0, dim1=0, dim2=1),
                L.narrow_copy(x, dim=0, start=1, length=2), x.sum_to_size(size=(1, 4))]
         return [[t.tolist() for t in ts] for ts in one] + [t.tolist() for t in two]
+    run_both(prog)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.repeat_interleave(L.ones(3), [1, 2, 0]),
+    lambda L: L.repeat_interleave(L.ones(3), np.int64(2)),
+    lambda L: L.take(L.ones(3), [0]),
+    lambda L: L.rot90(L.ones(2, 3), 1.0), lambda L: L.rot90(L.ones(2, 2), True),
+    lambda L: L.rot90(L.ones(2, 2), L.tensor(1)),
+    lambda L: L.tensor_split(L.ones(4), (1, 2)), lambda L: L.tensor_split(L.ones(4), 2.0),
+    lambda L: L.meshgrid((L.ones(2), L.ones(3)), indexing="ij"),
+    lambda L: L.broadcast_tensors([L.ones(2), L.ones(3, 1)]),
+    lambda L: L.broadcast_tensors(L.ones(2), 3),
+    lambda L: L.cartesian_prod([L.ones(2), L.ones(3)]),
+    lambda L: L.block_diag([L.ones(2)]), lambda L: L.column_stack(L.ones(2, 2)),
+    lambda L: L.diagflat(L.ones(2), 1.5), lambda L: L.diagflat(L.ones(2), True),
+    lambda L: L.ones(2, 3).sum_to_size([3]), lambda L: L.ones(2, 3).sum_to_size(L.Size([1, 3])),
+    lambda L: L.select_scatter(L.ones(2, 3), L.ones(3), 0, L.tensor(1)),
+    lambda L: L.narrow_copy(L.ones(2, 3), 1, L.tensor(1), 2),
+    lambda L: L.tril_indices(3, 3, dtype=L.float32), lambda L: L.tril_indices(3, 3, dtype=L.int8),
+    lambda L: L.triu_indices(3, 3, dtype=L.int32), lambda L: L.triu_indices(-1, 3),
+    lambda L: L.triu_indices(3, -2),
+    lambda L: L.unravel_index(L.tensor([[1, 2]]), L.Size([2, 2])),
+    lambda L: L.unravel_index(L.tensor(3), ()),
+    lambda L: L.broadcast_shapes(L.Size([2, 1]), [3]),
+    lambda L: L.combinations(L.ones(3), r=-1),
+    lambda L: L.hsplit(L.ones(2, 4), L.tensor([1])),
+])
+def test_argument_types_as_pytorch(case):
+    def prog(L):
+        try:
+            r = case(L)
+        except (TypeError, RuntimeError, ValueError, IndexError, NotImplementedError) as e:
+            return Raised(e)
+        if isinstance(r, tuple):
+            return [x.tolist() for x in r]
+        return [r.tolist(), str(r.dtype).split(".")[-1]]
     run_both(prog)

@@ -30,9 +30,29 @@ _wrap = Tensor._wrap
 
 
 def _tensors_arg(tensors):
+    """meshgrid's tensors: varargs, or one list/tuple of them."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return list(tensors[0])
     return list(tensors)
+
+
+def _each_tensor(tensors):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return list(tensors)
+
+
+def int_arg(fn, name, pos, v):
+    """An int argument as PyTorch's parser takes it (ints, NumPy ints, 0-d int tensors; not
+    bools or floats)."""
+    if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu":
+        return int(v._data)
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{type(v).__name__}")
+    return int(v)
 
 
 # ============================================================ meshgrid / broadcasting
@@ -113,7 +133,7 @@ def broadcast_shapes(*shapes):
 def broadcast_tensors(*tensors):
     """The tensors expanded to their common shape (ExpandBackward0; a tensor already of that
     shape is returned as it is, as in PyTorch); dtypes are kept."""
-    ts = _tensors_arg(tensors)
+    ts = _each_tensor(tensors)
     shape = ()
     for t in ts:
         try:
@@ -193,6 +213,10 @@ def _xsplit(fn, input, ios, dim, min_nd):
     if nd < min_nd:
         raise RuntimeError(f"torch.{fn} requires a tensor with at least {min_nd} dimension, but "
                            f"got a tensor with {nd} dimensions!")
+    if isinstance(ios, Tensor):
+        raise TypeError(f"{fn}() received an invalid combination of arguments: got (Tensor, "
+                        f"Tensor), but expected (Tensor input, int sections) or (Tensor input, "
+                        f"tuple of ints indices)")
     if isinstance(ios, (int, np.integer)) and not isinstance(ios, bool):
         n = input._data.shape[dim]
         if ios == 0 or n % ios:
@@ -229,7 +253,10 @@ def dsplit(input, indices_or_sections=None, *, sections=None, indices=None):
 @export(method=False)
 def column_stack(tensors, *, out=None):
     """0-d and 1-d tensors as columns (a ViewBackward0 each), then ``cat`` along dim 1."""
-    ts = list(tensors)
+    if isinstance(tensors, Tensor):
+        raise TypeError("column_stack(): argument 'tensors' (position 1) must be tuple of "
+                        "Tensors, not Tensor")
+    ts = _each_tensor(tensors)
     if not ts:
         raise RuntimeError("column_stack expects a non-empty TensorList")
     cols = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in ts]
@@ -305,7 +332,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 def cartesian_prod(*tensors):
     """All tuples of elements of 1-d tensors: ``meshgrid(..., indexing='ij')`` flattened and
     stacked along dim 1 (a 1-d input is returned as it is)."""
-    ts = _tensors_arg(tensors)
+    ts = _each_tensor(tensors)
     for t in ts:
         if t._data.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)} "
@@ -342,6 +369,7 @@ def combinations(input, r=2, with_replacement=False):
 def diagflat(input, offset=0):
     """The flattened input on the ``offset`` diagonal of a square matrix (ViewBackward0 ->
     DiagEmbedBackward0)."""
+    offset = int_arg("diagflat", "offset", 2, offset)
     return diag_embed(reshape(input, (-1,)), offset, 0, 1)
 
 
@@ -374,15 +402,22 @@ def sum_to_size(input, *size, **kwargs):
 
 
 # ============================================================ index helpers
-def _indices_dtype(dtype):
-    d = to_dtype(dtype) if dtype is not None else None
-    return np.int64 if d is None else d.np
-
-
 def _tri_indices(row, col, offset, dtype, upper):
-    r, c = np.indices((int(row), int(col)))
+    fn = "triu_indices" if upper else "tril_indices"
+    d = to_dtype(dtype) if dtype is not None else None
+    npd = np.dtype(np.int64) if d is None else np.dtype(d.np)
+    if npd not in (np.dtype(np.int64), np.dtype(np.int32)):
+        raise NotImplementedError(f'"{fn}" not implemented for \'{scalar_type_name(d)}\' '
+                                  "(use dtype=torch.long or torch.int)")
+    row, col = int_arg(fn, "row", 1, row), int_arg(fn, "col", 2, col)
+    offset = int_arg(fn, "offset", 3, offset)
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    r, c = np.indices((row, col))
     keep = (c - r >= offset) if upper else (c - r <= offset)
-    out = np.stack([r[keep], c[keep]]).astype(_indices_dtype(dtype))
+    out = np.stack([r[keep], c[keep]]).astype(npd)
     return _tensor(out)
 
 

@@ -18,6 +18,7 @@ from ..derivatives.shape_scatter import (
     ROT90, SELECT_SCATTER, SLICE_SCATTER, TAKE, block_diag_op)
 from .indexing import _finish
 from .shape import expand, narrow, select
+from .shape_composite import int_arg
 from .linalg import diagonal
 from ..._tensor.creation import tensor as _tensor
 
@@ -129,7 +130,8 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    return dispatch(ROT90, input, int(k) % 4, (d0 - nd, d1 - nd))
+    k = int_arg("rot90", "k", 2, k)
+    return dispatch(ROT90, input, k % 4, (d0 - nd, d1 - nd))
 
 
 # ============================================================ take / put

@@ -79,6 +79,9 @@ PROPERTIES = {
     "output_nr": f"{_B}int", "_version": f"{_B}int", "_base": "Tensor | None",
     **dict.fromkeys(["data", "T", "mT", "H", "mH", "real", "imag"], "Tensor"),
 }
+# (ops-shape family)
+RETURNS.update({"unravel_index": TENSORS, "broadcast_shapes": "Size"})
+PROPERTIES.update({"nbytes": f"{_B}int", "itemsize": f"{_B}int", "is_cpu": f"{_B}bool"})
 OPERAND = f"Tensor | {_B}float | {_B}int | {_B}bool | {_B}complex"
 BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
           "xor", "lshift", "rshift"]

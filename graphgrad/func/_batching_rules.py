@@ -26,6 +26,7 @@ from ..ops.api.copies import stack  # noqa: F401
 from ..ops.api.linalg import matmul
 from ..ops.registry import ELEMENTWISE, LINEAR, POINTWISE
 from . import _batching
+from . import _batching_rules_shape as _shape_rules
 from ._row_matmul import RowMatmul, row_matmul_applies
 from ._batching import _align, _done, _expand, _phys, _run, _wrap
 from ._batching_rules_nn import (batch_norm_rule, class_margin_rule, conv_rule, group_norm_rule,
@@ -436,6 +437,9 @@ _BY_NAME = {
     "_cdist_forward": expand_all, "_softmax_backward_data": softmax_backward_rule,
     "_log_softmax_backward_data": softmax_backward_rule,
 }
+
+# (ops-shape family: select/slice/diagonal_scatter, take, put, index_copy/fill, ...)
+_BY_NAME.update(_shape_rules.RULES)
 
 
 def rule_for(op):

@@ -11,3 +11,5 @@ from . import inplace, conversion  # noqa: F401
 from . import indexing, copies, gather_scatter, padding  # noqa: F401
 from . import median, misc_ops, scatter_reduce, storage  # noqa: F401
 from . import special  # noqa: F401
+from . import shape_composite  # noqa: F401  (ops-shape: meshgrid, tensor_split, ...)
+from . import shape_scatter  # noqa: F401  (ops-shape: select/slice_scatter, rot90, take, ...)

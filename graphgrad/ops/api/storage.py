@@ -155,3 +155,20 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     if self._grad_fn is None:
         self._acc = None
     return self
+
+
+# ---------------------------------------------------------------- (ops-shape) layout facts
+@export(function=False)
+def storage_offset(self):
+    """The tensor's first element's offset, in elements, from the start of its storage."""
+    a = self._data
+    ptr = a.__array_interface__["data"][0]
+    root = _root(a)
+    return (ptr - root.__array_interface__["data"][0]) // max(a.itemsize, 1)
+
+
+Tensor.nbytes = property(lambda self: int(self._data.size * self._data.itemsize),
+                         doc="numel() * element_size(), as PyTorch's Tensor.nbytes")
+Tensor.itemsize = property(lambda self: int(self._data.itemsize),
+                           doc="The size of one element in bytes (element_size())")
+Tensor.is_cpu = property(lambda self: True, doc="Always True: graphgrad computes on the CPU")

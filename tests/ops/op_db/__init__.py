@@ -8,6 +8,9 @@ for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra,
                 nn_layers, nn_loss_upsample, activation_more, special):
     OP_DB.extend(_family.OPS)
 
+from tests.ops.op_db import shape_more  # noqa: E402  (ops-shape family)
+OP_DB.extend(shape_more.OPS)
+
 _names = [op.name for op in OP_DB]
 _dups = sorted({n for n in _names if _names.count(n) > 1})
 assert not _dups, f"duplicate OpInfo names: {_dups}"

@@ -7,6 +7,8 @@ OP_DB = []
 for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra, missing2,
                 nn_layers, nn_loss_upsample, activation_more, special):
     OP_DB.extend(_family.OPS)
+from tests.ops.op_db import stats as _stats  # noqa: E402  (ops-reduce)
+OP_DB.extend(_stats.OPS)
 
 _names = [op.name for op in OP_DB]
 _dups = sorted({n for n in _names if _names.count(n) > 1})

@@ -2,7 +2,8 @@
 
 Tie-breaking as PyTorch's CPU kernels: ``kthvalue`` picks among tied values as PyTorch's
 quickselect does, ``mode`` returns the smallest of the most frequent values and the index
-of its last occurrence; ``aminmax`` splits the gradient evenly between tied extremes.
+PyTorch's std::sort order puts last in its run (kernels/mode_order.py); ``aminmax`` splits
+the gradient evenly between tied extremes.
 """
 from __future__ import annotations
 
@@ -79,7 +80,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 @export()
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """Named tuple (values, indices): the most frequent value along ``dim`` (the smallest
-    among equally frequent ones) and the index of its last occurrence."""
+    among equally frequent ones) and PyTorch's index of it (its last occurrence in rows of
+    up to 16 elements)."""
     _check_tensor("mode", input)
     if input._data.dtype.kind == "c":
         raise NotImplementedError(f"\"mode_cpu\" not implemented for '{_dtype_name(input)}'")

@@ -67,8 +67,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor (got a "
                            f"{qt._data.ndim}-d tensor)")
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, "
-                         f"midpoint or nearest. Got {interpolation}")
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
     nd = input._data.ndim
     d = None if dim is None else _one_dim(name, dim, nd)
     if input._data.size == 0:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.opmath import BFLOAT16, half_in_float32
+from .mode_order import introsort_order
 from .reductions import _c, _sum_kernel, _vector_norm_kernel
 
 
@@ -116,6 +117,7 @@ def _mode_kernel(a, dim, keepdim):
     n = rows.shape[-1]
     vals = np.empty(rows.shape[0], a.dtype)
     idx = np.zeros(rows.shape[0], np.int64)
+    nan_rows = _isnan(rows).any(axis=-1)
     for r in range(rows.shape[0]):
         row = rows[r]
         order = np.argsort(row, kind="stable")
@@ -124,7 +126,18 @@ def _mode_kernel(a, dim, keepdim):
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
         counts = np.diff(np.r_[starts, n])
         best = int(np.argmax(counts))          # the smallest value among the most frequent
-        idx[r] = order[starts[best] + counts[best] - 1]      # its last occurrence
+        end = starts[best] + counts[best] - 1
+        if (n > 16 and counts[best] > 1) or nan_rows[r]:
+            # PyTorch's runs and index come from std::sort's (unstable) order; NaNs, which
+            # compare false, stay where its partitions leave them
+            o2 = np.asarray(introsort_order(row.tolist()), np.int64)
+            s2 = row[o2]
+            st2 = np.flatnonzero(np.r_[True, s2[1:] != s2[:-1]])
+            c2 = np.diff(np.r_[st2, n])
+            b2 = int(np.argmax(c2))
+            idx[r] = o2[st2[b2] + c2[b2] - 1]
+        else:
+            idx[r] = order[end]                # (<= 16: insertion sort, stable: the last)
         vals[r] = row[idx[r]]
     vals = vals.reshape(x.shape[:-1])
     idx = idx.reshape(x.shape[:-1])

@@ -219,7 +219,8 @@ def test_mode_picks_values_and_indices_as_pytorch():
     "quantile int", "quantile empty", "quantile q 2-d", "quantile interpolation",
     "nanmean int", "diff 0-d", "diff order", "cov 3-d", "cov fweights float",
     "cov aweights int", "cov negative", "corrcoef 3-d", "trapezoid x size", "trapezoid bool",
-    "dist shapes"])
+    "dist shapes", "gradient edge_order", "gradient short dim", "gradient spacing list",
+    "gradient spacing dims"])
 def test_bad_input_as_pytorch(bad):
     def prog(lib):
         x = lib.tensor([[1., 2., 3.], [4., 5., 7.]])
@@ -250,6 +251,10 @@ def test_bad_input_as_pytorch(bad):
             "trapezoid x size": lambda: lib.trapezoid(x, lib.tensor([1., 2.])),
             "trapezoid bool": lambda: lib.trapezoid(x > 2),
             "dist shapes": lambda: lib.dist(x, lib.zeros(3, 2)),
+            "gradient edge_order": lambda: lib.gradient(x, edge_order=3),
+            "gradient short dim": lambda: lib.gradient(x, edge_order=2),
+            "gradient spacing list": lambda: lib.gradient(x, spacing=[1., 2., 3.]),
+            "gradient spacing dims": lambda: lib.gradient(x, spacing=[1., 2.], dim=0),
         }[bad]()
     run_both(prog)
 
@@ -329,3 +334,17 @@ def test_inplace_views_under_vmap_keep_the_batch():
     got = gg.func.vmap(f)(x)
     assert tuple(got.shape) == (5, 2)
     np.testing.assert_array_equal(got.numpy(), x.numpy()[:, :2])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogramdd_as_pytorch(dtype):
+    def prog(lib):
+        x = lib.tensor([[0., 1.], [1., 0.], [2., 0.], [2., 2.], [0.5, 1.5]]).to(
+            getattr(lib, dtype))
+        return (lib.histogramdd(x, bins=[3, 3], weight=lib.tensor([1., 2., 4., 8., 1.]).to(
+                    getattr(lib, dtype))),
+                lib.histogramdd(x, bins=2, range=[0., 1., 0., 1.], density=True),
+                lib.histogramdd(x, bins=[lib.tensor([0., 1, 2]).to(getattr(lib, dtype)),
+                                         lib.tensor([0., 2.]).to(getattr(lib, dtype))]),
+                lib.histogramdd(x.reshape(5, 1, 2), bins=4).hist)
+    run_both(prog)

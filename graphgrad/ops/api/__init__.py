@@ -11,4 +11,4 @@ from . import inplace, conversion  # noqa: F401
 from . import indexing, copies, gather_scatter, padding  # noqa: F401
 from . import median, misc_ops, scatter_reduce, storage  # noqa: F401
 from . import special  # noqa: F401
-from . import stats, stats_composite, sorting_misc  # noqa: F401  (ops-reduce)
+from . import stats, stats_composite, sorting_misc, numeric_gradient  # noqa: F401  (ops-reduce)

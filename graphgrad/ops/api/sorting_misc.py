@@ -7,6 +7,7 @@ histc / histogram keep the input's float dtype.
 """
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as np
@@ -271,3 +272,48 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     hist, edges = np.histogram(a.reshape(-1), bins=b, range=rng, weights=w, density=bool(density))
     r = return_types.histogram(_wrap(hist.astype(a.dtype)), _wrap(edges.astype(a.dtype)))
     return _out(r, out)
+
+
+@export(method=False)
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
+    """The D-dimensional histogram of the points in the rows of ``input`` (``(..., D)``):
+    named tuple (hist, bin_edges) with a tuple of D edge tensors.  ``bins``: an int, D ints,
+    or D 1-d tensors of edges; ``range``: 2*D floats (min, max of each dim)."""
+    _float_input("histogramdd", input)
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError(f"torch.histogramdd: input tensor should have at least 2 "
+                           f"dimensions, but got {a.ndim}")
+    D = a.shape[-1]
+    pts = a.reshape(-1, D)
+    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
+        b = [int(bins)] * D
+    else:
+        b = list(bins)
+        if len(b) != D:
+            raise RuntimeError(f"torch.histogramdd: expected {D} sequences of bin edges (one "
+                               f"for each of the {D} dimensions of the input), but got "
+                               f"{len(b)}")
+        b = [x._data.astype(a.dtype) if isinstance(x, Tensor) else int(x) for x in b]
+    for x in b:
+        if not isinstance(x, np.ndarray) and x <= 0:
+            raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {x}")
+    rng = None
+    if range is not None:
+        r = [float(v) for v in range]
+        if len(r) != 2 * D:
+            raise RuntimeError(f"torch.histogramdd: for a {D}-dimensional histogram, range "
+                               f"should have {2 * D} elements, but got {len(r)}")
+        rng = [(r[2 * i], r[2 * i + 1]) for i in builtins.range(D)]
+    w = None
+    if weight is not None:
+        if tuple(weight._data.shape) != a.shape[:-1]:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should "
+                               f"have the same shape as the input tensor excluding its "
+                               f"innermost dimension, but got input shape {list(a.shape)} "
+                               f"and weight shape {list(weight._data.shape)}")
+        w = weight._data.reshape(-1).astype(np.float64)
+    hist, edges = np.histogramdd(pts.astype(np.float64), bins=b, range=rng, weights=w,
+                                 density=bool(density))
+    return return_types.histogramdd(_wrap(hist.astype(a.dtype)),
+                                    tuple(_wrap(e.astype(a.dtype)) for e in edges))

@@ -192,3 +192,19 @@ OPS = [
     OpInfo("trapz", lambda rng: _trapezoid_samples(rng)[:3]),
     OpInfo("cumulative_trapezoid", _trapezoid_samples),
 ]
+
+
+def _gradient_samples(rng):
+    coords = np.cumsum(rng.uniform(0.3, 1.0, 5))
+    return [Sample((A(randn(rng, 4, 5)),), name="unit spacing"),
+            Sample((A(randn(rng, 4, 5)),), {"spacing": 2.0, "dim": 1}, name="scalar spacing"),
+            Sample((A(randn(rng, 4, 5)),), {"spacing": [0.5, 3.0], "edge_order": 2},
+                   name="per-dim spacing, edge_order 2"),
+            Sample((A(randn(rng, 4, 5)),), {"spacing": [I(coords, cast=True)], "dim": -1},
+                   name="coordinates"),
+            Sample((A(randn(rng, 4, 5)),), {"spacing": [I(coords, cast=True)], "dim": 1,
+                                            "edge_order": 2}, name="coordinates edge_order 2"),
+            Sample((A(randn(rng, 6)),), {"edge_order": 2}, name="1-d")]
+
+
+OPS.append(OpInfo("gradient", _gradient_samples))

@@ -376,23 +376,3 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         return y.clone()
     return _mul_s(_pair_sum(y, d), h / 2.0).cumsum(d)
 
-
-# ------------------------------------------------------------------ sum_to_size
-@export("sum_to_size", function=False)
-def sum_to_size(self, *size):
-    """Sum this tensor to ``size`` (which it must be expandable to): leading dims and dims
-    where ``size`` is 1 are summed, as a broadcast's gradient is (self when nothing is)."""
-    _check_tensor("sum_to_size", self)
-    if not size:
-        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
-    if len(size) == 1 and isinstance(size[0], (list, tuple)):
-        size = tuple(size[0])
-    shape = tuple(int(s) for s in size)
-    src = tuple(self.shape)
-    lead = len(src) - len(shape)
-    if lead < 0 or any(t != 1 and t != s for t, s in zip(shape, src[lead:])):
-        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(src)}}}.")
-    dims = list(range(lead)) + [i for i in range(lead, len(src))
-                                if shape[i - lead] == 1 and src[i] != 1]
-    out = self.sum(dims, True) if dims else self
-    return out.view(shape) if lead > 0 else out

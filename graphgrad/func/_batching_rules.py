@@ -494,3 +494,24 @@ def _dynamic_shape_rule(op, kind, sig, nt, lv):
 _BY_NAME.update({"dist": _dist_rule, "renorm": _renorm_rule, "_unique2": _dynamic_shape_rule,
                  "unique_dim": _dynamic_shape_rule,
                  "unique_consecutive": _dynamic_shape_rule})
+
+
+def _pdist_rule(op, kind, sig, nt, lv):
+    """pdist(x, p) of each example: the row pairs' differences, then their norms."""
+    x, p = sig
+    px = _phys(x, lv.level)
+    i, j = np.triu_indices(x._data.shape[0], 1)
+    d = px[:, i.tolist()] - px[:, j.tolist()]
+    return _wrap(_run(_OPS_TABLE["linalg_vector_norm"], "out", [d, p, (2,), False, None]),
+                 lv.level)
+
+
+def _pdist_backward_rule(op, kind, sig, nt, lv):
+    """pdist's gradient for a batch of gradients (is_grads_batched): the kernel takes the
+    gradient's leading dims; a batched input runs per example."""
+    if _phys(sig[1], lv.level) is not None or _phys(sig[2], lv.level) is not None:
+        return NotImplemented
+    return _wrap(_run(op, "out", [_phys(sig[0], lv.level)] + list(sig[1:])), lv.level)
+
+
+_BY_NAME.update({"_pdist_forward": _pdist_rule, "_pdist_backward": _pdist_backward_rule})

@@ -348,3 +348,32 @@ def test_histogramdd_as_pytorch(dtype):
                                          lib.tensor([0., 2.]).to(getattr(lib, dtype))]),
                 lib.histogramdd(x.reshape(5, 1, 2), bins=4).hist)
     run_both(prog)
+
+
+def test_pdist_has_no_double_backward_and_no_forward_derivative_as_pytorch():
+    def prog(lib):
+        x = lib.tensor([[0., 1., 2.], [1., 3., -1.], [2., 2., 2.]], requires_grad=True)
+        y = lib.nn.functional.pdist(x)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        out = [y.grad_fn.name(), g.grad_fn.name()]
+        try:
+            lib.autograd.grad(g.sum(), x)
+        except NotImplementedError as exc:
+            out.append(type(exc).__name__)
+        fa = lib.autograd.forward_ad
+        with fa.dual_level():
+            try:
+                lib.pdist(fa.make_dual(x.detach(), lib.ones(3, 3)))
+            except NotImplementedError as exc:
+                out.append(type(exc).__name__)
+        return out
+    run_both(prog)
+
+
+@pytest.mark.parametrize("bad", ["1-d", "negative p", "int"])
+def test_pdist_bad_input_as_pytorch(bad):
+    def prog(lib):
+        return {"1-d": lambda: lib.pdist(lib.ones(3)),
+                "negative p": lambda: lib.pdist(lib.ones(3, 2), -1),
+                "int": lambda: lib.pdist(lib.ones(3, 2, dtype=lib.int64))}[bad]()
+    run_both(prog)

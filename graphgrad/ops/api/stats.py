@@ -16,7 +16,8 @@ from ..dispatch import dispatch
 from ..inplace import dispatch_inplace
 from ..registry import export
 from .reductions import _check_tensor, _dims, _one_dim, _opt_dtype, _out
-from ..derivatives.stats import AMINMAX, DIST, KTHVALUE, LOGCUMSUMEXP, MODE, NANSUM, RENORM
+from ..derivatives.stats import (AMINMAX, DIST, KTHVALUE, LOGCUMSUMEXP, MODE, NANSUM, PDIST,
+                                 RENORM)
 
 
 def _dtype_name(x):
@@ -149,3 +150,21 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 def renorm_(self, p, dim, maxnorm):
     d, p, m = _renorm_args("renorm_", self, p, dim, maxnorm)
     return dispatch_inplace(RENORM, self, p, d, m)
+
+
+@export(method=False)
+def pdist(input, p=2):
+    """The p-norm distances between each pair of rows of the 2-d ``input`` (i < j, row by
+    row): ``N * (N - 1) / 2`` values.  Differentiable once, as PyTorch's (its double
+    backward and forward-mode derivative raise NotImplementedError)."""
+    _check_tensor("pdist", input)
+    if input._data.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input._data.ndim}D")
+    if not (input.dtype.is_floating_point):
+        raise RuntimeError(f"pdist only supports floating-point dtypes (got {input.dtype})")
+    if not p >= 0:
+        raise RuntimeError(f"pdist only supports non-negative p values (got {p})")
+    if input._data.dtype.itemsize == 2 and input._data.shape[0] > 1:   # (no pairs: no kernel)
+        raise NotImplementedError(f"\"pdist\" not implemented for '{_dtype_name(input)}' (use "
+                                  "float32 or float64)")
+    return dispatch(PDIST, input, float(p))

@@ -13,7 +13,7 @@ from ._reduction_rules import (_arr, _const, _even_backward, _even_jvp, _neg,
                                _vector_norm_vjp)
 from ..registry import ELEMENTWISE, defop
 from ..._core.opmath import half_in_float32
-from ..kernels.stats import (_isnan, _aminmax_kernel, _dist_kernel, _kthvalue_kernel,
+from ..kernels.stats import (_isnan, _aminmax_kernel, _pdist_backward_kernel, _pdist_kernel, _dist_kernel, _kthvalue_kernel,
                              _logcumsumexp_kernel, _mode_kernel, _nansum_kernel, _renorm_kernel)
 from ..kernels.unique import _unique2_kernel, _unique_consecutive_kernel, _unique_dim_kernel
 
@@ -215,3 +215,19 @@ UNIQUE_CONSECUTIVE = defop("unique_consecutive(self, *, return_inverse, return_c
 # PyTorch's C++ ``tensor / 2.`` is div.Scalar, DivBackward1 (a Python ``t / 2.`` is div.Tensor)
 DIV_SCALAR = defop("div.Scalar(self, *, other)", half_in_float32(np.divide), "DivBackward1",
                    self=lambda grad, other: grad / other, jvp=ELEMENTWISE)
+
+
+# ============================================================ pdist (first derivative only, as PyTorch)
+def _pdist_unit(grad, diff, p, pdist):
+    return _vector_norm_vjp(grad, diff, p, (1,), False, pdist)
+
+
+PDIST_BACKWARD = defop("_pdist_backward(grad, self, pdist, *, p)",
+                       lambda grad, a, pdist, p: _pdist_backward_kernel(grad, a, pdist, p,
+                                                                        _pdist_unit),
+                       "PdistBackwardBackward0",
+                       grad=_no_derivative("_pdist_backward"),
+                       self=_no_derivative("_pdist_backward"),
+                       pdist=_no_derivative("_pdist_backward"))
+PDIST = defop("_pdist_forward(self, *, p)", _pdist_kernel, "PdistBackward0",
+              self=lambda grad, self, p, result: F._pdist_backward(grad, self, result, p))

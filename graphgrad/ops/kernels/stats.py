@@ -185,3 +185,32 @@ def _renorm_kernel(a, p, dim, maxnorm):
         f = _renorm_factor(x, p, dim, maxnorm).astype(a.dtype).astype(np.float32)
         return _c((x * f).astype(a.dtype))
     return _c((a * _renorm_factor(a, p, dim, maxnorm)).astype(a.dtype, copy=False))
+
+
+# ============================================================ pdist
+def _pairs(n):
+    return np.triu_indices(n, 1)
+
+
+def _pdist_kernel(a, p):
+    i, j = _pairs(a.shape[0])
+    if i.size == 0:
+        return np.zeros(0, a.dtype)
+    return _vector_norm_kernel(a[i] - a[j], p, (1,), False, None)
+
+
+def _pdist_backward_kernel(grad, a, pdist, p, unit_fn):
+    """The gradient of pdist for ``grad`` (with any leading batch dims): each pair's
+    d norm / d (x_i - x_j) added to row i and subtracted from row j."""
+    n, m = a.shape
+    i, j = _pairs(n)
+    lead = grad.shape[:-1]
+    out = np.zeros(lead + (n, m), np.result_type(grad.dtype, a.dtype))
+    if i.size == 0:
+        return out
+    unit = np.asarray(unit_fn(grad, a[i] - a[j], p, pdist))
+    flat = out.reshape((-1, n, m))
+    u = np.broadcast_to(unit, lead + unit.shape[-2:]).reshape((-1,) + unit.shape[-2:])
+    np.add.at(flat, (slice(None), i), u)
+    np.add.at(flat, (slice(None), j), -u)
+    return flat.reshape(out.shape)

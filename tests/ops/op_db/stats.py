@@ -208,3 +208,16 @@ def _gradient_samples(rng):
 
 
 OPS.append(OpInfo("gradient", _gradient_samples))
+
+
+def _pdist_samples(rng):
+    return [Sample((A(randn(rng, 4, 3)),), name="p=2"),
+            Sample((A(randn(rng, 5, 2)), 1.0), name="p=1"),
+            Sample((A(randn(rng, 4, 3)), 3.0), name="p=3"),
+            Sample((A(_distinct(rng, 4, 3)), float("inf")), name="p=inf"),
+            Sample((A(randn(rng, 1, 3)),), name="one row")]
+
+
+# (PyTorch has no double backward and no forward-mode derivative for pdist: test_stats_ops)
+OPS.append(OpInfo("pdist", _pdist_samples, gradgrad=False, fwd_ad=False,
+                  aliases=("nn.functional.pdist",)))

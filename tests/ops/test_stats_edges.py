@@ -64,3 +64,48 @@ def test_edge_case_as_pytorch(case):
         return r, grads
     run_both(prog)
 
+
+
+_MORE = {
+    "bincount bool": lambda lib: lib.bincount(lib.tensor([True, False, True])),
+    "bincount uint8": lambda lib: lib.bincount(lib.tensor([1, 2, 2], dtype=lib.uint8)),
+    "ss int seq float v": lambda lib: lib.searchsorted(lib.tensor([1, 3, 5]),
+                                                       lib.tensor([2.5, 3.0])),
+    "ss float seq int v": lambda lib: lib.searchsorted(lib.tensor([1., 3, 5]),
+                                                       lib.tensor([2, 3])),
+    "bucketize float int": lambda lib: lib.bucketize(lib.tensor([2.5, 3.0]),
+                                                     lib.tensor([1, 3, 5])),
+    "ss scalar float on int": lambda lib: lib.searchsorted(lib.tensor([1, 3, 5]), 2.5),
+    "ss nan": lambda lib: lib.searchsorted(lib.tensor([1., 3, 5]), lib.tensor([NAN, 7.])),
+    "count_nonzero nan": lambda lib: lib.count_nonzero(lib.tensor([NAN, 0.])),
+    "histc nan": lambda lib: lib.histc(lib.tensor([1., NAN, 2.]), bins=2),
+    "unique int32": lambda lib: lib.unique(lib.tensor([3, 1, 3], dtype=lib.int32),
+                                           return_counts=True),
+    "unique_consecutive empty": lambda lib: lib.unique_consecutive(
+        lib.tensor([]), return_counts=True, return_inverse=True),
+    "kthvalue keepdim 1-d": lambda lib: lib.kthvalue(lib.tensor([3., 1., 2.]), 2, 0, True),
+    "quantile out": lambda lib: lib.quantile(lib.tensor([1., 2., 3.]), 0.5, out=lib.empty(0)),
+    "nanmean dtype": lambda lib: lib.nanmean(lib.tensor([1., 2.]), dtype=lib.float64),
+    "cov complex": lambda lib: lib.cov(lib.tensor([[1 + 1j, 2, 3j], [1, 0, 1j]],
+                                                  dtype=lib.complex128)),
+    "logcumsumexp complex": lambda lib: lib.logcumsumexp(lib.tensor([1 + 1j, 2, 3j]), 0),
+    "aminmax int": lambda lib: lib.aminmax(lib.tensor([[3, 1], [2, 5]]), dim=0),
+    "aminmax bool dim": lambda lib: lib.aminmax(lib.tensor([[True, False]]), dim=1),
+    "mode bool": lambda lib: lib.mode(lib.tensor([True, False, True])),
+    "nansum bool": lambda lib: lib.nansum(lib.tensor([True, True])),
+    "histogram int bins": lambda lib: lib.histogram(lib.tensor([1., 2.]), lib.tensor([0, 1, 3])),
+    "histogram weight dtype": lambda lib: lib.histogram(
+        lib.tensor([1., 2.]), 2, weight=lib.tensor([1., 2.], dtype=lib.float64)),
+    "histogramdd int bins": lambda lib: lib.histogramdd(
+        lib.tensor([[1., 2.]]), [lib.tensor([0, 1, 3]), lib.tensor([0., 1])]),
+    "trapezoid complex": lambda lib: lib.trapezoid(lib.tensor([1 + 1j, 2, 3j])),
+    "renorm 0 maxnorm": lambda lib: lib.renorm(lib.tensor([[1., 2.], [3., 4.]]), 2, 0, 0.),
+    "dist int": lambda lib: lib.dist(lib.tensor([1, 2]), lib.tensor([3, 4])),
+    "dist mixed": lambda lib: lib.dist(lib.tensor([1., 2.]),
+                                       lib.tensor([3., 4.], dtype=lib.float64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MORE))
+def test_dtypes_and_special_values_as_pytorch(case):
+    run_both(_MORE[case])

@@ -85,7 +85,7 @@ def bincount(input, weights=None, minlength=0):
     its ``weights``), at least ``minlength`` bins."""
     _check_tensor("bincount", input)
     a = input._data
-    if a.dtype.kind not in "biu":
+    if a.dtype.kind not in "iu":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
                                   f"'{str(input.dtype).split('.')[-1].capitalize()}' "
                                   "(bincount counts integers: convert with .long())")
@@ -242,6 +242,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         if bins._data.ndim != 1:
             raise RuntimeError(f"torch.histogram(): bins tensor should have one dimension, but "
                                f"got {bins._data.ndim} dimensions")
+        if bins.dtype != input.dtype:
+            raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the "
+                               f"same dtype, but got input {input.dtype} and bins {bins.dtype}")
         b = bins._data.astype(a.dtype)
         if range is not None:
             raise TypeError("histogram(): range cannot be given with a tensor of bin edges")
@@ -251,6 +254,10 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
                                f"dimension 0")
         b = int(bins)
     w = None if weight is None else weight._data.reshape(-1)
+    if w is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"torch.histogram: if weight tensor is provided, input tensor and "
+                           f"weight tensor should have the same dtype, but got input "
+                           f"{input.dtype}, and weight {weight.dtype}")
     if w is not None and weight._data.shape != a.shape:
         raise RuntimeError(f"torch.histogram(): if weight tensor is provided it should have the "
                            f"same shape as the input tensor excluding its innermost dimension, "
@@ -294,6 +301,11 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
             raise RuntimeError(f"torch.histogramdd: expected {D} sequences of bin edges (one "
                                f"for each of the {D} dimensions of the input), but got "
                                f"{len(b)}")
+        for x in b:
+            if isinstance(x, Tensor) and x.dtype != input.dtype:
+                raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should "
+                                   f"have the same dtype, but got input {input.dtype} and "
+                                   f"bins {x.dtype}")
         b = [x._data.astype(a.dtype) if isinstance(x, Tensor) else int(x) for x in b]
     for x in b:
         if not isinstance(x, np.ndarray) and x <= 0:
@@ -307,6 +319,10 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
         rng = [(r[2 * i], r[2 * i + 1]) for i in builtins.range(D)]
     w = None
     if weight is not None:
+        if weight.dtype != input.dtype:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor "
+                               f"and weight tensor should have the same dtype, but got input "
+                               f"{input.dtype}, and weight {weight.dtype}")
         if tuple(weight._data.shape) != a.shape[:-1]:
             raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should "
                                f"have the same shape as the input tensor excluding its "

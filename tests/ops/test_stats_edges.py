@@ -109,3 +109,25 @@ _MORE = {
 @pytest.mark.parametrize("case", sorted(_MORE))
 def test_dtypes_and_special_values_as_pytorch(case):
     run_both(_MORE[case])
+
+
+@pytest.mark.parametrize("fn", ["nansum", "count_nonzero", "quantile", "kthvalue", "diff",
+                                "logcumsumexp", "aminmax", "unique", "unique_consecutive",
+                                "Tensor.unique", "gradient"])
+def test_numpy_argument_names_as_pytorch(fn):
+    """``axis=`` / ``keepdims=`` where PyTorch's argument parser takes them; torch.functional's
+    Python-level unique / unique_consecutive do not."""
+    def prog(lib):
+        x = lib.tensor([[1., 2., 3.], [1., 2., 3.]])
+        return {"nansum": lambda: lib.nansum(x, axis=1, keepdims=True),
+                "count_nonzero": lambda: lib.count_nonzero(x, axis=0),
+                "quantile": lambda: lib.quantile(x, .5, axis=0),
+                "kthvalue": lambda: lib.kthvalue(x, 1, axis=0),
+                "diff": lambda: lib.diff(x, axis=0),
+                "logcumsumexp": lambda: lib.logcumsumexp(x, axis=0),
+                "aminmax": lambda: lib.aminmax(x, axis=0),
+                "unique": lambda: lib.unique(x, axis=0),
+                "unique_consecutive": lambda: lib.unique_consecutive(x, axis=0),
+                "Tensor.unique": lambda: x.unique(axis=0),
+                "gradient": lambda: lib.gradient(x, axis=0)}[fn]()
+    run_both(prog)

@@ -65,6 +65,7 @@ for _name, _fields in [
     ("linalg_lstsq", ("solution", "residuals", "rank", "singular_values")),
     ("triangular_solve", ("solution", "cloned_coefficient")),
     ("histogram", ("hist", "bin_edges")),
+    ("histogramdd", ("hist", "bin_edges")),
 ]:
     _FIELDS[_name] = _fields
 

@@ -58,6 +58,7 @@ RETURNS = {
     **dict.fromkeys(["backward", "retain_grad", "set_default_dtype", "set_rng_state",
                      "set_printoptions", "set_default_device", "set_num_threads",
                      "set_warn_always", "use_deterministic_algorithms", "save"], "None"),
+    **dict.fromkeys(["gradient"], TENSORS), **dict.fromkeys(["histogramdd"], "Any"),  # ops-reduce
     "item": f"{_B}int | {_B}float | {_B}bool",
     "numpy": "_np.ndarray[Any, Any]",
     "__array__": "_np.ndarray[Any, Any]",

@@ -25,6 +25,7 @@ from .._tensor.tensor import Tensor
 from ..ops.api.copies import stack  # noqa: F401
 from ..ops.api.linalg import matmul
 from ..ops.registry import ELEMENTWISE, LINEAR, POINTWISE
+from ..ops.registry import OPS as _OPS_TABLE
 from . import _batching
 from . import _batching_rules_shape as _shape_rules
 from ._row_matmul import RowMatmul, row_matmul_applies
@@ -464,3 +465,69 @@ def rule_for(op):
 
 
 _batching.RULE_FOR[0] = rule_for
+
+
+# ---------------------------------------------------------------- ops-reduce (statistics family)
+_NONE_ALL |= {"nansum", "aminmax"}
+
+
+def _dist_rule(op, kind, sig, nt, lv):
+    """dist(a, b, p): the norm of each example's (broadcast) difference."""
+    a, b, p = sig
+    level = lv.level
+    rank = max(a._data.ndim, b._data.ndim)
+    xs = []
+    for t in (a, b):
+        pt = _phys(t, level)
+        xs.append(t if pt is None else _align(pt, t._data.ndim, rank))
+    d = xs[0] - xs[1]
+    flat = d.reshape(d.shape[0], -1)
+    return _wrap(_run(_OPS_TABLE["linalg_vector_norm"], "out", [flat, p, (1,), False, None]),
+                 level)
+
+
+def _renorm_rule(op, kind, sig, nt, lv):
+    """renorm(x, p, dim, maxnorm): the batch dim merged into ``dim`` (each slice's norm is
+    over one example's other dims)."""
+    x, p, dim, maxnorm = sig
+    if kind == "inplace":
+        return NotImplemented
+    px = _phys(x, lv.level)
+    d = int(dim) % x._data.ndim
+    moved = px.movedim(0, d)
+    shp = tuple(moved.shape)
+    merged = moved.reshape(shp[:d] + (shp[d] * shp[d + 1],) + shp[d + 2:])
+    r = _run(op, "out", [merged, p, d, maxnorm])
+    return _wrap(r.reshape(shp).movedim(d, 0), lv.level)
+
+
+def _dynamic_shape_rule(op, kind, sig, nt, lv):
+    raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic "
+                       f"shape ({op.name}: the number of unique values differs between "
+                       f"examples); call it per example outside vmap")
+
+
+_BY_NAME.update({"dist": _dist_rule, "renorm": _renorm_rule, "_unique2": _dynamic_shape_rule,
+                 "unique_dim": _dynamic_shape_rule,
+                 "unique_consecutive": _dynamic_shape_rule})
+
+
+def _pdist_rule(op, kind, sig, nt, lv):
+    """pdist(x, p) of each example: the row pairs' differences, then their norms."""
+    x, p = sig
+    px = _phys(x, lv.level)
+    i, j = np.triu_indices(x._data.shape[0], 1)
+    d = px[:, i.tolist()] - px[:, j.tolist()]
+    return _wrap(_run(_OPS_TABLE["linalg_vector_norm"], "out", [d, p, (2,), False, None]),
+                 lv.level)
+
+
+def _pdist_backward_rule(op, kind, sig, nt, lv):
+    """pdist's gradient for a batch of gradients (is_grads_batched): the kernel takes the
+    gradient's leading dims; a batched input runs per example."""
+    if _phys(sig[1], lv.level) is not None or _phys(sig[2], lv.level) is not None:
+        return NotImplemented
+    return _wrap(_run(op, "out", [_phys(sig[0], lv.level)] + list(sig[1:])), lv.level)
+
+
+_BY_NAME.update({"_pdist_forward": _pdist_rule, "_pdist_backward": _pdist_backward_rule})

@@ -15,6 +15,9 @@ import functools
 # PyTorch's Python-level functions among the published ones: they take no alias
 PYTHON_LEVEL_FUNCTIONS = frozenset(("cdist", "einsum", "norm", "split"))   # torch.<name>
 PYTHON_LEVEL_METHODS = frozenset(("norm", "split", "unflatten"))            # Tensor.<name>
+# ops-reduce: torch.functional's / torch._tensor's unique and unique_consecutive take no axis=
+PYTHON_LEVEL_FUNCTIONS |= {"unique", "unique_consecutive"}
+PYTHON_LEVEL_METHODS |= {"unique", "unique_consecutive"}
 
 ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 

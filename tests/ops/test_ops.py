@@ -617,6 +617,12 @@ _LIBM = "float32 exp/log/tanh of NumPy and PyTorch (SLEEF) round a last bit diff
 _TAIL = ("PyTorch rounds step by step in the elements left over after its SIMD vectors "
          "(every element of these small samples), once in the vectors")
 _HALF_STEPS = {
+    # ops-reduce: PyTorch's nansum reduces several dims one after the other, rounding between
+    ("bfloat16", "nansum"): (None, "PyTorch's nansum rounds between the dims it reduces"),
+    ("bfloat16", "nansum_nan"): (None, "PyTorch's nansum rounds between the dims it reduces"),
+    ("float16", "nanmean"): (1, "PyTorch's nansum rounds between the dims it reduces"),
+    ("bfloat16", "nanmean"): (None, "PyTorch's nansum rounds between the dims it reduces"),
+    ("bfloat16", "nanmean_nan"): (None, "PyTorch's nansum rounds between the dims it reduces"),
     **{(dt, name): (1, _LIBM) for dt in ("float16", "bfloat16") for name in (
         "nn.functional.gelu", "nn.functional.conv2d")},
     **{(dt, name): (2, "PyTorch sums the losses of the batch in another order")

@@ -75,3 +75,7 @@ from .loss_margin import *  # noqa: E402,F401,F403
 from .upsampling import *  # noqa: E402,F401,F403
 from . import loss_likelihood as _ll, loss_margin as _lm, upsampling as _up  # noqa: E402
 __all__ += _ll.__all__ + _lm.__all__ + _up.__all__ + ["adaptive_avg_pool3d"]
+
+# ops-reduce: F.pdist is torch.pdist
+from ...ops.api.stats import pdist  # noqa: E402,F401
+__all__ += ["pdist"]

@@ -13,3 +13,4 @@ from . import median, misc_ops, scatter_reduce, storage  # noqa: F401
 from . import special  # noqa: F401
 from . import shape_composite  # noqa: F401  (ops-shape: meshgrid, tensor_split, ...)
 from . import shape_scatter  # noqa: F401  (ops-shape: select/slice_scatter, rot90, take, ...)
+from . import stats, stats_composite, sorting_misc, numeric_gradient  # noqa: F401  (ops-reduce)

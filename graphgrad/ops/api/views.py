@@ -338,6 +338,8 @@ def _inplace_view(self, op_name, node_name, view_fn, *args):
         # allow_mutation_on_saved_tensors: a saved self keeps its shape
         before_inplace(self)
     self._data = out._data
+    if getattr(out, "_value", None) is not None:   # a vmap BatchedTensor: the batch too
+        self._value = out._value
     node = out._grad_fn
     if node is not None and node is not self._grad_fn:
         _renamed(node, node_name)

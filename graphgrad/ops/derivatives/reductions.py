@@ -184,7 +184,8 @@ STD = defop("std.correction(self, *, dim, correction, keepdim)",
 CUMSUM = defop("cumsum(self, *, dim, dtype)", _scan_kernel(np.cumsum), "CumsumBackward0",
                self=_cumsum_vjp, jvp=LINEAR,
                batched_jvp=lambda self_t, self_sym_sizes, dim, dtype:
-                   F.cumsum(self_t, dim + F.lead(self_t, len(self_sym_sizes)), dtype)
+                   F.cumsum(self_t, dim + F.lead(self_t, len(self_sym_sizes)) if dim >= 0
+                            else dim, dtype)
                    if self_sym_sizes else F.clone(self_t))
 CUMPROD = defop("cumprod(self, *, dim, dtype)", _scan_kernel(np.cumprod), "CumprodBackward0",
                 self=_cumprod_vjp, jvp=_cumprod_jvp, batched_jvp=True)

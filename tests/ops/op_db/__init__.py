@@ -7,6 +7,8 @@ OP_DB = []
 for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra, missing2,
                 nn_layers, nn_loss_upsample, activation_more, special):
     OP_DB.extend(_family.OPS)
+from tests.ops.op_db import stats as _stats  # noqa: E402  (ops-reduce)
+OP_DB.extend(_stats.OPS)
 
 from tests.ops.op_db import shape_more  # noqa: E402  (ops-shape family)
 OP_DB.extend(shape_more.OPS)

@@ -30,6 +30,7 @@ from ._row_matmul import RowMatmul, row_matmul_applies
 from ._batching import _align, _done, _expand, _phys, _run, _wrap
 from ._batching_rules_nn import (batch_norm_rule, class_margin_rule, conv_rule, group_norm_rule,
                                  layer_norm_rule, loss_rule, nll_rule)
+from ._batching_rules_linalg import RULES as _LINALG_PRODUCT_RULES
 
 _DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2", "dimension")
 # None as the dim means every dim
@@ -424,6 +425,7 @@ _BY_NAME = {
     "roll": roll_rule, "masked_select": masked_select_rule, "linalg_solve_ex": expand_all,
     "_cdist_forward": expand_all,
 }
+_BY_NAME.update(_LINALG_PRODUCT_RULES)   # ops-point: addmv, addr, baddbmm, addbmm
 
 
 def rule_for(op):

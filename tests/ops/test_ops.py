@@ -489,6 +489,7 @@ def test_outputs_are_contiguous_where_pytorchs_are(op, dtype):
 # rules do not see their operands' layout (docs/differences.md)
 _GRAD_LAYOUT_DIFFERENCES = {"nn.functional.linear", "matmul",
                             "nn.functional.scaled_dot_product_attention"}
+_GRAD_LAYOUT_DIFFERENCES |= {"inner"}   # ops-point: inner is tensordot's mm (as matmul)
 
 
 @pytest.mark.parametrize("op,dtype", [c for c in CASES if c.values[0].grad])

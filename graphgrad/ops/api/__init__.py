@@ -11,3 +11,4 @@ from . import inplace, conversion  # noqa: F401
 from . import indexing, copies, gather_scatter, padding  # noqa: F401
 from . import median, misc_ops, scatter_reduce, storage  # noqa: F401
 from . import special  # noqa: F401
+from . import linalg_products  # noqa: F401  (ops-point: addmv/addr/baddbmm/addbmm, cross, ...)

@@ -630,6 +630,7 @@ _HALF_STEPS = {
         ("bfloat16", "nn.functional.binary_cross_entropy_with_logits", 3),
         ("bfloat16", "nn.functional.binary_cross_entropy", 1))},
     ("float16", "prod"): (1, "PyTorch multiplies in another order"),
+    ("float16", "rsub"): (8, _TAIL), ("bfloat16", "rsub"): (2, _TAIL),   # ops-point
     **{(dt, "special.ndtr"): (
         None, "PyTorch's (1 + erf(x / sqrt 2)) / 2 cancels in the left tail (each step rounded "
               "to the half type); graphgrad's erfc(-x / sqrt 2) / 2 does not "

@@ -426,6 +426,8 @@ _BY_NAME = {
     "_cdist_forward": expand_all,
 }
 _BY_NAME.update(_LINALG_PRODUCT_RULES)   # ops-point: addmv, addr, baddbmm, addbmm
+_PASSTHROUGH |= {"linalg_matrix_exp", "cholesky", "cholesky_inverse",   # ops-point
+                 "linalg_pinv.atol_rtol_float"}
 
 
 def rule_for(op):

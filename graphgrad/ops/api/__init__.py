@@ -13,3 +13,4 @@ from . import median, misc_ops, scatter_reduce, storage  # noqa: F401
 from . import special  # noqa: F401
 from . import linalg_products  # noqa: F401  (ops-point: addmv/addr/baddbmm/addbmm, cross, ...)
 from . import pointwise_more  # noqa: F401  (ops-point: fmax, copysign, frexp, gcd, ...)
+from . import linalg_more  # noqa: F401  (ops-point: matrix_exp, pinv, cholesky_solve, vander)

@@ -4,8 +4,6 @@ matrices vander / linalg.vander (PyTorch's compositions).
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._tensor.tensor import Tensor
@@ -17,6 +15,7 @@ from ..dispatch import dispatch
 from ..registry import export, export_linalg
 from .conversion import _write_out
 from .copies import cat
+from .linalg_products import _warn_once
 from .linalg_decompositions import _check_matrix
 from ..derivatives.linalg_more import (
     CHOLESKY_INVERSE, CHOLESKY_LEGACY, CHOLESKY_SOLVE, MATRIX_EXP, PINV)
@@ -83,16 +82,11 @@ def pinverse(input, rcond=1e-15):
 
 
 # ---------------------------------------------------------------- cholesky family
-_CHOLESKY_WARNED = [False]
-
-
 @export()
 def cholesky(input, upper=False, *, out=None):
     """The Cholesky factor (deprecated in PyTorch for ``linalg.cholesky``; CholeskyBackward0)."""
-    if not _CHOLESKY_WARNED[0]:
-        _CHOLESKY_WARNED[0] = True
-        warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will "
-                      "be removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and "
+               "will be removed in a future PyTorch release.")
     _need("cholesky", input)
     if input._data.ndim >= 2:
         _low_precision("cholesky", "cholesky_cpu", input)

@@ -22,6 +22,15 @@ from .linalg_decompositions import inv as _inv
 from ..derivatives.linalg_products import ADDBMM, ADDMV, ADDR, BADDBMM, LINALG_CROSS
 
 
+WARNED = set()   # deprecation warnings already given (PyTorch's TORCH_WARN_ONCE)
+
+
+def _warn_once(key, msg):
+    if key not in WARNED:
+        WARNED.add(key)
+        warnings.warn(msg, UserWarning, stacklevel=3)
+
+
 def _need(name, x, pos, argname):
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, not "
@@ -136,10 +145,10 @@ def cross(input, other, dim=None, *, out=None):
     _need("cross", input, 1, "input")
     _need("cross", other, 2, "other")
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+        _warn_once("cross","Using torch.cross without specifying the dim arg is deprecated.\n"
                       "Please either pass the dim explicitly or simply use torch.linalg.cross."
                       "\nThe default value of dim will change to agree with that of "
-                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+                      "linalg.cross in a future release.")
         shape = np.broadcast_shapes(input._data.shape, other._data.shape) \
             if input._data.ndim == other._data.ndim else input._data.shape
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
@@ -254,9 +263,9 @@ def chain_matmul(*matrices, out=None):
     if len(matrices) == 1:
         if isinstance(matrices[0], (list, tuple)):
             matrices = tuple(matrices[0])
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
-                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
-                  "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a "
+               "future PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list "
+               "of two or more tensors rather than multiple parameters.")
     if len(matrices) == 0:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for t in matrices:

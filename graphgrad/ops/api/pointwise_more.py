@@ -20,7 +20,7 @@ from .conversion import _write_out
 from .pointwise import _as_operand, _make_unary, _need_tensor, _out
 from ..kernels.pointwise import _no_bool_sub
 from ..derivatives.pointwise_more import (
-    COPYSIGN, COPYSIGN_S, DEG2RAD, FMAX, FMIN, FREXP, GCD, HEAVISIDE, LCM, LDEXP, LOGADDEXP2,
+    COPYSIGN, COPYSIGN_S, DEG2RAD, I0, SPECIAL_I1, FMAX, FMIN, FREXP, GCD, HEAVISIDE, LCM, LDEXP, LOGADDEXP2,
     LSHIFT, NEXTAFTER, RAD2DEG, RSHIFT, RSUB_S_ALPHA, RSUB_T)
 from ... import return_types as _return_types
 
@@ -137,6 +137,17 @@ def float_power_(self, exponent):
 # ---------------------------------------------------------------- deg2rad / rad2deg
 deg2rad = _make_unary("deg2rad", DEG2RAD)
 rad2deg = _make_unary("rad2deg", RAD2DEG)
+
+
+# ---------------------------------------------------------------- i0 / special.i1
+i0 = _make_unary("i0", I0)
+i0.__doc__ = "The modified Bessel function of the first kind of order 0 (I0Backward0)."
+
+
+def special_i1(input, *, out=None):
+    """The modified Bessel function of the first kind of order 1 (SpecialI1Backward0)."""
+    _need_tensor("special.i1", input, 1, "input")
+    return _out(dispatch(SPECIAL_I1, input), out)
 
 
 # ---------------------------------------------------------------- classification

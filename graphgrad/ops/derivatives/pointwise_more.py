@@ -15,7 +15,7 @@ from .. import formulas as F
 from . import ZERO
 from ..registry import ELEMENTWISE, POINTWISE, defop
 from ..kernels.pointwise_more import (
-    _copysign_kernel, _deg2rad_kernel, _fmax_fmin_kernel, _frexp_kernel, _gcd_kernel,
+    _copysign_kernel, _deg2rad_kernel, _i0_kernel, _i1_kernel, _fmax_fmin_kernel, _frexp_kernel, _gcd_kernel,
     _heaviside_kernel, _lcm_kernel, _ldexp_kernel, _logaddexp2_kernel, _lshift_kernel,
     _nextafter_kernel, _no_bool_sub, _rad2deg_kernel, _rshift_kernel, _rsub_tensor_kernel)
 import numpy as np
@@ -141,3 +141,25 @@ RSUB_S_ALPHA = defop("rsub.Scalar_alpha(self, *, other, alpha)",
                      "RsubBackward1",
                      self=lambda grad, alpha: -grad * F.conj(alpha),
                      jvp=lambda self_t, alpha: -self_t * alpha, batched_jvp=POINTWISE)
+
+
+# ====================================================================== i0 / special.i1
+def _i1_grad(self, result):
+    """dI1/dx = I0(x) - I1(x) / x, 0.5 at |x| <= eps (PyTorch's i1_backward)."""
+    eps = float(np.finfo(_np_dtype(self)).eps)
+    tiny = F.abs(self) <= eps
+    safe = F.where(tiny, eps, self)
+    return F.where(tiny, 0.5, F.i0(safe) - result / safe)
+
+
+def _np_dtype(x):
+    d = getattr(x, "_data", x)
+    return d.dtype if d.dtype.kind == "f" and d.dtype.itemsize >= 4 else np.float32
+
+
+I0 = defop("i0(self)", _i0_kernel, "I0Backward0", promote="float",
+           self=lambda grad, self: grad * F.special_i1(self), jvp=ELEMENTWISE)
+SPECIAL_I1 = defop("special_i1(self)", _i1_kernel, "SpecialI1Backward0", promote="float",
+                   self=lambda grad, self, result: grad * _i1_grad(self, result),
+                   jvp=lambda self_t, self, result: self_t * _i1_grad(self, result),
+                   batched_jvp=POINTWISE)

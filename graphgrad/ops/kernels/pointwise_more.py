@@ -129,3 +129,43 @@ def _rsub_tensor_kernel(a, b, alpha):
     if alpha == 1:
         return np.asarray(b - a)
     return np.asarray(b - a * alpha)
+
+
+# ====================================================================== i0 / i1
+def _bessel_real(name, a):
+    if a.dtype.kind == "c":
+        raise NotImplementedError(f'"{name}" not implemented for \'{_tname(a)}\'')
+
+
+def _i0_kernel(a):
+    """The modified Bessel function I0 (NumPy's i0: Cephes' Chebyshev expansions, float64)."""
+    _bessel_real("i0_vml_cpu", a)
+    if a.dtype == np.float64:
+        return np.asarray(np.i0(a))
+    return np.asarray(np.i0(a.astype(np.float64))).astype(a.dtype)
+
+
+def _i1_series(x):
+    """I1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!): positive terms (for x > 0) summed until they
+    no longer change the sum; the sign of x is restored at the end (I1 is odd)."""
+    h = np.abs(x) / 2.0
+    q = h * h
+    term = h.copy()
+    total = h.copy()
+    k = 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        while True:
+            k += 1
+            term = term * q / (k * (k + 1))
+            total = total + term
+            live = term > total * 1e-17
+            if not live.any():
+                break
+    return np.copysign(total, x)
+
+
+def _i1_kernel(a):
+    _bessel_real("i1_cpu", a)
+    x = a.astype(np.float64)
+    out = np.where(np.isnan(x), np.nan, _i1_series(np.where(np.isnan(x), 0.0, x)))
+    return np.asarray(out).astype(a.dtype)

@@ -98,5 +98,11 @@ OPS = [
         Sample((A(randn(rng, 3, 4)), 2.5), name="number"),
         Sample((A(randn(rng, 3, 4)), 2.5), {"alpha": -3}, name="number alpha")],
         complex=True),
+    OpInfo("i0", lambda rng: [Sample((A(randn(rng, 3, 4) * 3),)),
+                              Sample((A(np.array([0.0, -0.5, 7.0, -12.0])),), name="large")],
+           inplace="i0_"),
+    OpInfo("special.i1", lambda rng: [Sample((A(randn(rng, 3, 4) * 3),)),
+                                      Sample((A(np.array([0.0, -0.5, 7.0, -12.0])),),
+                                             name="zero, large")]),
     OpInfo("positive", lambda rng: [Sample((A(randn(rng, 3, 4)),))], complex=True),
 ]

@@ -451,6 +451,9 @@ _NODE_NAME_DIFFERENCES = {
 }
 _NODE_NAME_DIFFERENCES["vander_increasing"] = (   # ops-point
     None, "a cat of ones and a cumprod (PyTorch: CopySlices; its backward raises)")
+_NODE_NAME_DIFFERENCES["linalg.tensorinv"] = (   # ops-point
+    None, "the inverse is row-major, so its reshape is a view (PyTorch's column-major LAPACK "
+          "result: ReshapeAliasBackward0)")
 
 
 def _node_names(lib, op, s, dtype):

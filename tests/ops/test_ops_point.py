@@ -87,6 +87,24 @@ BAD = {
     "vander 2-d": lambda lib: lib.vander(_f(lib, 2, 2)),
     "vander negative N": lambda lib: lib.vander(_f(lib, 3), -1),
     "linalg.vander bool": lambda lib: lib.linalg.vander(_f(lib, 3).bool()),
+    "solve_triangular 1-d B": lambda lib: lib.linalg.solve_triangular(lib.eye(3), _f(lib, 3),
+                                                                      upper=True),
+    "solve_triangular sizes": lambda lib: lib.linalg.solve_triangular(lib.eye(3),
+                                                                      _f(lib, 4, 2), upper=True),
+    "solve_triangular not square": lambda lib: lib.linalg.solve_triangular(
+        _f(lib, 3, 4), _f(lib, 3, 2), upper=True),
+    "solve_triangular int": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3, dtype=lib.int64), _i(lib, 3, 2), upper=True),
+    "solve_triangular no upper": lambda lib: lib.linalg.solve_triangular(lib.eye(3),
+                                                                         _f(lib, 3, 2)),
+    "lstsq dtypes": lambda lib: lib.linalg.lstsq(_f(lib, 4, 3), _f(lib, 4, 2, dt="float64")),
+    "lstsq driver": lambda lib: lib.linalg.lstsq(_f(lib, 4, 3), _f(lib, 4, 2), driver="x"),
+    "lstsq int": lambda lib: lib.linalg.lstsq(_i(lib, 4, 3), _i(lib, 4, 2)),
+    "matrix_rank int": lambda lib: lib.linalg.matrix_rank(_i(lib, 3, 3)),
+    "cond bad p": lambda lib: lib.linalg.cond(lib.eye(3), 3),
+    "tensorinv shapes": lambda lib: lib.linalg.tensorinv(_f(lib, 2, 3, 4), ind=1),
+    "tensorinv ind": lambda lib: lib.linalg.tensorinv(_f(lib, 2, 2), ind=0),
+    "tensorsolve shapes": lambda lib: lib.linalg.tensorsolve(_f(lib, 6, 4, 2, 3), _f(lib, 6, 4)),
 }
 
 
@@ -169,6 +187,31 @@ def test_ldexp_integer_exponent_gradient_is_two_to_the_exponent():
     e = gg.tensor([-2, 0, 3])
     (g,) = gg.autograd.grad(gg.ldexp(x, e).sum(), x)
     np.testing.assert_array_equal(g.numpy(), [0.25, 1.0, 8.0])
+
+
+def test_lstsq_residuals_gradient_is_their_derivative():
+    """PyTorch's backward drops the residuals' gradient; graphgrad's is the derivative of
+    |A X - B|^2 at the optimum X (finite differences)."""
+    import graphgrad as gg
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+
+    def res(a_, b_):
+        return gg.linalg.lstsq(gg.tensor(a_), gg.tensor(b_), driver="gelsd").residuals.sum()
+    A, B = gg.tensor(a, requires_grad=True), gg.tensor(b, requires_grad=True)
+    gA, gB = gg.autograd.grad(gg.linalg.lstsq(A, B, driver="gelsd").residuals.sum(), (A, B))
+    eps = 1e-6
+    for x, g in ((a, gA), (b, gB)):
+        num = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            old = x[idx]
+            x[idx] = old + eps
+            hi = float(res(a, b))
+            x[idx] = old - eps
+            lo = float(res(a, b))
+            x[idx] = old
+            num[idx] = (hi - lo) / (2 * eps)
+        np.testing.assert_allclose(g.numpy(), num, rtol=1e-6, atol=1e-7)
 
 
 def test_vander_differentiates():

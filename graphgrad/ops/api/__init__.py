@@ -14,3 +14,4 @@ from . import special  # noqa: F401
 from . import linalg_products  # noqa: F401  (ops-point: addmv/addr/baddbmm/addbmm, cross, ...)
 from . import pointwise_more  # noqa: F401  (ops-point: fmax, copysign, frexp, gcd, ...)
 from . import linalg_more  # noqa: F401  (ops-point: matrix_exp, pinv, cholesky_solve, vander)
+from . import linalg_extra  # noqa: F401  (ops-point: solve_triangular, lstsq, matrix_rank, ...)

@@ -11,7 +11,8 @@ from .. import formulas as F
 from ..registry import defop
 from .linalg import _cholesky_vjp
 from ..kernels.linalg_more import (
-    _cholesky_inverse_kernel, _cholesky_legacy_kernel, _cholesky_solve_kernel, _matrix_exp_kernel, _pinv_kernel)
+    _cholesky_inverse_kernel, _cholesky_legacy_kernel, _cholesky_solve_kernel, _lstsq_kernel,
+    _matrix_exp_kernel, _pinv_kernel, _solve_triangular_kernel)
 
 
 def _mm(a, b):
@@ -119,3 +120,71 @@ CHOLESKY_SOLVE = defop("cholesky_solve(self, input2, *, upper)", _cholesky_solve
                        self=lambda grad, input2, upper: F.cholesky_solve(grad, input2, upper),
                        input2=_cholesky_solve_input2_vjp,
                        jvp=_cholesky_solve_jvp, batched_jvp=True)
+
+
+# ---------------------------------------------------------------- solve_triangular
+def _tri_proj(X, upper, unitriangular):
+    return F.triu(X, int(unitriangular)) if upper else F.tril(X, -int(unitriangular))
+
+
+def _solve_triangular_gB(grad, A, upper, left, unitriangular):
+    return F.linalg_solve_triangular(F.mH(A), grad, not upper, left, unitriangular)
+
+
+def _solve_triangular_gA(grad, A, result, upper, left, unitriangular):
+    gB = _solve_triangular_gB(grad, A, upper, left, unitriangular)
+    gA = -_mm(gB, F.mH(result)) if left else -_mm(F.mH(result), gB)
+    return _tri_proj(gA, upper, unitriangular)
+
+
+def _solve_triangular_jvp(A_t, B_t, A, result, upper, left, unitriangular):
+    P = F.pad_batched(_tri_proj(A_t, upper, unitriangular), F.ndim(A), F.ndim(result))
+    X_t = B_t - (_mm(P, result) if left else _mm(result, P))
+    return F.linalg_solve_triangular(A, X_t, upper, left, unitriangular)
+
+
+SOLVE_TRIANGULAR = defop("linalg_solve_triangular(A, B, *, upper, left, unitriangular)",
+                         _solve_triangular_kernel, "LinalgSolveTriangularBackward0",
+                         vjp_order=("A", "B"),   # (PyTorch: one "self, B" formula)
+                         A=_solve_triangular_gA, B=_solve_triangular_gB,
+                         jvp=_solve_triangular_jvp, batched_jvp=True)
+
+
+# ---------------------------------------------------------------- lstsq
+def _pinv_of(A):
+    return F.linalg_pinv_atol_rtol_float(A, None, None, False)
+
+
+def _lstsq_vjp_A(grads, A, B, result, result1):
+    gX, gR = grads[0], grads[1]
+    X = _pinv_of(A)
+    g = _pinv_vjp(_mm(gX, F.mH(B)), A, X)
+    if F.shape(result1) != (0,):
+        # residuals |A X - B|^2 per column, X optimal (its own variation drops out)
+        g = g + 2 * _mm((_mm(A, result) - B) * F.unsqueeze(gR, -2), F.mH(result))
+    return g
+
+
+def _lstsq_vjp_B(grads, A, B, result, result1):
+    gX, gR = grads[0], grads[1]
+    g = _mm(F.mH(_pinv_of(A)), gX)
+    if F.shape(result1) != (0,):
+        g = g - 2 * (_mm(A, result) - B) * F.unsqueeze(gR, -2)
+    return g
+
+
+def _lstsq_jvp(A_t, B_t, A, B, result, result1):
+    X = _pinv_of(A)
+    X_t = _mm(_pinv_jvp(A_t, A, X), B) + _mm(X, B_t)
+    if F.shape(result1) != (0,):
+        R = _mm(A, result) - B
+        R_t = _mm(A_t, result) - B_t
+        res_t = 2 * F.real(F.conj(R) * R_t).sum(-2)
+    else:
+        res_t = F.zeros_like(result1)
+    return X_t, res_t, None, None
+
+
+LSTSQ = defop("linalg_lstsq(A, B, *, rcond, driver)", _lstsq_kernel, "LinalgLstsqBackward0",
+              n_outputs=4, nondiff_outputs=(2, 3), vjp_order=("A", "B"),
+              A=_lstsq_vjp_A, B=_lstsq_vjp_B, jvp=_lstsq_jvp, batched_jvp=True)

@@ -124,3 +124,60 @@ def _cholesky_inverse_kernel(L, upper):
                    "The diagonal element is zero, the inversion could not be completed "
                    "because the input matrix is singular.")
     return np.ascontiguousarray((np.conj(np.swapaxes(Linv, -1, -2)) @ Linv).astype(L.dtype))
+
+
+# ---------------------------------------------------------------- solve_triangular
+def _triangle(A, upper, unitriangular):
+    T = np.triu(A) if upper else np.tril(A)
+    if unitriangular:
+        T = T.copy()
+        n = T.shape[-1]
+        T[..., range(n), range(n)] = 1
+    return T
+
+
+def _solve_triangular_kernel(A, B, upper, left, unitriangular):
+    T = _triangle(A, upper, unitriangular)
+    if left:
+        X = _lapack("linalg.solve_triangular", lambda: np.linalg.solve(T, B),
+                    "The diagonal element is zero, the solve could not be completed because "
+                    "the input matrix is singular.")
+    else:   # X A = B: A^T X^T = B^T
+        X = np.swapaxes(_lapack("linalg.solve_triangular", lambda: np.linalg.solve(
+            np.swapaxes(T, -1, -2), np.swapaxes(B, -1, -2)),
+            "The diagonal element is zero, the solve could not be completed because the "
+            "input matrix is singular."), -1, -2)
+    return np.ascontiguousarray(X.astype(A.dtype))
+
+
+# ---------------------------------------------------------------- lstsq
+def _lstsq_kernel(A, B, rcond, driver):
+    """(solution, residuals, rank, singular_values) as PyTorch's CPU drivers return them:
+    gelsy (the default) gives the rank but no residuals or singular values; gelsd/gelss
+    also give the singular values, and the residuals when m > n at full rank; gels gives
+    residuals (m > n) only."""
+    m, n = A.shape[-2], A.shape[-1]
+    U, S, Vh = np.linalg.svd(A, full_matrices=False)
+    eps = np.finfo(S.dtype).eps
+    rc = eps * max(m, n) if rcond is None else rcond
+    smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else S
+    keep = S > rc * smax if rcond is None or rcond >= 0 else S > eps * smax
+    Sinv = np.where(keep, 1.0 / np.where(keep, S, 1.0), 0.0).astype(S.dtype)
+    pinv = (np.conj(np.swapaxes(Vh, -1, -2)) * Sinv[..., None, :]) @ np.conj(np.swapaxes(U, -1,
+                                                                                            -2))
+    X = np.ascontiguousarray((pinv @ B).astype(A.dtype))
+    rank = keep.sum(-1).astype(np.int64)
+    real = S.dtype
+    batch = X.shape[:-2]
+    if driver in ("gelsd", "gelss", "gels") and m > n and (driver == "gels" or
+                                                            np.all(rank == n)):
+        R = A @ X - B
+        res = (np.abs(R) ** 2).sum(-2).astype(real)
+    else:
+        res = np.zeros((0,), real)
+    if driver in ("gelsd", "gelss"):
+        sv = np.ascontiguousarray(S)
+    else:
+        sv = np.zeros((0,), real)
+    rank = np.zeros((0,), np.int64) if driver == "gels" else np.asarray(rank).reshape(batch)
+    return X, np.ascontiguousarray(res), rank, sv

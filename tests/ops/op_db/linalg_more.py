@@ -70,6 +70,52 @@ def _linalg_vander(rng):
                                                 name="batched N")]
 
 
+def _tri(rng, *shape, upper=True):
+    a = randn(rng, *shape) / 2
+    n = shape[-1]
+    a[..., range(n), range(n)] = 2.0 + np.abs(a[..., range(n), range(n)])
+    return np.triu(a) if upper else np.tril(a)
+
+
+def _solve_triangular(rng):
+    return [Sample((A(_tri(rng, 3, 3)), A(randn(rng, 3, 2))), {"upper": True}),
+            Sample((A(_tri(rng, 3, 3, upper=False)), A(randn(rng, 2, 3))),
+                   {"upper": False, "left": False}, name="lower right"),
+            Sample((A(_tri(rng, 3, 3)), A(randn(rng, 2, 3, 2))),
+                   {"upper": True, "unitriangular": True}, name="unit, batched B")]
+
+
+def _lstsq(rng):
+    return [Sample((A(_conditioned(rng, 4, 3)), A(randn(rng, 4, 2))), name="tall"),
+            Sample((A(_conditioned(rng, 3, 4)), A(randn(rng, 3, 2))), name="wide"),
+            Sample((A(_conditioned(rng, 2, 4, 3)), A(randn(rng, 2, 4, 2))), name="batched")]
+
+
+def _lstsq_residuals(rng):
+    return [Sample((A(_conditioned(rng, 5, 3)), A(randn(rng, 5, 2))), {"driver": "gelsd"}),
+            Sample((A(_conditioned(rng, 5, 3)), A(randn(rng, 5, 2))), {"driver": "gels"},
+                   name="gels")]
+
+
+def _cond(rng):
+    return [Sample((A(_conditioned(rng, 3, 3)),)), Sample((A(_conditioned(rng, 3, 4)),),
+                                                          name="wide"),
+            Sample((A(_conditioned(rng, 3, 3)), -2), name="-2")]
+
+
+def _cond_norms(rng):
+    return [Sample((A(_conditioned(rng, 3, 3)), "fro"), name="fro"),
+            Sample((A(_conditioned(rng, 2, 3, 3)), 1), name="1, batched")]
+
+
+_RESIDUALS = ("PyTorch's backward ignores the residuals' gradient (their node is "
+              "differentiable, its formula uses the solution's only); graphgrad's is the "
+              "residuals' derivative at the optimum (docs/differences.md; finite differences)")
+
+_COND = ("PyTorch 2.13's cond in the fro/nuc/1/inf norms cannot be differentiated (it "
+         "modifies linalg.inv_ex's result in place: backward raises); graphgrad's gradient "
+         "is checked against finite differences")
+
 _GAUGE = ("the hermitian pinv's derivative assumes a symmetric perturbation: finite "
           "differences of a general perturbation differ")
 _SYM = "the factor depends on one triangle: finite differences of a general perturbation differ"
@@ -94,6 +140,26 @@ OPS = [
     # diagonals are not -- not compared)
     OpInfo("cholesky_inverse", _cholesky_inverse, skips={"fd": _TRI, "jvp": _CI_JVP}),
     OpInfo("cholesky_solve", _cholesky_solve, complex=True, skips={"fd": _TRI}),
+    OpInfo("linalg.solve_triangular", _solve_triangular, complex=True),
+    OpInfo("linalg.lstsq", _lstsq, complex=True, nondiff_outputs=(2, 3)),
+    OpInfo("linalg.lstsq_residuals", _lstsq_residuals,
+           fn=lambda lib, *a, **k: lib.linalg.lstsq(*a, **k),
+           nondiff_outputs=(2, 3), skips={k: _RESIDUALS for k in ("vjp", "gradgrad", "jvp")}),
+    OpInfo("linalg.cond", _cond),
+    OpInfo("linalg.cond_norms", _cond_norms, fn=lambda lib, *a, **k: lib.linalg.cond(*a, **k),
+           skips={k: _COND for k in ("vjp", "gradgrad")}),
+    OpInfo("linalg.matrix_rank", lambda rng: [
+        Sample((A(randn(rng, 3, 4)),)), Sample((A(randn(rng, 2, 4, 3)),), name="batched"),
+        Sample((A(randn(rng, 4, 4) @ np.diag([1, 1, 1, 0.0])),), name="singular"),
+        Sample((A(randn(rng, 3, 4)),), {"atol": 1.0, "rtol": 0.1}, name="tolerances")],
+        grad=False),
+    OpInfo("linalg.tensorinv", lambda rng: [
+        Sample((A(_conditioned(rng, 6, 6).reshape(2, 3, 6)),), name="ind 2"),
+        Sample((A(_conditioned(rng, 4, 4).reshape(4, 2, 2)), 1), name="ind 1")]),
+    OpInfo("linalg.tensorsolve", lambda rng: [
+        Sample((A(_conditioned(rng, 6, 6).reshape(2, 3, 6)), A(randn(rng, 2, 3)))),
+        Sample((A(_conditioned(rng, 6, 6).reshape(2, 3, 6)), A(randn(rng, 6))),
+               {"dims": (0, 1)}, name="dims")]),
     OpInfo("vander", _vander, complex=True, skips={k: _VANDER for k in ("vjp", "gradgrad")}),
     OpInfo("vander_increasing", _vander_increasing, fn=lambda lib, *a, **k: lib.vander(*a, **k),
            complex=True, skips={k: _VANDER for k in ("vjp", "gradgrad")}),

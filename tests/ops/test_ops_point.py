@@ -231,3 +231,19 @@ def test_matrix_exp_matches_scipy_on_large_norms():
         got = gg.matrix_exp(gg.tensor(a)).numpy()
         want = np.stack([scipy_linalg.expm(m) for m in a])
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12 * np.abs(want).max())
+
+
+def test_shift_operators():
+    def prog(lib):
+        a = lib.tensor([1, 2, -8])
+        b = a.clone()
+        b <<= 2
+        c = a.clone()
+        c >>= lib.tensor([1, 0, 2])
+        out = [a << 1, 1 << a.abs(), a >> 1, 16 >> a.abs(), b, c]
+        try:
+            lib.tensor([1.5]) << 1
+        except NotImplementedError as exc:
+            out.append(Raised(exc))
+        return out
+    run_both(prog)

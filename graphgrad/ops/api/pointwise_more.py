@@ -260,3 +260,13 @@ def positive(input):
         raise RuntimeError("The `+` operator, on a bool tensor is not supported. [positive: "
                            "use the tensor itself]")
     return input
+
+
+# ---------------------------------------------------------------- << and >> on tensors
+# (published as methods: graphgrad/__init__ sets every METHODS entry on Tensor)
+export("__lshift__", function=False)(lambda self, other: bitwise_left_shift(self, other))
+export("__rshift__", function=False)(lambda self, other: bitwise_right_shift(self, other))
+export("__rlshift__", function=False)(lambda self, other: bitwise_left_shift(other, self))
+export("__rrshift__", function=False)(lambda self, other: bitwise_right_shift(other, self))
+export("__ilshift__", function=False)(lambda self, other: self.bitwise_left_shift_(other))
+export("__irshift__", function=False)(lambda self, other: self.bitwise_right_shift_(other))

@@ -247,3 +247,36 @@ def test_shift_operators():
             out.append(Raised(exc))
         return out
     run_both(prog)
+
+
+def test_eig_gradient_against_finite_differences():
+    """A real loss of the eigenvalues' parts and of |V| (phase-invariant)."""
+    import graphgrad as gg
+    rng = np.random.default_rng(3)
+    a, w, w2 = rng.standard_normal((4, 4)), rng.standard_normal(4), rng.standard_normal(4)
+
+    def loss(x):
+        L, V = gg.linalg.eig(x)
+        return ((L.real * gg.tensor(w)).sum() + (L.imag * gg.tensor(w2)).sum()
+                + (V.abs() * gg.tensor(w)).sum())
+    x = gg.tensor(a, requires_grad=True)
+    (g,) = gg.autograd.grad(loss(x), x)
+    num = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        b = a.copy()
+        b[idx] += 1e-6
+        hi = float(loss(gg.tensor(b)))
+        b[idx] -= 2e-6
+        num[idx] = (hi - float(loss(gg.tensor(b)))) / 2e-6
+    np.testing.assert_allclose(g.numpy(), num, rtol=1e-6, atol=1e-7)
+
+
+def test_eig_phase_dependent_loss_raises():
+    def prog(lib):
+        x = lib.tensor([[1.0, 2.0], [-3.0, 0.5]], requires_grad=True)
+        L, V = lib.linalg.eig(x)
+        try:
+            V.imag.sum().backward()
+        except RuntimeError as exc:
+            return Raised(exc)
+    run_both(prog)

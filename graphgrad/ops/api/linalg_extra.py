@@ -15,7 +15,7 @@ from ..registry import export_linalg
 from ... import return_types as _rt
 from .conversion import _write_out
 from .linalg_decompositions import inv, matrix_norm, solve, svdvals
-from ..derivatives.linalg_more import LSTSQ, SOLVE_TRIANGULAR
+from ..derivatives.linalg_more import EIG, LSTSQ, SOLVE_TRIANGULAR
 
 
 def _need(name, x, argname):
@@ -188,4 +188,38 @@ def tensorsolve(A, B, dims=None, *, out=None):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
                            f" == prod(self.shape[:other.ndim]), but got {pr} != {pf}")
     r = solve(A.reshape(pf, pr), B.reshape(-1)).reshape(res_shape)
+    return r if out is None else _write_out(r, out)
+
+
+def _eig_check(name, A):
+    _need(name, A, "input")
+    d = A._data
+    if d.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if d.shape[-1] != d.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{d.shape[-2]} by {d.shape[-1]} matrices")
+    if d.dtype == np.float16 or d.dtype == BFLOAT16:
+        _lapack_dtype(name, "linalg_eig_out_cpu", A)
+    if d.dtype.kind not in "fc":
+        raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(d.dtype)} "
+                           f"[{name}: convert the input with .float() or .double()]")
+
+
+@export_linalg("eig")
+def eig(A, *, out=None):
+    """``(eigenvalues, eigenvectors)`` of a square matrix, complex, unit eigenvectors with
+    LAPACK's phases (PyTorch's); LinalgEigBackward0."""
+    _eig_check("linalg.eig", A)
+    L, V = dispatch(EIG, A)
+    if out is not None:
+        L, V = _write_out(L, out[0]), _write_out(V, out[1])
+    return _rt.linalg_eig(L, V)
+
+
+@export_linalg("eigvals")
+def eigvals(A, *, out=None):
+    """The (complex) eigenvalues of a square matrix (through linalg.eig: LinalgEigBackward0)."""
+    _eig_check("linalg.eigvals", A)
+    r = dispatch(EIG, A)[0]
     return r if out is None else _write_out(r, out)

@@ -7,11 +7,15 @@ FunctionsManual's (written with the table's ops, so they differentiate again).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..._tensor.tensor import Tensor
 from .. import formulas as F
 from ..registry import defop
 from .linalg import _cholesky_vjp
 from ..kernels.linalg_more import (
-    _cholesky_inverse_kernel, _cholesky_legacy_kernel, _cholesky_solve_kernel, _lstsq_kernel,
+    _cholesky_inverse_kernel, _cholesky_legacy_kernel, _cholesky_solve_kernel, _eig_kernel,
+    _lstsq_kernel,
     _matrix_exp_kernel, _pinv_kernel, _solve_triangular_kernel)
 
 
@@ -188,3 +192,50 @@ def _lstsq_jvp(A_t, B_t, A, B, result, result1):
 LSTSQ = defop("linalg_lstsq(A, B, *, rcond, driver)", _lstsq_kernel, "LinalgLstsqBackward0",
               n_outputs=4, nondiff_outputs=(2, 3), vjp_order=("A", "B"),
               A=_lstsq_vjp_A, B=_lstsq_vjp_B, jvp=_lstsq_jvp, batched_jvp=True)
+
+
+# ---------------------------------------------------------------- eig
+def _eye_c(x):
+    n = F.shape(x)[-1]
+    e = np.eye(n, dtype=_np(x).dtype)
+    return Tensor._wrap(e) if isinstance(x, Tensor) else e
+
+
+def _np(x):
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _eig_vjp(grads, self, result, result1):
+    gL, gV = grads
+    L, V = result, result1
+    VhgV = _mm(F.mH(V), gV)
+    diag = F.diagonal(VhgV, 0, -2, -1)
+    im = np.imag(_np(diag))
+    if not np.allclose(im, 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
+                           "specified up to multiplication by e^{i phi}. The specified loss "
+                           "function depends on this quantity, so it is ill-defined. [use a "
+                           "loss of |V| or of the eigenvalues only]")
+    VhgV = VhgV - _mm(F.mH(V), V * F.unsqueeze(F.real(diag), -2))
+    Lc = F.conj(L)
+    eye = _eye_c(VhgV)
+    E = F.unsqueeze(Lc, -2) - F.unsqueeze(Lc, -1) + eye
+    gA = VhgV / E * (1 - eye) + F.diag_embed(gL, 0, -2, -1)
+    gA = F.linalg_solve_ex(F.mH(V), _mm(gA, F.mH(V)), True, False)
+    return gA if F.is_complex(self) else F.real(gA)
+
+
+def _eig_jvp(self_t, self, result, result1):
+    L, V = result, result1
+    dA = self_t if F.is_complex(self_t) else F.cast(self_t, _np(V).dtype)
+    dP = F.linalg_solve_ex(V, _mm(dA, V), True, False)
+    dL = F.diagonal(dP, 0, -2, -1)
+    eye = _eye_c(dP)
+    E = F.unsqueeze(L, -2) - F.unsqueeze(L, -1) + eye
+    dV = _mm(V, dP / E * (1 - eye))
+    dV = dV - V * F.unsqueeze(F.real(F.diagonal(_mm(F.mH(V), dV), 0, -2, -1)), -2)
+    return dL, dV
+
+
+EIG = defop("linalg_eig(self)", _eig_kernel, "LinalgEigBackward0", n_outputs=2,
+            self=_eig_vjp, jvp=_eig_jvp, batched_jvp=True)

@@ -181,3 +181,18 @@ def _lstsq_kernel(A, B, rcond, driver):
         sv = np.zeros((0,), real)
     rank = np.zeros((0,), np.int64) if driver == "gels" else np.asarray(rank).reshape(batch)
     return X, np.ascontiguousarray(res), rank, sv
+
+
+# ---------------------------------------------------------------- eig
+_COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128,
+               np.dtype(np.complex64): np.complex64, np.dtype(np.complex128): np.complex128}
+
+
+def _eig_kernel(A):
+    """Eigenvalues and unit eigenvectors (LAPACK geev through NumPy, as PyTorch's: the same
+    phases), always complex."""
+    ct = _COMPLEX_OF[A.dtype]
+    w, V = _lapack("linalg.eig", lambda: np.linalg.eig(A),
+                   "The algorithm failed to converge because the input matrix is "
+                   "ill-conditioned or has too many repeated eigenvalues.")
+    return np.ascontiguousarray(w.astype(ct)), np.ascontiguousarray(V.astype(ct))

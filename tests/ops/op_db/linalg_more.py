@@ -116,6 +116,19 @@ _COND = ("PyTorch 2.13's cond in the fro/nuc/1/inf norms cannot be differentiate
          "modifies linalg.inv_ex's result in place: backward raises); graphgrad's gradient "
          "is checked against finite differences")
 
+def _eig(rng):
+    return [Sample((A(randn(rng, 4, 4)),)), Sample((A(randn(rng, 2, 3, 3)),), name="batched")]
+
+
+def _eig_invariant(lib, x):
+    """The eigenvalues and |eigenvectors| (a loss of V itself depends on its phases)."""
+    L, V = lib.linalg.eig(x)
+    return L, V.abs()
+
+
+_EIG_FD = ("complex outputs of a real input: the generic finite differences take another "
+           "convention for the loss; test_ops_point.py checks a real loss of L and |V|")
+
 _GAUGE = ("the hermitian pinv's derivative assumes a symmetric perturbation: finite "
           "differences of a general perturbation differ")
 _SYM = "the factor depends on one triangle: finite differences of a general perturbation differ"
@@ -160,6 +173,11 @@ OPS = [
         Sample((A(_conditioned(rng, 6, 6).reshape(2, 3, 6)), A(randn(rng, 2, 3)))),
         Sample((A(_conditioned(rng, 6, 6).reshape(2, 3, 6)), A(randn(rng, 6))),
                {"dims": (0, 1)}, name="dims")]),
+    OpInfo("linalg.eigvals", _eig, complex=True, dtypes=("float64",), skips={"fd": _EIG_FD}),
+    OpInfo("linalg.eigvals_float32", _eig, fn=lambda lib, x: lib.linalg.eigvals(x),
+           dtypes=("float32",), skips={"gradgrad": "float32 eigenvalue second derivatives "
+                                                    "differ from PyTorch's by ~1e-3 relative"}),
+    OpInfo("linalg.eig", _eig, fn=_eig_invariant, complex=True, skips={"fd": _EIG_FD}),
     OpInfo("vander", _vander, complex=True, skips={k: _VANDER for k in ("vjp", "gradgrad")}),
     OpInfo("vander_increasing", _vander_increasing, fn=lambda lib, *a, **k: lib.vander(*a, **k),
            complex=True, skips={k: _VANDER for k in ("vjp", "gradgrad")}),

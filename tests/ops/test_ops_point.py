@@ -104,6 +104,9 @@ BAD = {
     "cond bad p": lambda lib: lib.linalg.cond(lib.eye(3), 3),
     "tensorinv shapes": lambda lib: lib.linalg.tensorinv(_f(lib, 2, 3, 4), ind=1),
     "tensorinv ind": lambda lib: lib.linalg.tensorinv(_f(lib, 2, 2), ind=0),
+    "eig int": lambda lib: lib.linalg.eig(lib.eye(2, dtype=lib.int64)),
+    "eig half": lambda lib: lib.linalg.eig(lib.eye(2, dtype=lib.float16)),
+    "eigvals not square": lambda lib: lib.linalg.eigvals(_f(lib, 2, 3)),
     "tensorsolve shapes": lambda lib: lib.linalg.tensorsolve(_f(lib, 6, 4, 2, 3), _f(lib, 6, 4)),
 }
 

@@ -427,7 +427,8 @@ _BY_NAME = {
 }
 _BY_NAME.update(_LINALG_PRODUCT_RULES)   # ops-point: addmv, addr, baddbmm, addbmm
 _PASSTHROUGH |= {"linalg_matrix_exp", "cholesky", "cholesky_inverse",   # ops-point
-                 "linalg_pinv.atol_rtol_float", "linalg_lstsq", "linalg_eig"}
+                 "linalg_pinv.atol_rtol_float", "linalg_lstsq", "linalg_eig",
+                 "linalg_lu_factor_ex", "linalg_lu"}
 
 
 def rule_for(op):

@@ -107,6 +107,13 @@ BAD = {
     "eig int": lambda lib: lib.linalg.eig(lib.eye(2, dtype=lib.int64)),
     "eig half": lambda lib: lib.linalg.eig(lib.eye(2, dtype=lib.float16)),
     "eigvals not square": lambda lib: lib.linalg.eigvals(_f(lib, 2, 3)),
+    "lu_factor int": lambda lib: lib.linalg.lu_factor(_i(lib, 3, 3)),
+    "lu_factor no pivot": lambda lib: lib.linalg.lu_factor(lib.eye(3), pivot=False),
+    "lu 1-d": lambda lib: lib.linalg.lu(_f(lib, 3)),
+    "lu_solve int": lambda lib: lib.linalg.lu_solve(_i(lib, 3, 3), lib.arange(1, 4).int(),
+                                                    _i(lib, 3, 2)),
+    "lu_solve sizes": lambda lib: lib.linalg.lu_solve(lib.eye(3), lib.arange(1, 4).int(),
+                                                      _f(lib, 4, 2)),
     "tensorsolve shapes": lambda lib: lib.linalg.tensorsolve(_f(lib, 6, 4, 2, 3), _f(lib, 6, 4)),
 }
 

@@ -15,3 +15,4 @@ from . import linalg_products  # noqa: F401  (ops-point: addmv/addr/baddbmm/addb
 from . import pointwise_more  # noqa: F401  (ops-point: fmax, copysign, frexp, gcd, ...)
 from . import linalg_more  # noqa: F401  (ops-point: matrix_exp, pinv, cholesky_solve, vander)
 from . import linalg_extra  # noqa: F401  (ops-point: solve_triangular, lstsq, matrix_rank, ...)
+from . import linalg_lu  # noqa: F401  (ops-point: lu_factor, lu, lu_solve)

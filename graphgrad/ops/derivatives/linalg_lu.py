@@ -1,0 +1,141 @@
+"""The table, linalg_lu family: lu_factor, lu, lu_solve (PyTorch's LinalgLuFactorExBackward0,
+LinalgLuBackward0, LinalgLuSolveBackward0).
+
+Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
+ops/kernels/linalg_lu.py, public functions in ops/api/linalg_lu.py.  The rules are
+FunctionsManual's for square matrices (``A = P L U``: ``gA = P L^{-H} (tril(L^H gL, -1) +
+triu(gU U^H)) U^{-H}``); rectangular factorizations are not differentiable here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor.tensor import Tensor
+from .. import formulas as F
+from ..registry import defop
+from ..kernels.linalg_lu import _lu_factor_kernel, _lu_kernel, _lu_solve_kernel, _permutation
+
+
+def _np(x):
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _lift(arr, like):
+    return Tensor._wrap(np.asarray(arr)) if isinstance(like, Tensor) else arr
+
+
+def _mm(a, b):
+    return F.matmul(a, b)
+
+
+def _square(LU, name):
+    m, n = F.shape(LU)[-2], F.shape(LU)[-1]
+    if m != n:
+        raise NotImplementedError(f"{name}: the derivative of the LU factorization of a "
+                                  f"non-square ({m} x {n}) matrix is not implemented")
+
+
+def _eye(x):
+    return _lift(np.eye(F.shape(x)[-1], dtype=_np(x).dtype), x)
+
+
+def _L_U(LU):
+    return F.tril(LU, -1) + _eye(LU), F.triu(LU, 0)
+
+
+def _P(pivots, like):
+    return _lift(_permutation(_np(pivots), F.shape(like)[-1], _np(like).dtype), like)
+
+
+def _lu_backward(gL, gU, P, L, U):
+    gR = F.tril(_mm(F.mH(L), gL), -1) + F.triu(_mm(gU, F.mH(U)), 0)
+    gA = F.linalg_solve_triangular(F.mH(L), gR, True, True, True)
+    gA = F.linalg_solve_triangular(F.mH(U), gA, False, False, False)
+    return _mm(P, gA)
+
+
+def _lu_jvp_parts(A_t, P, L, U):
+    """(dL, dU) with dA = P (dL U + L dU)."""
+    dX = F.linalg_solve_triangular(L, _mm(F.mT(P), A_t), False, True, True)
+    dX = F.linalg_solve_triangular(U, dX, True, False, False)
+    return _mm(L, F.tril(dX, -1)), _mm(F.triu(dX, 0), U)
+
+
+# ---------------------------------------------------------------- lu_factor
+def _lu_factor_vjp(grad, result, result1):
+    _square(result, "linalg.lu_factor")
+    L, U = _L_U(result)
+    return _lu_backward(F.tril(grad, -1), F.triu(grad, 0), _P(result1, result), L, U)
+
+
+def _lu_factor_jvp(A_t, result, result1):
+    _square(result, "linalg.lu_factor")
+    L, U = _L_U(result)
+    dL, dU = _lu_jvp_parts(A_t, _P(result1, result), L, U)
+    return dL + dU, None, None
+
+
+LU_FACTOR = defop("linalg_lu_factor_ex(A)", _lu_factor_kernel, "LinalgLuFactorExBackward0",
+                  n_outputs=3, nondiff_outputs=(1, 2), A=_lu_factor_vjp, jvp=_lu_factor_jvp,
+                  batched_jvp=True)
+
+
+# ---------------------------------------------------------------- lu
+def _lu_vjp(grads, result, result1, result2):
+    _square(result1, "linalg.lu")
+    return _lu_backward(grads[1], grads[2], result, result1, result2)
+
+
+def _lu_jvp(A_t, result, result1, result2):
+    _square(result1, "linalg.lu")
+    dL, dU = _lu_jvp_parts(A_t, result, result1, result2)
+    return None, dL, dU
+
+
+LU = defop("linalg_lu(A)", _lu_kernel, "LinalgLuBackward0", n_outputs=3, nondiff_outputs=(0,),
+           A=_lu_vjp, jvp=_lu_jvp, batched_jvp=True)
+
+
+# ---------------------------------------------------------------- lu_solve
+def _only_default(left, adjoint):
+    if not left or adjoint:
+        raise NotImplementedError("linalg.lu_solve: the derivative with left=False or "
+                                  "adjoint=True is not implemented (solve with the default "
+                                  "left=True, adjoint=False)")
+
+
+def _adjoint_solve(LU, pivots, G):
+    """A^{-H} G = P L^{-H} U^{-H} G (triangular solves of the table: differentiable)."""
+    L, U = _L_U(LU)
+    Y = F.linalg_solve_triangular(F.mH(U), G, False, True, False)
+    Y = F.linalg_solve_triangular(F.mH(L), Y, True, True, True)
+    return _mm(_P(pivots, LU), Y)
+
+
+def _lu_solve_B_vjp(grad, LU, pivots, left, adjoint):
+    _only_default(left, adjoint)
+    return _adjoint_solve(LU, pivots, grad)
+
+
+def _lu_solve_LU_vjp(grad, LU, pivots, result, left, adjoint):
+    # X = U^{-1} L^{-1} P^T B: gR = -U^{-H} gX X^H, gU = triu(gR), gL = tril(L^{-H} gR U^H, -1)
+    _only_default(left, adjoint)
+    L, U = _L_U(LU)
+    gR = -F.linalg_solve_triangular(F.mH(U), _mm(grad, F.mH(result)), False, True, False)
+    gL = F.linalg_solve_triangular(F.mH(L), _mm(gR, F.mH(U)), True, True, True)
+    return F.tril(gL, -1) + F.triu(gR, 0)
+
+
+def _lu_solve_jvp(LU_t, B_t, LU, pivots, result, left, adjoint):
+    _only_default(left, adjoint)
+    L, U = _L_U(LU)
+    dL, dU = F.tril(LU_t, -1), F.triu(LU_t, 0)
+    S = F.linalg_lu_solve(LU, pivots, B_t, True, False)
+    inner = dU + F.linalg_solve_triangular(L, _mm(dL, U), False, True, True)
+    inner = F.pad_batched(inner, F.ndim(LU), F.ndim(result))   # (batched tangents)
+    return S - F.linalg_solve_triangular(U, _mm(inner, result), True, True, False)
+
+
+LU_SOLVE = defop("linalg_lu_solve(LU, pivots, B, *, left, adjoint)", _lu_solve_kernel,
+                 "LinalgLuSolveBackward0", vjp_order=("LU", "B"),
+                 LU=_lu_solve_LU_vjp, B=_lu_solve_B_vjp, jvp=_lu_solve_jvp, batched_jvp=True)

@@ -74,6 +74,8 @@ def copysign_(self, other):
 
 
 # ---------------------------------------------------------------- heaviside
+HEAVISIDE.node_cls.name = lambda self: "torch::autograd::NotImplemented"   # (PyTorch's name)
+
 def _heaviside_check(name, input, values):
     _need_tensor(name, input, 1, "input")
     _need_tensor(name, values, 2, "values")

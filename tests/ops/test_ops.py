@@ -451,6 +451,8 @@ _NODE_NAME_DIFFERENCES = {
 }
 _NODE_NAME_DIFFERENCES["vander_increasing"] = (   # ops-point
     None, "a cat of ones and a cumprod (PyTorch: CopySlices; its backward raises)")
+_NODE_NAME_DIFFERENCES["linalg.householder_product"] = (   # ops-point
+    None, "a composition of matmuls (PyTorch: LinalgHouseholderProductBackward0)")
 _NODE_NAME_DIFFERENCES["linalg.tensorinv"] = (   # ops-point
     None, "the inverse is row-major, so its reshape is a view (PyTorch's column-major LAPACK "
           "result: ReshapeAliasBackward0)")

@@ -114,6 +114,10 @@ BAD = {
                                                     _i(lib, 3, 2)),
     "lu_solve sizes": lambda lib: lib.linalg.lu_solve(lib.eye(3), lib.arange(1, 4).int(),
                                                       _f(lib, 4, 2)),
+    "householder wide": lambda lib: lib.linalg.householder_product(_f(lib, 3, 4), _f(lib, 2)),
+    "householder tau": lambda lib: lib.linalg.householder_product(_f(lib, 4, 3), _f(lib, 4)),
+    "householder dtypes": lambda lib: lib.linalg.householder_product(
+        _f(lib, 4, 3), _f(lib, 2, dt="float64")),
     "tensorsolve shapes": lambda lib: lib.linalg.tensorsolve(_f(lib, 6, 4, 2, 3), _f(lib, 6, 4)),
 }
 

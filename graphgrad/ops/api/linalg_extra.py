@@ -223,3 +223,45 @@ def eigvals(A, *, out=None):
     _eig_check("linalg.eigvals", A)
     r = dispatch(EIG, A)[0]
     return r if out is None else _write_out(r, out)
+
+
+@export_linalg("householder_product")
+def householder_product(A, tau, *, out=None):
+    """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` the
+    i-th column of A below the diagonal and a 1 on it (LAPACK's orgqr).  A composition of
+    the table's ops here (PyTorch: one LinalgHouseholderProductBackward0 node)."""
+    name = "torch.linalg.householder_product"
+    _need(name, A, "input")
+    _need(name, tau, "tau")
+    a, t = A._data, tau._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    m, n = a.shape[-2], a.shape[-1]
+    k = t.shape[-1] if t.ndim else 1
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if n < k:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if t.ndim != a.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {t.ndim} and input.ndim is equal to "
+                           f"{a.ndim}")
+    if t.dtype != a.dtype:
+        raise RuntimeError(f"{name}: tau dtype {scalar_type_name(t.dtype)} does not match "
+                           f"input dtype {scalar_type_name(a.dtype)}")
+    _lapack_dtype(name, "orgqr_cpu", A)
+    V = A.tril(-1) + _eye(m, n, A)                 # the reflectors' vectors, by column
+    Q = _eye(m, m, A).expand(a.shape[:-2] + (m, m))
+    for i in range(k):
+        v = V.narrow(-1, i, 1)                     # (..., m, 1)
+        ti = tau.narrow(-1, i, 1).unsqueeze(-1)    # (..., 1, 1)
+        Q = Q - (Q @ v) @ (v.mH * ti)
+    r = Q.narrow(-1, 0, n)
+    r = r.contiguous()
+    return r if out is None else _write_out(r, out)
+
+
+def _eye(m, n, like):
+    return Tensor._wrap(np.eye(m, n, dtype=like._data.dtype))

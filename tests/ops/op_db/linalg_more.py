@@ -173,6 +173,10 @@ OPS = [
         Sample((A(_conditioned(rng, 6, 6).reshape(2, 3, 6)), A(randn(rng, 2, 3)))),
         Sample((A(_conditioned(rng, 6, 6).reshape(2, 3, 6)), A(randn(rng, 6))),
                {"dims": (0, 1)}, name="dims")]),
+    OpInfo("linalg.householder_product", lambda rng: [
+        Sample((A(randn(rng, 4, 3)), A(rng.uniform(0.2, 1.5, 2)))),
+        Sample((A(randn(rng, 2, 3, 3)), A(rng.uniform(0.2, 1.5, (2, 3)))), name="batched")],
+        complex=True),
     OpInfo("linalg.eigvals", _eig, complex=True, dtypes=("float64",), skips={"fd": _EIG_FD}),
     OpInfo("linalg.eigvals_float32", _eig, fn=lambda lib, x: lib.linalg.eigvals(x),
            dtypes=("float32",), skips={"gradgrad": "float32 eigenvalue second derivatives "

@@ -109,8 +109,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
     _need("cholesky_inverse", input)
     d = input._data
     if d.ndim < 2:
-        raise RuntimeError(f"cholesky_inverse: The input tensor A must have at least 2 "
-                           f"dimensions.")
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
     if d.shape[-1] != d.shape[-2]:
         raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they "
                            f"are {d.shape[-2]} by {d.shape[-1]} matrices")

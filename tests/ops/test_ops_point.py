@@ -118,6 +118,10 @@ BAD = {
     "householder tau": lambda lib: lib.linalg.householder_product(_f(lib, 4, 3), _f(lib, 4)),
     "householder dtypes": lambda lib: lib.linalg.householder_product(
         _f(lib, 4, 3), _f(lib, 2, dt="float64")),
+    "ldl_factor int": lambda lib: lib.linalg.ldl_factor(_i(lib, 3, 3)),
+    "ldl_factor not square": lambda lib: lib.linalg.ldl_factor(_f(lib, 3, 2)),
+    "ldl_solve dtypes": lambda lib: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(lib.eye(3)), _f(lib, 3, 2, dt="float64")),
     "tensorsolve shapes": lambda lib: lib.linalg.tensorsolve(_f(lib, 6, 4, 2, 3), _f(lib, 6, 4)),
 }
 
@@ -293,4 +297,17 @@ def test_eig_phase_dependent_loss_raises():
             V.imag.sum().backward()
         except RuntimeError as exc:
             return Raised(exc)
+    run_both(prog)
+
+
+def test_ldl_has_no_derivative():
+    def prog(lib):
+        a = lib.tensor([[2.0, 1.0], [1.0, -3.0]], requires_grad=True)
+        LD, piv = lib.linalg.ldl_factor(a)
+        out = [LD.tolist(), piv.tolist(), LD.requires_grad, LD.grad_fn.name()]
+        try:
+            LD.sum().backward()
+        except RuntimeError as exc:
+            out.append(Raised(exc))
+        return out
     run_both(prog)

@@ -16,3 +16,4 @@ from . import pointwise_more  # noqa: F401  (ops-point: fmax, copysign, frexp, g
 from . import linalg_more  # noqa: F401  (ops-point: matrix_exp, pinv, cholesky_solve, vander)
 from . import linalg_extra  # noqa: F401  (ops-point: solve_triangular, lstsq, matrix_rank, ...)
 from . import linalg_lu  # noqa: F401  (ops-point: lu_factor, lu, lu_solve)
+from . import linalg_ldl  # noqa: F401  (ops-point: ldl_factor, ldl_solve)

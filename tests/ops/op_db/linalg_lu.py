@@ -47,3 +47,35 @@ OPS = [
            fn=lambda lib, *a, **k: lib.linalg.lu_solve(*a, **k),
            skips={k: _NOT_HERE for k in ("vjp", "fd", "gradgrad", "jvp", "batched")}),
 ]
+
+
+def _sym(rng, n, zero_corner=False):
+    a = randn(rng, n, n)
+    a = a + a.T
+    if zero_corner:                       # (forces 2x2 pivots)
+        a[0, 0], a[1, 1] = 0.0, 0.01
+    return a
+
+
+def _ldl_factor(rng):
+    return [Sample((I(_sym(rng, 4), cast=True),)),
+            Sample((I(_sym(rng, 5, True), cast=True),), name="2x2 pivots"),
+            Sample((I(np.stack([_sym(rng, 3), _sym(rng, 3, True)]), cast=True),),
+                   name="batched")]
+
+
+def _ldl_solve_call(lib, A_, B):
+    LD, piv = lib.linalg.ldl_factor(A_)
+    return lib.linalg.ldl_solve(LD, piv, B)
+
+
+def _ldl_solve(rng):
+    return [Sample((I(_sym(rng, 4), cast=True), I(randn(rng, 4, 2), cast=True))),
+            Sample((I(_sym(rng, 5, True), cast=True), I(randn(rng, 5, 3), cast=True)),
+                   name="2x2 pivots")]
+
+
+OPS += [
+    OpInfo("linalg.ldl_factor", _ldl_factor, grad=False, complex=True),
+    OpInfo("linalg.ldl_solve", _ldl_solve, fn=_ldl_solve_call, grad=False, complex=True),
+]

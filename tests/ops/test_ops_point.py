@@ -311,3 +311,21 @@ def test_ldl_has_no_derivative():
             out.append(Raised(exc))
         return out
     run_both(prog)
+
+
+def test_ldl_pivots_are_lapacks():
+    """Random symmetric matrices, many needing 2x2 pivots: PyTorch's pivots and factors."""
+    def prog(lib):
+        rng = np.random.default_rng(7)
+        out = []
+        for trial in range(40):
+            n = int(rng.integers(2, 7))
+            a = rng.standard_normal((n, n))
+            a = a + a.T
+            if trial % 3 == 0:
+                a[0, 0], a[1, 1] = 0.0, 0.01
+            LD, piv = lib.linalg.ldl_factor(lib.tensor(a))
+            X = lib.linalg.ldl_solve(LD, piv, lib.tensor(rng.standard_normal((n, 2))))
+            out += [LD, piv, X]
+        return out
+    run_both(prog)

@@ -12,6 +12,7 @@ from ..._core.dtypes import scalar_type_name
 from ..._core.opmath import BFLOAT16
 from ..dispatch import dispatch
 from ..registry import export_linalg
+from ..interpose import interposable
 from ... import return_types as _rt
 from .conversion import _write_out
 from .linalg_decompositions import inv, matrix_norm, solve, svdvals
@@ -99,6 +100,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 
 @export_linalg("matrix_rank")
+@interposable("linalg_matrix_rank")
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None):
     """The number of singular values above ``max(atol, rtol * s_max)`` (an int64 tensor, no
     gradient); rtol defaults to eps * max(m, n) when neither tolerance is given."""
@@ -133,6 +135,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None)
 
 
 @export_linalg("cond")
+@interposable("linalg_cond")
 def cond(A, p=None, *, out=None):
     """The condition number in norm ``p``: s_max / s_min for p None/2 (s_min / s_max for
     -2) from the singular values, else ``norm(A, p) * norm(inv(A), p)``."""
@@ -153,6 +156,7 @@ def cond(A, p=None, *, out=None):
 
 
 @export_linalg("tensorinv")
+@interposable("linalg_tensorinv")
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A as a map from its last dims to its first ``ind`` dims (A reshaped to
     a square matrix, inverted, reshaped back)."""
@@ -171,6 +175,7 @@ def tensorinv(A, ind=2, *, out=None):
 
 
 @export_linalg("tensorsolve")
+@interposable("linalg_tensorsolve")
 def tensorsolve(A, B, dims=None, *, out=None):
     """The X with ``tensordot(A, X, X.ndim) == B`` (A's ``dims`` moved to the end first)."""
     name = "linalg.tensorsolve"
@@ -226,6 +231,7 @@ def eigvals(A, *, out=None):
 
 
 @export_linalg("householder_product")
+@interposable("linalg_householder_product")
 def householder_product(A, tau, *, out=None):
     """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` the
     i-th column of A below the diagonal and a 1 on it (LAPACK's orgqr).  A composition of

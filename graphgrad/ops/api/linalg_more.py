@@ -13,6 +13,7 @@ from ..._core.dtypes import scalar_type_name
 from ..._core.opmath import BFLOAT16
 from ..dispatch import dispatch
 from ..registry import export, export_linalg
+from ..interpose import interposable
 from .conversion import _write_out
 from .copies import cat
 from .linalg_products import _warn_once
@@ -75,6 +76,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 
 @export()
+@interposable("pinverse")
 def pinverse(input, rcond=1e-15):
     """``linalg.pinv(input, rtol=rcond)``."""
     _need("pinverse", input)

@@ -15,9 +15,10 @@ from ..._core.opmath import BFLOAT16
 from ..dispatch import dispatch
 from ..inplace import dispatch_inplace
 from ..registry import export, export_linalg
+from ..interpose import interposable
 from .conversion import _write_out
 from ..._tensor.creation import eye
-from .linalg import matmul, mm, tensordot
+from .linalg import dot, matmul, mm, tensordot
 from .linalg_decompositions import inv as _inv
 from ..derivatives.linalg_products import ADDBMM, ADDMV, ADDR, BADDBMM, LINALG_CROSS
 
@@ -176,7 +177,10 @@ def inner(input, other, *, out=None):
         if input.shape[-1] != other.shape[-1]:
             raise RuntimeError(f"inner() the last dimension must match on both input tensors "
                                f"but got shapes {list(input.shape)} and {list(other.shape)}")
-        r = tensordot(input, other, ([-1], [-1]))  # (1-d . 1-d: a dot, as PyTorch's)
+        if input._data.ndim == 1 and other._data.ndim == 1:
+            r = dot(input, other).view(())   # (PyTorch's: ViewBackward0 over DotBackward0)
+        else:
+            r = tensordot(input, other, ([-1], [-1]))
     return r if out is None else _write_out(r, out)
 
 
@@ -281,6 +285,7 @@ def chain_matmul(*matrices, out=None):
 
 
 @export_linalg("vecdot")
+@interposable("linalg_vecdot")
 def vecdot(x, y, *, dim=-1, out=None):
     """``sum(conj(x) * y, dim)`` (inputs broadcast)."""
     _need("linalg.vecdot", x, 1, "x")

@@ -97,43 +97,32 @@ LU = defop("linalg_lu(A)", _lu_kernel, "LinalgLuBackward0", n_outputs=3, nondiff
 
 
 # ---------------------------------------------------------------- lu_solve
-def _only_default(left, adjoint):
-    if not left or adjoint:
-        raise NotImplementedError("linalg.lu_solve: the derivative with left=False or "
-                                  "adjoint=True is not implemented (solve with the default "
-                                  "left=True, adjoint=False)")
-
-
-def _adjoint_solve(LU, pivots, G):
-    """A^{-H} G = P L^{-H} U^{-H} G (triangular solves of the table: differentiable)."""
-    L, U = _L_U(LU)
-    Y = F.linalg_solve_triangular(F.mH(U), G, False, True, False)
-    Y = F.linalg_solve_triangular(F.mH(L), Y, True, True, True)
-    return _mm(_P(pivots, LU), Y)
-
-
+# op(A) X = B (left) or X op(A) = B, op = ^H with adjoint, A = P L U.  The rules go through
+# gA (then onto L and U: gL = tril(P^T gA U^H, -1), gU = triu(L^H P^T gA)).
 def _lu_solve_B_vjp(grad, LU, pivots, left, adjoint):
-    _only_default(left, adjoint)
-    return _adjoint_solve(LU, pivots, grad)
+    return F.linalg_lu_solve(LU, pivots, grad, left, not adjoint)
 
 
 def _lu_solve_LU_vjp(grad, LU, pivots, result, left, adjoint):
-    # X = U^{-1} L^{-1} P^T B: gR = -U^{-H} gX X^H, gU = triu(gR), gL = tril(L^{-H} gR U^H, -1)
-    _only_default(left, adjoint)
+    gB = F.linalg_lu_solve(LU, pivots, grad, left, not adjoint)
+    X = result
+    if left:
+        gA = -_mm(X, F.mH(gB)) if adjoint else -_mm(gB, F.mH(X))
+    else:
+        gA = -_mm(F.mH(gB), X) if adjoint else -_mm(F.mH(X), gB)
     L, U = _L_U(LU)
-    gR = -F.linalg_solve_triangular(F.mH(U), _mm(grad, F.mH(result)), False, True, False)
-    gL = F.linalg_solve_triangular(F.mH(L), _mm(gR, F.mH(U)), True, True, True)
-    return F.tril(gL, -1) + F.triu(gR, 0)
+    PtgA = _mm(F.mT(_P(pivots, LU)), gA)
+    return F.tril(_mm(PtgA, F.mH(U)), -1) + F.triu(_mm(F.mH(L), PtgA), 0)
 
 
 def _lu_solve_jvp(LU_t, B_t, LU, pivots, result, left, adjoint):
-    _only_default(left, adjoint)
     L, U = _L_U(LU)
-    dL, dU = F.tril(LU_t, -1), F.triu(LU_t, 0)
-    S = F.linalg_lu_solve(LU, pivots, B_t, True, False)
-    inner = dU + F.linalg_solve_triangular(L, _mm(dL, U), False, True, True)
-    inner = F.pad_batched(inner, F.ndim(LU), F.ndim(result))   # (batched tangents)
-    return S - F.linalg_solve_triangular(U, _mm(inner, result), True, True, False)
+    dA = _mm(_P(pivots, LU), _mm(F.tril(LU_t, -1), U) + _mm(L, F.triu(LU_t, 0)))
+    dA = F.pad_batched(dA, F.ndim(LU), F.ndim(result))   # (batched tangents)
+    if adjoint:
+        dA = F.mH(dA)
+    term = _mm(dA, result) if left else _mm(result, dA)
+    return F.linalg_lu_solve(LU, pivots, B_t - term, left, adjoint)
 
 
 LU_SOLVE = defop("linalg_lu_solve(LU, pivots, B, *, left, adjoint)", _lu_solve_kernel,

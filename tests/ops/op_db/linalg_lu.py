@@ -31,21 +31,19 @@ def _lu_solve(rng):
 
 
 def _lu_solve_forward(rng):
-    lu, piv = _packed(randn(rng, 3, 3))
+    lu, piv = _packed(randn(rng, 3, 3) + 3 * np.eye(3))
     return [Sample((A(lu), I(piv), A(randn(rng, 3, 2))), {"adjoint": True}, name="adjoint"),
-            Sample((A(lu), I(piv), A(randn(rng, 2, 3))), {"left": False}, name="right")]
+            Sample((A(lu), I(piv), A(randn(rng, 2, 3))), {"left": False}, name="right"),
+            Sample((A(lu), I(piv), A(randn(rng, 2, 2, 3))), {"left": False, "adjoint": True},
+                   name="right adjoint, batched B")]
 
-
-_NOT_HERE = ("left=False / adjoint=True are not differentiable here (NotImplementedError); "
-             "their values are compared")
 
 OPS = [
     OpInfo("linalg.lu_factor", _lu_samples, complex=True, nondiff_outputs=(1,)),
     OpInfo("linalg.lu", _lu_samples, complex=True, nondiff_outputs=(0,)),
     OpInfo("linalg.lu_solve", _lu_solve, complex=True),
     OpInfo("linalg.lu_solve_variants", _lu_solve_forward,
-           fn=lambda lib, *a, **k: lib.linalg.lu_solve(*a, **k),
-           skips={k: _NOT_HERE for k in ("vjp", "fd", "gradgrad", "jvp", "batched")}),
+           fn=lambda lib, *a, **k: lib.linalg.lu_solve(*a, **k), complex=True),
 ]
 
 

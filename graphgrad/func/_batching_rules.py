@@ -427,8 +427,11 @@ _BY_NAME = {
 }
 _BY_NAME.update(_LINALG_PRODUCT_RULES)   # ops-point: addmv, addr, baddbmm, addbmm
 _PASSTHROUGH |= {"linalg_matrix_exp", "cholesky", "cholesky_inverse",   # ops-point
-                 "linalg_pinv.atol_rtol_float", "linalg_lstsq", "linalg_eig",
-                 "linalg_lu_factor_ex", "linalg_lu"}
+                 "linalg_pinv.atol_rtol_float", "linalg_eig", "linalg_lu_factor_ex",
+                 "linalg_lu", "linalg_ldl_factor_ex"}
+_POINTWISE_NAMES |= {"heaviside", "gcd", "lcm", "bitwise_left_shift",   # ops-point (matrix
+                     "bitwise_right_shift", "frexp", "linalg_cross",    # solves: batch dims
+                     "cholesky_solve", "linalg_solve_triangular"}       # broadcast)
 
 
 def rule_for(op):

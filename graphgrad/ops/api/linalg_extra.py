@@ -15,6 +15,8 @@ from ..registry import export_linalg
 from ..interpose import interposable
 from ... import return_types as _rt
 from .conversion import _write_out
+from ..._tensor.creation import zeros as _zeros
+from ...autograd.grad_mode import no_grad as _no_grad
 from .linalg_decompositions import inv, matrix_norm, solve, svdvals
 from ..derivatives.linalg_more import EIG, LSTSQ, SOLVE_TRIANGULAR
 
@@ -117,20 +119,22 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None)
         raise RuntimeError(f"{name}: The input tensor input must have at least 2 dimensions.")
     if tol is not None:
         atol = tol
-    if d.size == 0:
-        S = np.zeros(d.shape[:-2] + (0,), np.float64)
-    elif hermitian:
-        S = np.abs(np.linalg.eigvalsh(d))
-    else:
-        S = np.linalg.svd(d, compute_uv=False)
     m, n = d.shape[-2], d.shape[-1]
-    if atol is None and rtol is None:
-        rtol = np.finfo(S.dtype).eps * max(m, n)
     atol = atol.item() if isinstance(atol, Tensor) else atol
     rtol = rtol.item() if isinstance(rtol, Tensor) else rtol
-    smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else np.zeros(S.shape[:-1] + (1,))
-    tol_ = np.maximum(0.0 if atol is None else atol, (0.0 if rtol is None else rtol) * smax)
-    r = Tensor._wrap(np.asarray((S > tol_).sum(-1).astype(np.int64)))
+    if atol is None and rtol is None:
+        rtol = float(np.finfo(np.empty(0, d.dtype).real.dtype).eps) * max(m, n)
+    # (the singular values through the table's ops, so that vmap batches them; for a
+    # Hermitian A they are |eigenvalues|)
+    with _no_grad():
+        S = svdvals(A) if d.size else _zeros(d.shape[:-2] + (0,))
+        if S.shape[-1] == 0:
+            r = (S > 0).sum(-1)
+        else:
+            tol_ = S.amax(-1, keepdim=True) * (0.0 if rtol is None else rtol)
+            if atol is not None:
+                tol_ = tol_.clamp_min(atol)
+            r = (S > tol_).sum(-1)
     return r if out is None else _write_out(r, out)
 
 

@@ -159,11 +159,9 @@ def _inf_test(name, sign):
         d = input._data
         if d.dtype.kind == "c":
             raise RuntimeError(f"{name} does not support complex inputs.")
-        if d.dtype.kind in "fV":
-            r = np.isinf(d) & ((d > 0) if sign > 0 else (d < 0))
-        else:
-            r = np.zeros(d.shape, bool)
-        return _out(Tensor._wrap(np.asarray(r)), out)
+        # (table ops, so that vmap batches them)
+        r = input.isinf() & ((input > 0) if sign > 0 else (input < 0))
+        return _out(r, out)
     fn.__name__ = name
     fn.__doc__ = f"Whether each element is {'+' if sign > 0 else '-'}inf (a bool tensor)."
     return export(name)(fn)
@@ -177,9 +175,10 @@ isneginf = _inf_test("isneginf", -1)
 def isreal(input):
     """Whether each element is real (imaginary part 0; every element of a real tensor)."""
     _need_tensor("isreal", input, 1, "input")
-    d = input._data
-    r = (d.imag == 0) if d.dtype.kind == "c" else np.ones(d.shape, bool)
-    return Tensor._wrap(np.asarray(r))
+    if input._data.dtype.kind == "c":
+        return input.imag == 0
+    return input == input if input._data.dtype.kind not in "fV" else \
+        (input == input) | input.isnan()
 
 
 # ---------------------------------------------------------------- frexp / ldexp

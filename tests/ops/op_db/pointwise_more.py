@@ -11,7 +11,7 @@ from tests.ops.opinfo import A, I, OpInfo, Sample, randn
 def _distinct(rng, *shape):
     """Values apart from each other and from 0 (no ties, no kinks)."""
     n = int(np.prod(shape)) if shape else 1
-    return ((rng.permutation(n) - n / 2 + 0.5) * 0.37).reshape(shape)
+    return ((rng.permutation(n) - n / 2 + 0.25) * 0.37).reshape(shape)
 
 
 def _pair(rng, g1=randn, g2=randn):

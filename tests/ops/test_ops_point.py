@@ -329,3 +329,43 @@ def test_ldl_pivots_are_lapacks():
             out += [LD, piv, X]
         return out
     run_both(prog)
+
+
+EDGE = {   # values (and dtypes) at edges of the inputs' domains, against PyTorch
+    "addmv int alpha": lambda L: L.addmv(L.tensor([1, 2, 3]), L.tensor([[1, 2], [3, 4], [5, 6]]),
+                                         L.tensor([7, 8]), beta=2, alpha=3),
+    "addr bool": lambda L: L.addr(L.tensor([[True, False], [False, False]]),
+                                  L.tensor([True, False]), L.tensor([False, True])),
+    "baddbmm beta 0 ignores NaN": lambda L: L.baddbmm(L.full((2, 2, 2), float("nan")),
+                                                      L.ones(2, 2, 3), L.ones(2, 3, 2), beta=0),
+    "copysign -0, NaN": lambda L: L.copysign(L.tensor([1.0, -2.0, 3.0]),
+                                             L.tensor([-0.0, 0.0, float("nan")])),
+    "fmax NaN": lambda L: L.fmax(L.tensor([float("nan"), 1.0, float("nan")]),
+                                 L.tensor([float("nan"), float("nan"), 2.0])),
+    "float_power complex": lambda L: L.float_power(L.tensor([2.0, 3.0]), 1j),
+    "frexp specials": lambda L: L.frexp(L.tensor([0.0, -0.0, float("inf"), float("nan"),
+                                                  1e-310, -3.5])),
+    "gcd negative": lambda L: L.gcd(L.tensor([-4, 0, 7]), L.tensor([6, 0, -21])),
+    "shift out of range": lambda L: L.bitwise_right_shift(L.tensor([-8, 8, -1]),
+                                                          L.tensor([1, 70, 3])),
+    "shift uint8": lambda L: L.bitwise_left_shift(L.tensor([1, 64], dtype=L.uint8), 9),
+    "i0, i1 large": lambda L: (L.i0(L.tensor([0.0, 100.0, -700.0, 800.0])),
+                               L.special.i1(L.tensor([0.0, -100.0, 700.0, 800.0]))),
+    "matrix_power int": lambda L: L.matrix_power(L.tensor([[1, 1], [1, 0]]), 10),
+    "vander bool": lambda L: L.vander(L.tensor([True, False])),
+    "matrix_exp 0x0": lambda L: L.matrix_exp(L.zeros(0, 0)),
+    "pinv of zeros": lambda L: L.linalg.pinv(L.zeros(3, 2)),
+    "lstsq gelss": lambda L: L.linalg.lstsq(L.tensor([[1.0, 2], [3, 4], [5, 6]]),
+                                            L.tensor([[1.0], [2], [4]]), driver="gelss"),
+    "multi_dot 4": lambda L: L.linalg.multi_dot([L.ones(2, 5), L.ones(5, 1), L.ones(1, 7),
+                                                 L.ones(7, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE))
+def test_edge_values_as_pytorch(name):
+    def prog(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return EDGE[name](lib)
+    run_both(prog)

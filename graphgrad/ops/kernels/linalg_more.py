@@ -53,6 +53,8 @@ def _matrix_exp_kernel(A):
         raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they "
                            f"are {A.shape[-2] if A.ndim > 1 else 1} by "
                            f"{A.shape[-1] if A.ndim else 1} matrices")
+    if A.size == 0:
+        return np.zeros(A.shape, A.dtype)
     work = A.astype(np.complex128 if A.dtype.kind == "c" else np.float64)
     flat = work.reshape((-1,) + A.shape[-2:])
     out = np.stack([_expm_one(m) for m in flat]) if flat.shape[0] else flat.copy()

@@ -3,8 +3,9 @@ LinalgLuBackward0, LinalgLuSolveBackward0).
 
 Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
 ops/kernels/linalg_lu.py, public functions in ops/api/linalg_lu.py.  The rules are
-FunctionsManual's for square matrices (``A = P L U``: ``gA = P L^{-H} (tril(L^H gL, -1) +
-triu(gU U^H)) U^{-H}``); rectangular factorizations are not differentiable here.
+FunctionsManual's (``A = P L U``; square: ``gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H))
+U^{-H}``, and its wide and tall cases); forward-mode AD of a rectangular factorization is
+not implemented.
 """
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ def _mm(a, b):
 def _square(LU, name):
     m, n = F.shape(LU)[-2], F.shape(LU)[-1]
     if m != n:
-        raise NotImplementedError(f"{name}: the derivative of the LU factorization of a "
-                                  f"non-square ({m} x {n}) matrix is not implemented")
+        raise NotImplementedError(f"{name}: forward-mode AD of the LU factorization of a "
+                                  f"non-square ({m} x {n}) matrix is not implemented (use "
+                                  "reverse mode)")
 
 
 def _eye(x):
@@ -40,16 +42,46 @@ def _eye(x):
 
 
 def _L_U(LU):
-    return F.tril(LU, -1) + _eye(LU), F.triu(LU, 0)
+    m, n = F.shape(LU)[-2], F.shape(LU)[-1]
+    if m == n:
+        return F.tril(LU, -1) + _eye(LU), F.triu(LU, 0)
+    k = min(m, n)
+    Lp = F.slice(LU, -1, 0, k, 1) if n > k else LU
+    Up = F.slice(LU, -2, 0, k, 1) if m > k else LU
+    eye = _lift(np.eye(m, k, dtype=_np(LU).dtype), LU)
+    return F.tril(Lp, -1) + eye, F.triu(Up, 0)
 
 
 def _P(pivots, like):
-    return _lift(_permutation(_np(pivots), F.shape(like)[-1], _np(like).dtype), like)
+    """P (m x m) from the pivots; ``like``: a matrix with m rows (its dtype)."""
+    return _lift(_permutation(_np(pivots), F.shape(like)[-2], _np(like).dtype), like)
 
 
 def _lu_backward(gL, gU, P, L, U):
-    gR = F.tril(_mm(F.mH(L), gL), -1) + F.triu(_mm(gU, F.mH(U)), 0)
-    gA = F.linalg_solve_triangular(F.mH(L), gR, True, True, True)
+    """gA of A = P L U (L m x k unit lower, U k x n upper, k = min(m, n)): FunctionsManual's
+    square, wide and tall cases."""
+    m, k, n = F.shape(L)[-2], F.shape(L)[-1], F.shape(U)[-1]
+    if m == n:
+        gR = F.tril(_mm(F.mH(L), gL), -1) + F.triu(_mm(gU, F.mH(U)), 0)
+        gA = F.linalg_solve_triangular(F.mH(L), gR, True, True, True)
+        gA = F.linalg_solve_triangular(F.mH(U), gA, False, False, False)
+        return _mm(P, gA)
+    if m < n:   # wide: U = [U1 | U2]
+        U1 = F.slice(U, -1, 0, k, 1)
+        gA = _mm(F.mH(L), gL) - _mm(F.triu(gU, 0), F.mH(U))
+        gA = F.linalg_solve_triangular(F.mH(U1), F.tril(gA, -1), False, False, False)
+        gA = gA + F.triu(F.slice(gU, -1, 0, k, 1), 0)
+        gA = F.constant_pad_nd(gA, (0, n - k), 0) + \
+            F.constant_pad_nd(F.slice(gU, -1, k, n, 1), (k, 0), 0)
+        gA = F.linalg_solve_triangular(F.mH(L), gA, True, True, True)
+        return _mm(P, gA)
+    # tall: L = [L1; L2]
+    L1 = F.slice(L, -2, 0, k, 1)
+    gA = _mm(gU, F.mH(U)) - _mm(F.mH(L), F.tril(gL, -1))
+    gA = F.linalg_solve_triangular(F.mH(L1), F.triu(gA, 0), True, True, True)
+    gA = gA + F.tril(F.slice(gL, -2, 0, k, 1), -1)
+    gA = F.constant_pad_nd(gA, (0, 0, 0, m - k), 0) + \
+        F.constant_pad_nd(F.slice(gL, -2, k, m, 1), (0, 0, k, 0), 0)
     gA = F.linalg_solve_triangular(F.mH(U), gA, False, False, False)
     return _mm(P, gA)
 
@@ -63,9 +95,12 @@ def _lu_jvp_parts(A_t, P, L, U):
 
 # ---------------------------------------------------------------- lu_factor
 def _lu_factor_vjp(grad, result, result1):
-    _square(result, "linalg.lu_factor")
+    m, n = F.shape(result)[-2], F.shape(result)[-1]
+    k = min(m, n)
     L, U = _L_U(result)
-    return _lu_backward(F.tril(grad, -1), F.triu(grad, 0), _P(result1, result), L, U)
+    gL = F.tril(F.slice(grad, -1, 0, k, 1) if n > k else grad, -1)
+    gU = F.triu(F.slice(grad, -2, 0, k, 1) if m > k else grad, 0)
+    return _lu_backward(gL, gU, _P(result1, L), L, U)
 
 
 def _lu_factor_jvp(A_t, result, result1):
@@ -82,7 +117,6 @@ LU_FACTOR = defop("linalg_lu_factor_ex(A)", _lu_factor_kernel, "LinalgLuFactorEx
 
 # ---------------------------------------------------------------- lu
 def _lu_vjp(grads, result, result1, result2):
-    _square(result1, "linalg.lu")
     return _lu_backward(grads[1], grads[2], result, result1, result2)
 
 

@@ -10,6 +10,12 @@ def _lu_samples(rng):
     return [Sample((A(randn(rng, 4, 4)),)), Sample((A(randn(rng, 2, 3, 3)),), name="batched")]
 
 
+def _lu_rect_samples(rng):
+    return [Sample((A(randn(rng, 3, 5)),), name="wide"), Sample((A(randn(rng, 5, 3)),),
+                                                                name="tall"),
+            Sample((A(randn(rng, 2, 4, 2)),), name="tall batched")]
+
+
 def _packed(a):
     """LU and pivots of ``a`` (a plain Doolittle with partial pivoting, as LAPACK's)."""
     a = a.copy()
@@ -41,6 +47,12 @@ def _lu_solve_forward(rng):
 OPS = [
     OpInfo("linalg.lu_factor", _lu_samples, complex=True, nondiff_outputs=(1,)),
     OpInfo("linalg.lu", _lu_samples, complex=True, nondiff_outputs=(0,)),
+    # (rectangular: forward-mode AD not implemented here, NotImplementedError)
+    OpInfo("linalg.lu_factor_rectangular", _lu_rect_samples,
+           fn=lambda lib, a: lib.linalg.lu_factor(a), complex=True, nondiff_outputs=(1,),
+           fwd_ad=False),
+    OpInfo("linalg.lu_rectangular", _lu_rect_samples, fn=lambda lib, a: lib.linalg.lu(a),
+           complex=True, nondiff_outputs=(0,), fwd_ad=False),
     OpInfo("linalg.lu_solve", _lu_solve, complex=True),
     OpInfo("linalg.lu_solve_variants", _lu_solve_forward,
            fn=lambda lib, *a, **k: lib.linalg.lu_solve(*a, **k), complex=True),

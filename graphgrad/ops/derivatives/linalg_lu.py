@@ -4,8 +4,7 @@ LinalgLuBackward0, LinalgLuSolveBackward0).
 Only entries and their rule helpers (vocabulary: ops/derivatives/__init__.py); kernels in
 ops/kernels/linalg_lu.py, public functions in ops/api/linalg_lu.py.  The rules are
 FunctionsManual's (``A = P L U``; square: ``gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H))
-U^{-H}``, and its wide and tall cases); forward-mode AD of a rectangular factorization is
-not implemented.
+U^{-H}``, and its wide and tall cases; the tangents likewise).
 """
 from __future__ import annotations
 
@@ -27,14 +26,6 @@ def _lift(arr, like):
 
 def _mm(a, b):
     return F.matmul(a, b)
-
-
-def _square(LU, name):
-    m, n = F.shape(LU)[-2], F.shape(LU)[-1]
-    if m != n:
-        raise NotImplementedError(f"{name}: forward-mode AD of the LU factorization of a "
-                                  f"non-square ({m} x {n}) matrix is not implemented (use "
-                                  "reverse mode)")
 
 
 def _eye(x):
@@ -87,10 +78,29 @@ def _lu_backward(gL, gU, P, L, U):
 
 
 def _lu_jvp_parts(A_t, P, L, U):
-    """(dL, dU) with dA = P (dL U + L dU)."""
-    dX = F.linalg_solve_triangular(L, _mm(F.mT(P), A_t), False, True, True)
-    dX = F.linalg_solve_triangular(U, dX, True, False, False)
-    return _mm(L, F.tril(dX, -1)), _mm(F.triu(dX, 0), U)
+    """(dL, dU) with dA = P (dL U + L dU): square, wide and tall."""
+    m, k, n = F.shape(L)[-2], F.shape(L)[-1], F.shape(U)[-1]
+    PdA = _mm(F.mT(P), A_t)
+    if m == n:
+        dX = F.linalg_solve_triangular(L, PdA, False, True, True)
+        dX = F.linalg_solve_triangular(U, dX, True, False, False)
+        return _mm(L, F.tril(dX, -1)), _mm(F.triu(dX, 0), U)
+    if m < n:   # wide: U = [U1 | U2]
+        U1, U2 = F.slice(U, -1, 0, k, 1), F.slice(U, -1, k, n, 1)
+        LPdA = F.linalg_solve_triangular(L, PdA, False, True, True)
+        dK = F.linalg_solve_triangular(U1, F.slice(LPdA, -1, 0, k, 1), True, False, False)
+        dU1 = _mm(F.triu(dK, 0), U1)
+        dU2 = F.slice(LPdA, -1, k, n, 1) - _mm(F.tril(dK, -1), U2)
+        dU = F.constant_pad_nd(dU1, (0, n - k), 0) + F.constant_pad_nd(dU2, (k, 0), 0)
+        return _mm(L, F.tril(dK, -1)), dU
+    # tall: L = [L1; L2]
+    L1, L2 = F.slice(L, -2, 0, k, 1), F.slice(L, -2, k, m, 1)
+    PdAU = F.linalg_solve_triangular(U, PdA, True, False, False)     # P^T dA U^{-1}
+    dK = F.linalg_solve_triangular(L1, F.slice(PdAU, -2, 0, k, 1), False, True, True)
+    dL1 = _mm(L1, F.tril(dK, -1))
+    dL2 = F.slice(PdAU, -2, k, m, 1) - _mm(L2, F.triu(dK, 0))
+    dL = F.constant_pad_nd(dL1, (0, 0, 0, m - k), 0) + F.constant_pad_nd(dL2, (0, 0, k, 0), 0)
+    return dL, _mm(F.triu(dK, 0), U)
 
 
 # ---------------------------------------------------------------- lu_factor
@@ -104,10 +114,14 @@ def _lu_factor_vjp(grad, result, result1):
 
 
 def _lu_factor_jvp(A_t, result, result1):
-    _square(result, "linalg.lu_factor")
+    m, n = F.shape(result)[-2], F.shape(result)[-1]
+    k = min(m, n)
     L, U = _L_U(result)
-    dL, dU = _lu_jvp_parts(A_t, _P(result1, result), L, U)
-    return dL + dU, None, None
+    dL, dU = _lu_jvp_parts(A_t, _P(result1, L), L, U)
+    # packed: dL below the diagonal in the first k columns, dU in the first k rows
+    dLU = F.tril(dL, -1) if n == k else F.constant_pad_nd(F.tril(dL, -1), (0, n - k), 0)
+    dLU = dLU + (dU if m == k else F.constant_pad_nd(dU, (0, 0, 0, m - k), 0))
+    return dLU, None, None
 
 
 LU_FACTOR = defop("linalg_lu_factor_ex(A)", _lu_factor_kernel, "LinalgLuFactorExBackward0",
@@ -121,7 +135,6 @@ def _lu_vjp(grads, result, result1, result2):
 
 
 def _lu_jvp(A_t, result, result1, result2):
-    _square(result1, "linalg.lu")
     dL, dU = _lu_jvp_parts(A_t, result, result1, result2)
     return None, dL, dU
 

@@ -47,12 +47,10 @@ def _lu_solve_forward(rng):
 OPS = [
     OpInfo("linalg.lu_factor", _lu_samples, complex=True, nondiff_outputs=(1,)),
     OpInfo("linalg.lu", _lu_samples, complex=True, nondiff_outputs=(0,)),
-    # (rectangular: forward-mode AD not implemented here, NotImplementedError)
     OpInfo("linalg.lu_factor_rectangular", _lu_rect_samples,
-           fn=lambda lib, a: lib.linalg.lu_factor(a), complex=True, nondiff_outputs=(1,),
-           fwd_ad=False),
+           fn=lambda lib, a: lib.linalg.lu_factor(a), complex=True, nondiff_outputs=(1,)),
     OpInfo("linalg.lu_rectangular", _lu_rect_samples, fn=lambda lib, a: lib.linalg.lu(a),
-           complex=True, nondiff_outputs=(0,), fwd_ad=False),
+           complex=True, nondiff_outputs=(0,)),
     OpInfo("linalg.lu_solve", _lu_solve, complex=True),
     OpInfo("linalg.lu_solve_variants", _lu_solve_forward,
            fn=lambda lib, *a, **k: lib.linalg.lu_solve(*a, **k), complex=True),

@@ -60,6 +60,9 @@ for _name, _fields in [
     ("linalg_cholesky_ex", ("L", "info")),
     ("linalg_solve_ex", ("result", "info")),
     ("linalg_lu_factor", ("LU", "pivots")),
+    ("linalg_lu_factor_ex", ("LU", "pivots", "info")),   # ops-point
+    ("linalg_ldl_factor", ("LD", "pivots")),   # ops-point
+    ("linalg_ldl_factor_ex", ("LD", "pivots", "info")),   # ops-point
     ("linalg_lu", ("P", "L", "U")),
     ("lu_unpack", ("P", "L", "U")),
     ("linalg_lstsq", ("solution", "residuals", "rank", "singular_values")),

@@ -32,6 +32,7 @@ from ._row_matmul import RowMatmul, row_matmul_applies
 from ._batching import _align, _done, _expand, _phys, _run, _wrap
 from ._batching_rules_nn import (batch_norm_rule, class_margin_rule, conv_rule, group_norm_rule,
                                  layer_norm_rule, loss_rule, nll_rule)
+from ._batching_rules_linalg import RULES as _LINALG_PRODUCT_RULES
 
 _DIM_ATTRS = ("dim", "dims", "dim0", "dim1", "dim2", "dimension")
 # None as the dim means every dim
@@ -438,6 +439,13 @@ _BY_NAME = {
     "_cdist_forward": expand_all, "_softmax_backward_data": softmax_backward_rule,
     "_log_softmax_backward_data": softmax_backward_rule,
 }
+_BY_NAME.update(_LINALG_PRODUCT_RULES)   # ops-point: addmv, addr, baddbmm, addbmm
+_PASSTHROUGH |= {"linalg_matrix_exp", "cholesky", "cholesky_inverse",   # ops-point
+                 "linalg_pinv.atol_rtol_float", "linalg_eig", "linalg_lu_factor_ex",
+                 "linalg_lu", "linalg_ldl_factor_ex"}
+_POINTWISE_NAMES |= {"heaviside", "gcd", "lcm", "bitwise_left_shift",   # ops-point (matrix
+                     "bitwise_right_shift", "frexp", "linalg_cross",    # solves: batch dims
+                     "cholesky_solve", "linalg_solve_triangular"}       # broadcast)
 
 # (ops-shape family: select/slice/diagonal_scatter, take, put, index_copy/fill, ...)
 _BY_NAME.update(_shape_rules.RULES)

@@ -21,12 +21,14 @@ from ..ops.api.reductions import logsumexp
 from ..ops.api.special import (entr, log_ndtr, multigammaln, ndtr, ndtri, round, sinc,  # noqa: A004
                                xlog1py)
 from ..nn.functional.softmax import _log_softmax_public, _softmax_public
+from ..ops.api.pointwise_more import i0, special_i1 as i1   # ops-point: Bessel I0, I1
 
 psi = digamma
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
            "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
            "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
+__all__ += ["i0", "i1"]   # ops-point
 
 
 def softmax(input, dim, *, dtype=None):

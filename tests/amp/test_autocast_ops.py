@@ -61,8 +61,17 @@ def _grads(lib, outs, ins):
     return lib.autograd.grad(diff, ins, cots, allow_unused=True)
 
 
+# ops whose autocast dtypes differ on purpose (docs/differences.md)
+_AUTOCAST_DIFFERENCES = {   # ops-point
+    "linalg.pinv": "PyTorch's pinv kernel ends in a matmul that autocast lowers (a bfloat16 "
+                   "result from float32 inputs); graphgrad's pinv is one op on no list",
+}
+
+
 @pytest.mark.parametrize("op,dt", CASES)
 def test_autocast_dtypes_match_torch(op, dt):
+    if op.name in _AUTOCAST_DIFFERENCES:
+        pytest.skip(_AUTOCAST_DIFFERENCES[op.name])
     ran = 0
     for s in op.samples(np.random.default_rng(stable_seed(op.name))):
         try:

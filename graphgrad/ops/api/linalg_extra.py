@@ -18,6 +18,7 @@ from .conversion import _write_out
 from ..._tensor.creation import zeros as _zeros
 from ...autograd.grad_mode import no_grad as _no_grad
 from .linalg_decompositions import inv, matrix_norm, solve, svdvals
+from .linalg_more import _low_precision
 from ..derivatives.linalg_more import EIG, LSTSQ, SOLVE_TRIANGULAR
 
 
@@ -27,13 +28,6 @@ def _need(name, x, argname):
                         f"{type(x).__name__}")
 
 
-def _lapack_dtype(name, kernel, *ts):
-    for t in ts:
-        d = t._data.dtype
-        if d.kind not in "fc" or d == np.float16 or d == BFLOAT16:
-            raise NotImplementedError(f'"{kernel}" not implemented for '
-                                      f"'{scalar_type_name(d)}' [{name}: convert with "
-                                      ".float() or .double()]")
 
 
 @export_linalg("solve_triangular")
@@ -57,7 +51,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({a.shape[-2]}x{a.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
-    _lapack_dtype(name, "triangular_solve_cpu", A)
+    _low_precision(name, "triangular_solve_cpu", A)
     if b.dtype != a.dtype:
         B = B.to(A.dtype)
     r = dispatch(SOLVE_TRIANGULAR, A, B, bool(upper), bool(left), bool(unitriangular))
@@ -111,7 +105,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None)
     d = A._data
     if (d.dtype == np.float16 or d.dtype == BFLOAT16) and (atol is not None or
                                                            rtol is not None):
-        _lapack_dtype(name, "linalg_svd_cpu", A)
+        _low_precision(name, "linalg_svd_cpu", A)
     if d.dtype.kind not in "fc" or d.dtype == np.float16 or d.dtype == BFLOAT16:
         raise RuntimeError("This function doesn't handle types other than float and double "
                            f"[{name}: got {scalar_type_name(d.dtype)}]")
@@ -209,7 +203,7 @@ def _eig_check(name, A):
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{d.shape[-2]} by {d.shape[-1]} matrices")
     if d.dtype == np.float16 or d.dtype == BFLOAT16:
-        _lapack_dtype(name, "linalg_eig_out_cpu", A)
+        _low_precision(name, "linalg_eig_out_cpu", A)
     if d.dtype.kind not in "fc":
         raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(d.dtype)} "
                            f"[{name}: convert the input with .float() or .double()]")
@@ -261,7 +255,7 @@ def householder_product(A, tau, *, out=None):
     if t.dtype != a.dtype:
         raise RuntimeError(f"{name}: tau dtype {scalar_type_name(t.dtype)} does not match "
                            f"input dtype {scalar_type_name(a.dtype)}")
-    _lapack_dtype(name, "orgqr_cpu", A)
+    _low_precision(name, "orgqr_cpu", A)
     V = A.tril(-1) + _eye(m, n, A)                 # the reflectors' vectors, by column
     Q = _eye(m, m, A).expand(a.shape[:-2] + (m, m))
     for i in range(k):

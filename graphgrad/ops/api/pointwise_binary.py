@@ -24,7 +24,7 @@ from ..kernels.pointwise_binary import _addcdiv_check
 
 
 # ============================================================ public functions
-def _binary_tensors(name, op, inplace=True):
+def _binary_tensors(name, op, inplace=True, inplace_function=True):
     def fn(input, other, *, out=None):
         _need_tensor(name, input, 1, "input")
         _need_tensor(name, other, 2, "other")
@@ -34,10 +34,11 @@ def _binary_tensors(name, op, inplace=True):
         _need_tensor(name + "_", other, 1, "other")
         return dispatch_inplace(op, self, other)
     fn.__name__, fn_.__name__ = name, name + "_"
-    fn.__doc__ = f"Elementwise ``{name}(input, other)`` (backward node {op.node_name})."
+    fn.__doc__ = f"Elementwise ``{name}(input, other)``" + (
+        f" (backward node {op.node_name})." if op.node_name else ".")
     export(name)(fn)
-    if inplace:
-        export(name + "_")(fn_)
+    if inplace:   # (graphgrad.<name>_ too unless only a Tensor method in PyTorch)
+        export(name + "_", function=inplace_function)(fn_)
     return fn
 
 

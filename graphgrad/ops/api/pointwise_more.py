@@ -18,6 +18,7 @@ from ..inplace import dispatch_inplace
 from ..registry import export
 from .conversion import _write_out
 from .pointwise import _as_operand, _make_unary, _need_tensor, _out
+from .pointwise_binary import _binary_tensors
 from ..kernels.pointwise import _no_bool_sub
 from ..derivatives.pointwise_more import (
     COPYSIGN, COPYSIGN_S, DEG2RAD, I0, SPECIAL_I1, FMAX, FMIN, FREXP, GCD, HEAVISIDE, LCM, LDEXP, LOGADDEXP2,
@@ -26,20 +27,7 @@ from ... import return_types as _return_types
 
 
 def _tensors(name, op, inplace=False, method_only=True):
-    def fn(input, other, *, out=None):
-        _need_tensor(name, input, 1, "input")
-        _need_tensor(name, other, 2, "other")
-        return _out(binary(op, input, other), out)
-
-    def fn_(self, other):
-        _need_tensor(name + "_", other, 1, "other")
-        return dispatch_inplace(op, self, other)
-    fn.__name__, fn_.__name__ = name, name + "_"
-    fn.__doc__ = f"Elementwise ``{name}(input, other)``."
-    export(name)(fn)
-    if inplace:
-        export(name + "_", function=not method_only)(fn_)
-    return fn
+    return _binary_tensors(name, op, inplace, inplace_function=not method_only)
 
 
 fmax = _tensors("fmax", FMAX)

@@ -31,12 +31,17 @@ def _view_tangent(view, lvl):
     PyTorch (whose views read their base's forward gradient lazily): a view taken before
     its base got a tangent through an in-place op (``w = c.permute(0); c[0] = dual``)
     sees it. None when the base has none (or the view cannot be replayed here)."""
-    if lvl is None or lvl.batch is not None or getattr(view, "_fw_nondiff", False):
+    if lvl is None or getattr(view, "_fw_nondiff", False):
         return None
     fw = view._base._fw
     if fw is None or fw[0] is not lvl:
         return None
     bt = fw[1]
+    if lvl.batch is not None:   # (B, *base shape): the view of each entry, one strided array
+        if bt._requires_grad:
+            return None
+        region = _batched_region(view, bt._data)
+        return None if region is None else Tensor._wrap(region)
     try:
         if bt._requires_grad:
             t = replay_view(view._view_fn, bt)
@@ -310,21 +315,40 @@ def push_tangents_inplace(op, self, full, old):
     self._fw = (lvl, new)
 
 
+def _batched_region(view, bt):
+    """The view of each entry of a batched base tangent ``bt`` (B, *base shape) as one
+    strided array (B, *view shape) into it, or None when the view does not replay."""
+    try:
+        r0 = replay_view(view._view_fn, bt[0])
+    except Exception:
+        return None
+    if r0.shape != view._data.shape or not np.may_share_memory(r0, bt):
+        return None
+    return np.lib.stride_tricks.as_strided(r0, (bt.shape[0],) + r0.shape,
+                                           (bt.strides[0],) + r0.strides)
+
+
 def _into_base_tangent(view, new, lvl):
     """A view without a tangent got one from an in-place op: as in PyTorch, its base gets a
     tangent (zeros outside the view) and the view's tangent is the matching view of it.
     False when that cannot be done here (the caller then gives the view its own tangent)."""
     base = view._base
-    if new._requires_grad or lvl.batch is not None:
+    if new._requires_grad:
         return False
     bt = tangent_of(base, lvl)
     if bt is None:
         if base._data.dtype.kind not in "fcV":
             return False
-        bt = Tensor._wrap(np.zeros_like(base._data))
+        shape = base._data.shape if lvl.batch is None else (lvl.batch,) + base._data.shape
+        bt = Tensor._wrap(np.zeros(shape, base._data.dtype))
     elif bt._requires_grad or not bt._data.flags.writeable or _overlaps(bt._data):
         return False
-    region = replay_view(view._view_fn, bt._data)
+    if lvl.batch is None:
+        region = replay_view(view._view_fn, bt._data)
+    else:   # (batched tangents: a base without one lost the view's write, fuzz: jacfwd)
+        region = _batched_region(view, bt._data)
+        if region is None:
+            return False
     if region.shape != new._data.shape or not np.may_share_memory(region, bt._data):
         return False
     np.copyto(region, new._data, casting="unsafe")

@@ -345,7 +345,7 @@ def _into_base_tangent(view, new, lvl):
         return False
     if lvl.batch is None:
         region = replay_view(view._view_fn, bt._data)
-    else:   # (batched tangents: a base without one lost the view's write, fuzz: jacfwd)
+    else:   # (batched tangents, as jacfwd pushes: the view of each entry)
         region = _batched_region(view, bt._data)
         if region is None:
             return False

@@ -122,6 +122,12 @@ BAD = {
     "ldl_factor not square": lambda lib: lib.linalg.ldl_factor(_f(lib, 3, 2)),
     "ldl_solve dtypes": lambda lib: lib.linalg.ldl_solve(
         *lib.linalg.ldl_factor(lib.eye(3)), _f(lib, 3, 2, dt="float64")),
+    "ldl_factor half": lambda lib: lib.linalg.ldl_factor(_f(lib, 3, 3, dt="float16")),
+    "ldl_solve half": lambda lib: lib.linalg.ldl_solve(
+        *(t.half() if t.is_floating_point() else t for t in lib.linalg.ldl_factor(lib.eye(3))),
+        _f(lib, 3, 2, dt="float16")),
+    "ldl_solve half b": lambda lib: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(lib.eye(3)), _f(lib, 3, 2, dt="float16")),
     "tensorsolve shapes": lambda lib: lib.linalg.tensorsolve(_f(lib, 6, 4, 2, 3), _f(lib, 6, 4)),
 }
 

@@ -6,27 +6,14 @@ import numpy as np
 
 from ..._tensor.tensor import Tensor
 from ..._core.dtypes import scalar_type_name
-from ..._core.opmath import BFLOAT16
 from ..dispatch import dispatch
 from ..registry import export_linalg
+from .linalg_decompositions import _check_matrix
 from ... import return_types as _rt
 from ..derivatives.linalg_ldl import LDL_FACTOR, LDL_SOLVE
 
 for _op in (LDL_FACTOR, LDL_SOLVE):   # (PyTorch's name for nodes without a derivative)
     _op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
-
-
-def _check(name, A, argname):
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{name}(): argument '{argname}' must be Tensor, not "
-                        f"{type(A).__name__}")
-    d = A._data
-    if d.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor {argname} must have at least 2 "
-                           "dimensions.")
-    if d.dtype.kind not in "fc" or d.dtype == np.float16 or d.dtype == BFLOAT16:
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{scalar_type_name(d.dtype)}")
 
 
 def _hermitian(name, A, hermitian):
@@ -40,10 +27,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """``(LD, pivots, info)``: the Bunch-Kaufman factorization ``A = P L D L^T P^T`` of a
     symmetric matrix (lower triangle read), LAPACK's ?sytrf format."""
     name = "torch.linalg.ldl_factor_ex"
-    _check(name, A, "A")
-    if A._data.shape[-1] != A._data.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{A._data.shape[-2]} by {A._data.shape[-1]} matrices")
+    _check_matrix(name, A, kernel="ldl_factor_kernel_cpu")
     _hermitian(name, A, hermitian)
     LD, piv, info = dispatch(LDL_FACTOR, A, bool(hermitian))
     if check_errors and bool((info._data != 0).any()):
@@ -63,8 +47,8 @@ def ldl_factor(A, *, hermitian=False, out=None):
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """The solution of ``A X = B`` from ``ldl_factor(A)``."""
     name = "torch.linalg.ldl_solve"
-    _check(name, LD, "LD")
-    _check(name, B, "B")
+    _check_matrix(name, LD, square=False, arg="LD", kernel="ldl_solve_kernel_cpu")
+    _check_matrix(name, B, square=False, arg="B", low_ok=True)   # (then the dtype check)
     _hermitian(name, LD, hermitian)
     if not isinstance(pivots, Tensor) or pivots._data.dtype != np.int32:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got "

@@ -25,7 +25,7 @@ def _check(name, A, argname="A", ints_raise=NotImplementedError):
         raise RuntimeError(f"torch.{name}: Expected a floating point or complex tensor as "
                            f"input. Got {scalar_type_name(d.dtype)}")
     if d.dtype == np.float16 or d.dtype == BFLOAT16 or d.dtype.kind in "iub":
-        raise NotImplementedError(f'"lu_factor_cpu" not implemented for '
+        raise NotImplementedError(f'"lu_cpu" not implemented for '
                                   f"'{scalar_type_name(d.dtype)}' [{name}: convert with "
                                   ".float() or .double()]")
     if d.dtype.kind not in "fc":

@@ -2,9 +2,9 @@
 rounds and the markdown table (pure functions -- no timing, no processes -- so that
 ``tests/benchmarks`` can check them cheaply).
 
-A round is ``{lib: result}`` with ``lib`` one of ``graphgrad``, ``torch``, ``numpy`` (or a
-``peer:NAME``) and ``result`` what a child printed: ``median``, ``min`` and ``cpu_median``
-seconds per unit, ``maxrss`` and ``traced`` bytes (``traced`` is None where the library's
+A round is ``{lib: result}`` with ``lib`` one of ``graphgrad``, ``torch``, ``numpy``,
+``blas`` (the BLAS floor, ``benchmarks/_blas_floor.py``) or a ``peer:NAME``, and ``result``
+what a child printed: ``median``, ``min`` and ``cpu_median`` seconds per unit, ``maxrss`` and ``traced`` bytes (``traced`` is None where the library's
 allocations are invisible to tracemalloc, i.e. PyTorch).
 """
 import statistics
@@ -53,11 +53,13 @@ def summarize(name, rounds, instructions=None):
 
     ``time``/``cpu``/``maxrss``/``traced``: per library, the median over the rounds;
     ``ratio``/``cpu_ratio``: per peer library (``torch``, ``numpy``, ``peer:...``), the
-    per-round ratios graphgrad / peer (wall and CPU time); ``instructions``: an optional
+    per-round ratios graphgrad / peer (wall and CPU time); ``floor``: the per-round ratios
+    blas / PyTorch (the BLAS floor of graphgrad / PyTorch); ``instructions``: an optional
     ``(graphgrad count, NumPy count)`` of ``benchmarks.instructions``."""
     libs = [lib for lib in rounds[0] if all(lib in r for r in rounds)]
     row = {"name": name, "rounds": len(rounds), "time": {}, "cpu": {}, "maxrss": {},
-           "traced": {}, "ratio": {}, "cpu_ratio": {}, "instructions": instructions}
+           "traced": {}, "ratio": {}, "cpu_ratio": {}, "floor": None,
+           "instructions": instructions}
     for lib in libs:
         row["time"][lib] = statistics.median(r[lib]["median"] for r in rounds)
         row["cpu"][lib] = statistics.median(r[lib]["cpu_median"] for r in rounds)
@@ -67,11 +69,13 @@ def summarize(name, rounds, instructions=None):
             row["traced"][lib] = statistics.median(traced)
     if "graphgrad" in libs:
         for peer in libs:
-            if peer == "graphgrad":
+            if peer in ("graphgrad", "blas"):
                 continue
             row["ratio"][peer] = [r["graphgrad"]["median"] / r[peer]["median"] for r in rounds]
             row["cpu_ratio"][peer] = [r["graphgrad"]["cpu_median"] / r[peer]["cpu_median"]
                                       for r in rounds]
+    if "blas" in libs and "torch" in libs:
+        row["floor"] = [r["blas"]["median"] / r["torch"]["median"] for r in rounds]
     return row
 
 
@@ -168,6 +172,17 @@ def peer_lines(row):
     return [f"{row['name']} {peer[5:]}: {fmt_time(row['time'][peer], row['name'])}, "
             f"graphgrad / {peer[5:]} {fmt_spread(ratios)}"
             for peer, ratios in row["ratio"].items() if peer.startswith("peer:")]
+
+
+def floor_lines(row):
+    """The BLAS floor of a row: NumPy's matrix products of graphgrad's step alone, their
+    time and its ratio to PyTorch's whole step."""
+    if not row.get("floor"):
+        return []
+    name = row["name"]
+    return [f"{name} BLAS floor (graphgrad's matrix products alone, in NumPy): "
+            f"{fmt_time(row['time']['blas'], name)}, blas / PyTorch {fmt_spread(row['floor'])}"
+            f" (graphgrad / PyTorch cannot go below this with NumPy's BLAS)"]
 
 
 def facts_table(facts):

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from benchmarks import _steady_table as table
+from benchmarks._blas_floor import blas_step, has_floor
 from benchmarks._machine import (THREAD_VARS, busy_warning, env_facts, load_avg,
                                  machine_facts, package_version)
 from benchmarks._steady_workloads import (INSTRUCTION_TARGETS, PEER_WORKLOADS, REPEAT,
@@ -46,9 +47,12 @@ DEFAULT_OUTPUT = {"1": HERE / "steady_results.md",
 
 # ----------------------------------------------------------------- child
 def make_step(libname, workload, threads):
-    """The timed unit of ``workload`` for ``libname`` (graphgrad, torch, numpy, peer:X)."""
+    """The timed unit of ``workload`` for ``libname`` (graphgrad, torch, numpy, blas,
+    peer:X)."""
     if libname == "numpy":
         return numpy_step(workload)
+    if libname == "blas":  # the workload's matrix products alone, in NumPy
+        return blas_step(workload)
     if libname.startswith("peer:"):  # a NumPy-based W7 peer (autograd, mygrad, numpy)
         wl = importlib.import_module("benchmarks.w7_rosenbrock")
         return wl.peer_step(libname[5:], wl.make_data(0), PEER_WORKLOADS[workload])
@@ -130,6 +134,7 @@ def run_child(libname, workload, samples, threads, python=None):
 def run_workload(name, args, peers):
     """All rounds of one workload -> its table row."""
     libs = ["graphgrad", "torch", *(["numpy"] if has_numpy(name) else []),
+            *(["blas"] if has_floor(name) else []),
             *(peers if name in PEER_WORKLOADS else [])]
     rounds, threads = [], {}
     for r in range(args.rounds):
@@ -271,7 +276,7 @@ def main(argv=None):
             threads_seen.setdefault(lib, counts)
         rows.append(row)
         print(table.table_row(row), flush=True)
-        lines = table.peer_lines(row) if not row.get("error") else []
+        lines = table.peer_lines(row) + table.floor_lines(row) if not row.get("error") else []
         if args.cpu_time and not row.get("error"):
             lines += table.cpu_lines(row)
         for line in lines:

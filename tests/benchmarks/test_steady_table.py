@@ -34,6 +34,25 @@ def test_summarize_takes_medians_and_per_round_ratios():
     assert table.memory_ratio(row) == pytest.approx(1.2)
 
 
+def test_blas_floor_is_blas_over_torch_and_not_a_graphgrad_ratio():
+    rounds = [{**r, "blas": result(r["torch"]["median"] * f)}
+              for r, f in zip(rounds_w2(), (0.9, 1.0, 0.8))]
+    row = table.summarize("w2_mlp", rounds)
+    assert row["floor"] == pytest.approx([0.9, 1.0, 0.8])
+    assert "blas" not in row["ratio"] and "blas" not in row["cpu_ratio"]
+    (line,) = table.floor_lines(row)
+    assert "blas / PyTorch 0.90 [0.80-1.00]" in line
+    assert table.floor_lines(table.summarize("w2_mlp", rounds_w2())) == []
+
+
+def test_blas_floor_products_are_the_step_products():
+    from benchmarks._blas_floor import PRODUCTS, blas_step, has_floor
+    assert has_floor("w2_mlp") and not has_floor("w1_sin_chain")
+    # W2: 3 products forward, 5 backward (no input gradient of the data)
+    assert len(PRODUCTS["w2_mlp"][1]) == 8
+    blas_step("w2_mlp")()
+
+
 def test_spread_text():
     assert table.fmt_spread([1.0, 0.5, 0.75]) == "0.75 [0.50-1.00]"
     assert table.fmt_spread([61.27, 58.0, 64.12]) == "61.3 [58.0-64.1]"

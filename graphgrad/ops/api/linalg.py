@@ -25,9 +25,8 @@ Where graphgrad differs from PyTorch (values and gradients otherwise agree):
   (PyTorch: ``_saved_inverse``, ``_saved_L``, ``_saved_Q`` ...) and no LU factors.
 - Eigen- and singular vectors follow NumPy's LAPACK sign/phase choice, which
   may differ from PyTorch's; gauge-invariant quantities agree.
-- ``LinAlgError`` messages do not name the failing pivot / leading minor, and
-  the ``*_ex`` variants raise it too (their ``info`` is always 0) rather than
-  returning a non-zero ``info`` with a meaningless result.
+- The ``*_ex`` variants' partial results for failed matrices come from LAPACK's
+  unblocked algorithms (NOTE [LAPACK info] in linalg_decompositions.py).
 """
 from __future__ import annotations
 

@@ -17,7 +17,9 @@ from ... import return_types as _rt
 from ..derivatives.linalg import CDIST, CHOLESKY, DET, EIGH, INV, QR, SLOGDET, SOLVE, SVD
 from .linalg import _req_tensor
 from .reductions import vector_norm as _vector_norm
-from ..interpose import interposable
+from ..interpose import all_values, interposable
+from ..kernels.linalg import LinAlgError
+from ..derivatives.linalg_lu import LU_FACTOR
 
 
 # ====================================================================== helpers
@@ -48,26 +50,85 @@ def _check_matrix(name, A, square=True, arg="A", kernel=None, low_ok=False):
                            f"{d.shape[-2]} by {d.shape[-1]} matrices")
 
 
+# NOTE [LAPACK info]
+# inv, solve and cholesky compute their failed matrices too (LAPACK's partial results, as
+# PyTorch's *_ex functions return them; kernels/linalg_singular.py).  ``info`` is LAPACK's
+# per matrix: U's first zero pivot (from the LU factorization, run only when the result is
+# not finite, as a zero pivot makes it), the order of the first leading minor that is not
+# positive-definite (the first diagonal entry of the factor that is not positive).  Under
+# vmap the checks read every example's values (interpose.all_values) and info is computed
+# by table ops, so it is batched.  The strict functions, and the *_ex ones with
+# check_errors=True, raise PyTorch's LinAlgError for the first failed matrix,
+# "(Batch element k): " naming it in a batch.
+_SINGULAR_INV = ("The diagonal element {} is zero, the inversion could not be completed "
+                 "because the input matrix is singular.")
+_SINGULAR_SOLVE = "The solver failed because the input matrix is singular."
+_NOT_PD = ("The factorization could not be completed because the input is not "
+           "positive-definite (the leading minor of order {} is not positive-definite).")
+
+
+def _no_info(A):
+    return Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32))
+
+
+def _lu_info(A, result):
+    """getrf's info of ``A``'s matrices: zeros while ``result`` is finite."""
+    if np.isfinite(all_values(result._data)).all():
+        return _no_info(A)
+    return dispatch(LU_FACTOR, A.detach())[2]
+
+
+def _cholesky_info(L):
+    """potrf's info from the (partial) factors ``L``."""
+    d = np.diagonal(all_values(L._data), axis1=-2, axis2=-1)
+    if (d.real > 0).all():
+        return _no_info(L)
+    diag = L.detach().diagonal(0, -2, -1)
+    bad = (diag.real if diag.is_complex() else diag) <= 0
+    bad = bad.logical_or(diag.isnan())
+    return (bad.int().argmax(-1) + 1).where(bad.any(-1), 0).int()
+
+
+def _raise_on_info(name, A, info, message):
+    """LinAlgError for the first matrix whose ``info`` is non-zero (NOTE [LAPACK info])."""
+    codes = all_values(info._data).reshape(-1)
+    failed = np.flatnonzero(codes)
+    if failed.size:
+        k = int(failed[0])
+        where = f"(Batch element {k}): " if A._data.ndim > 2 else ""
+        raise LinAlgError(f"{name}: {where}{message.format(int(codes[k]))}")
+
+
+def _inv(name, A, check_errors):
+    _check_matrix(name, A)
+    result = dispatch(INV, A)
+    info = _lu_info(A, result)
+    if check_errors:
+        _raise_on_info(name, A, info, _SINGULAR_INV)
+    return result, info
+
+
 # ====================================================================== inverses, determinants, solvers, decompositions
 @export_linalg("inv")
 def inv(A, *, out=None):
     """The inverse of a (batch of) square matrices."""
     _no_out("linalg.inv", out)
-    _check_matrix("linalg.inv", A)
-    return dispatch(INV, A)
+    return _inv("linalg.inv", A, True)[0]
 
 
 @export()
 def inverse(input):
     _check_matrix("inverse", input)
-    return dispatch(INV, input)
+    return _inv("linalg.inv", input, True)[0]
 
 
 @export_linalg("inv_ex")
 def inv_ex(A, *, check_errors=False, out=None):
+    """``(inverse, info)``: info > 0 for singular matrices, whose inverse is inf/nan (NOTE
+    [LAPACK info])."""
     _no_out("linalg.inv_ex", out)
-    inverse_ = inv(A)
-    return _rt.linalg_inv_ex(inverse_, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
+    result, info = _inv("linalg.inv_ex", A, check_errors)
+    return _rt.linalg_inv_ex(result, info)
 
 
 @export_linalg("det")
@@ -121,7 +182,11 @@ def _solve_vector_case(A, B):
 def solve(A, B, *, left=True, out=None):
     """The solution X of ``A X = B`` (``X A = B`` when ``left=False``); B may be a vector."""
     _no_out("linalg.solve", out)
-    _check_matrix("linalg.solve", A, kernel="lu_cpu")
+    return _solve("linalg.solve", A, B, left, True)[0]
+
+
+def _solve(name, A, B, left, check_errors):
+    _check_matrix(name, A, kernel="lu_cpu")
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg.solve(): argument 'B' must be Tensor, not {type(B).__name__}")
     if A._data.dtype != B._data.dtype:
@@ -144,13 +209,22 @@ def solve(A, B, *, left=True, out=None):
     except ValueError:
         raise RuntimeError(f"linalg.solve: the batch dimensions of A {list(bsa)} and B "
                            f"{list(bsb)} do not broadcast") from None
-    return dispatch(SOLVE, A, B, bool(left), vector)
+    result = dispatch(SOLVE, A, B, bool(left), vector)
+    info = _lu_info(A, result)
+    if check_errors:
+        _raise_on_info("torch." + name, A, info, _SINGULAR_SOLVE)
+    return result, info
 
 
 @export_linalg("solve_ex")
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    X = solve(A, B, left=left, out=out)
-    return _rt.linalg_solve_ex(X, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
+    """``(result, info)``: info > 0 for singular matrices, whose solution is inf/nan (NOTE
+    [LAPACK info])."""
+    _no_out("linalg.solve_ex", out)
+    result, info = _solve("linalg.solve", A, B, left, False)
+    if check_errors:
+        _raise_on_info("torch.linalg.solve_ex", A, info, _SINGULAR_SOLVE)
+    return _rt.linalg_solve_ex(result, info)
 
 
 @export_linalg("cholesky")
@@ -158,14 +232,25 @@ def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L (``A = L L^H``) of a Hermitian positive-definite matrix; U = L^H
     with ``upper=True``.  Only the lower triangle of A is read."""
     _no_out("linalg.cholesky", out)
-    _check_matrix("linalg.cholesky", A, kernel="cholesky_cpu")
-    return dispatch(CHOLESKY, A, bool(upper))
+    return _cholesky("linalg.cholesky", A, upper, True)[0]
+
+
+def _cholesky(name, A, upper, check_errors):
+    _check_matrix(name, A, kernel="cholesky_cpu")
+    L = dispatch(CHOLESKY, A, bool(upper))
+    info = _cholesky_info(L)
+    if check_errors:
+        _raise_on_info(name, A, info, _NOT_PD)
+    return L, info
 
 
 @export_linalg("cholesky_ex")
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    L = cholesky(A, upper=upper, out=out)
-    return _rt.linalg_cholesky_ex(L, Tensor._wrap(np.zeros(A._data.shape[:-2], np.int32)))
+    """``(L, info)``: info > 0 for matrices that are not positive-definite, whose L is
+    LAPACK's partial factor (NOTE [LAPACK info])."""
+    _no_out("linalg.cholesky_ex", out)
+    L, info = _cholesky("linalg.cholesky_ex", A, upper, check_errors)
+    return _rt.linalg_cholesky_ex(L, info)
 
 
 @export_linalg("qr")

@@ -11,6 +11,7 @@ import numpy as np
 from .. import formulas as F
 from ..dispatch import no_bool as _no_bool
 from ..._core.opmath import half_in_float32
+from .linalg_singular import cholesky_partial, solve_singular
 
 
 def _check_mm(a, b):
@@ -177,9 +178,12 @@ def _lapack(name, fn, msg):
 
 
 def _inv_kernel(A):
-    return _lapack("linalg.inv", lambda: np.linalg.inv(A),
-                   "The input matrix is singular (a diagonal element of its LU factorization is "
-                   "zero), so the inversion could not be completed.")
+    """A^-1; for singular matrices LAPACK's getrs result (inf/nan), as PyTorch's inv_ex
+    (``linalg.inv`` raises on it, from ``info``)."""
+    try:
+        return np.linalg.inv(A)
+    except np.linalg.LinAlgError:
+        return solve_singular(A, np.eye(A.shape[-1], dtype=A.dtype))
 
 
 # ---------------------------------------------------------------- det, slogdet
@@ -190,22 +194,31 @@ def _slogdet_kernel(A):
 
 # ---------------------------------------------------------------- solve
 def _solve_kernel(A, B, left, vector):
-    def run():
+    """X of A X = B (X A = B); for singular matrices LAPACK's getrs result (inf/nan), as
+    PyTorch's solve_ex (``linalg.solve`` raises on it, from ``info``)."""
+    def run(solve):
         a = A if left else np.swapaxes(A, -1, -2)
         if vector:
-            return np.linalg.solve(a, B[..., None])[..., 0]
+            return solve(a, B[..., None])[..., 0]
         if left:
-            return np.linalg.solve(a, B)
-        return np.asarray(np.swapaxes(np.linalg.solve(a, np.swapaxes(B, -1, -2)), -1, -2),
-                          order="C")
-    return _lapack("linalg.solve", run, "The solver failed because the input matrix is singular.")
+            return solve(a, B)
+        return np.asarray(np.swapaxes(solve(a, np.swapaxes(B, -1, -2)), -1, -2), order="C")
+    try:
+        return run(np.linalg.solve)
+    except np.linalg.LinAlgError:
+        return run(solve_singular)
 
 
 # ---------------------------------------------------------------- cholesky
 def _cholesky_kernel(A, upper):
-    L = _lapack("linalg.cholesky", lambda: np.linalg.cholesky(A),
-                "The factorization could not be completed because the input is not "
-                "positive-definite.")
+    """The Cholesky factor; for matrices that are not positive-definite LAPACK's partial one,
+    as PyTorch's cholesky_ex (``linalg.cholesky`` raises on it, from ``info``)."""
+    try:
+        L = np.linalg.cholesky(A)
+        if not (np.diagonal(L, axis1=-2, axis2=-1).real > 0).all():  # NaN input: OpenBLAS's
+            L = cholesky_partial(A)                                   # potrf does not stop
+    except np.linalg.LinAlgError:
+        L = cholesky_partial(A)
     return np.conj(np.swapaxes(L, -1, -2)) if upper else L
 
 

@@ -5,7 +5,7 @@ Each workload is ``setup(lib) -> step`` where ``step()`` is one timed unit of wo
 sample.  The ``wN_*`` workloads are the modules of ``benchmarks/`` (the same ``build`` /
 ``run_graph`` as ``benchmarks.run``), with their parameters made once and their grads
 cleared at the start of every run, as a training loop does; those with ``run_numpy``
-(W1-W7) also have a NumPy step (``numpy_step``).  Nothing here imports torch or
+(W1-W8) also have a NumPy step (``numpy_step``).  Nothing here imports torch or
 graphgrad at module level: a child process imports only its own library.
 """
 import importlib

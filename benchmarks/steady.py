@@ -3,7 +3,7 @@
 On 2 shared vCPUs a second BLAS/OpenMP thread that cannot get a CPU makes a call wait
 for a scheduler tick, and one library's spinning thread pool slows the next library in
 the same process.  So here every library runs in a child process of its own -- graphgrad,
-PyTorch and, for the workloads that have one (W1-W7), the hand-written NumPy code -- with
+PyTorch and, for the workloads that have one (W1-W8), the hand-written NumPy code -- with
 one compute thread (OMP/OPENBLAS/MKL_NUM_THREADS=1, torch.set_num_threads(1)); each child
 warms up, then times back-to-back runs as a training loop would (parameters made once,
 grads cleared each run), and reports the median and its peak memory.  The parent

@@ -117,3 +117,40 @@ def test_under_vmap_strict_functions_raise(lib):
         lib.func.vmap(lib.linalg.cholesky)(A)
     with pytest.raises(RuntimeError, match="singular"):
         lib.func.vmap(lib.linalg.inv)(lib.tensor([I2, S], dtype=lib.float64))
+
+
+U0 = [[1.0, 2.0], [0.0, 0.0]]
+Z2 = [[0.0, 0.0], [0.0, 0.0]]
+
+
+@pytest.mark.parametrize("case", ["tri_upper", "tri_zero", "tri_right", "tri_lower",
+                                  "chol_solve_zero", "chol_solve_u0", "chol_solve_upper"])
+def test_triangular_solves_with_a_zero_pivot_give_inf_nan(torch, case):
+    """solve_triangular and cholesky_solve do not check the diagonal (LAPACK's trsm/potrs):
+    PyTorch returns inf/nan where graphgrad raised."""
+    import graphgrad
+    res = []
+    for lib in (graphgrad, torch):
+        t = lambda a: lib.tensor(a, dtype=lib.float64)
+        b = t([[1.0], [1.0]])
+        if case == "tri_upper":
+            r = lib.linalg.solve_triangular(t(U0), b, upper=True)
+        elif case == "tri_zero":
+            r = lib.linalg.solve_triangular(t(Z2), b, upper=True)
+        elif case == "tri_right":
+            r = lib.linalg.solve_triangular(t(U0), t([[1.0, 1.0]]), upper=True, left=False)
+        elif case == "tri_lower":
+            r = lib.linalg.solve_triangular(t([[0.0, 0.0], [3.0, 1.0]]), b, upper=False)
+        elif case == "chol_solve_zero":
+            r = lib.cholesky_solve(b, t(Z2))
+        elif case == "chol_solve_u0":
+            r = lib.cholesky_solve(b, t(U0))
+        else:
+            r = lib.cholesky_solve(b, t(U0), upper=True)
+        res.append(r.numpy())
+    np.testing.assert_array_equal(res[0], res[1])
+
+
+def test_cholesky_inverse_names_the_zero_diagonal_element(lib):
+    with pytest.raises(RuntimeError, match="^cholesky_inverse: The diagonal element 2 is zero"):
+        lib.cholesky_inverse(lib.tensor(U0, dtype=lib.float64))

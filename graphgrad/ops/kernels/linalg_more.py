@@ -12,7 +12,8 @@ import numpy as np
 
 from ..._core.dtypes import scalar_type_name
 from ..._core.opmath import half_in_float32
-from .linalg import _lapack
+from .linalg import LinAlgError, _lapack
+from .linalg_singular import triangular_substitute
 
 # ---------------------------------------------------------------- matrix_exp
 # Higham (2005), "The scaling and squaring method for the matrix exponential revisited":
@@ -113,18 +114,29 @@ def _tri(L, upper):
 def _cholesky_solve_kernel(B, L, upper):
     L = _tri(L, upper)
     Lo = np.conj(np.swapaxes(L, -1, -2)) if upper else L      # lower factor
-    Y = np.linalg.solve(Lo, B) if B.shape[-1] else np.zeros(np.broadcast_shapes(
-        Lo.shape[:-2], B.shape[:-2]) + B.shape[-2:], B.dtype)
-    X = np.linalg.solve(np.conj(np.swapaxes(Lo, -1, -2)), Y) if B.shape[-1] else Y
+    if not B.shape[-1]:
+        return np.zeros(np.broadcast_shapes(Lo.shape[:-2], B.shape[:-2]) + B.shape[-2:],
+                        B.dtype)
+    Lh = np.conj(np.swapaxes(Lo, -1, -2))
+    try:
+        X = np.linalg.solve(Lh, np.linalg.solve(Lo, B))
+    except np.linalg.LinAlgError:   # a zero on L's diagonal: LAPACK's potrs gives inf/nan
+        X = triangular_substitute(Lh, triangular_substitute(Lo, B, False), True)
     return np.ascontiguousarray(X.astype(B.dtype))
 
 
 def _cholesky_inverse_kernel(L, upper):
     L = _tri(L, upper)
     Lo = np.conj(np.swapaxes(L, -1, -2)) if upper else L
-    Linv = _lapack("cholesky_inverse", lambda: np.linalg.inv(Lo),
-                   "The diagonal element is zero, the inversion could not be completed "
-                   "because the input matrix is singular.")
+    try:
+        Linv = np.linalg.inv(Lo)
+    except np.linalg.LinAlgError:
+        zero = (np.diagonal(Lo, axis1=-2, axis2=-1) == 0).reshape(-1, Lo.shape[-1])
+        hit = np.flatnonzero(zero.any(-1))
+        first = int(np.argmax(zero[hit[0]])) + 1 if hit.size else 1
+        raise LinAlgError(f"cholesky_inverse: The diagonal element {first} is zero, the "
+                          "inversion could not be completed because the input matrix is "
+                          "singular.") from None
     return np.ascontiguousarray((np.conj(np.swapaxes(Linv, -1, -2)) @ Linv).astype(L.dtype))
 
 
@@ -139,16 +151,17 @@ def _triangle(A, upper, unitriangular):
 
 
 def _solve_triangular_kernel(A, B, upper, left, unitriangular):
+    """X of T X = B (X T = B); a zero on T's diagonal gives inf/nan, as PyTorch's (LAPACK's
+    trsm never checks it)."""
     T = _triangle(A, upper, unitriangular)
-    if left:
-        X = _lapack("linalg.solve_triangular", lambda: np.linalg.solve(T, B),
-                    "The diagonal element is zero, the solve could not be completed because "
-                    "the input matrix is singular.")
-    else:   # X A = B: A^T X^T = B^T
-        X = np.swapaxes(_lapack("linalg.solve_triangular", lambda: np.linalg.solve(
-            np.swapaxes(T, -1, -2), np.swapaxes(B, -1, -2)),
-            "The diagonal element is zero, the solve could not be completed because the "
-            "input matrix is singular."), -1, -2)
+    if not left:    # X A = B: A^T X^T = B^T
+        T, B, upper = np.swapaxes(T, -1, -2), np.swapaxes(B, -1, -2), not upper
+    try:
+        X = np.linalg.solve(T, B)
+    except np.linalg.LinAlgError:
+        X = triangular_substitute(T, B, upper)
+    if not left:
+        X = np.swapaxes(X, -1, -2)
     return np.ascontiguousarray(X.astype(A.dtype))
 
 

@@ -23,25 +23,36 @@ def _flat(A):
     return A.reshape((-1,) + A.shape[-2:])
 
 
+def triangular_substitute(T, B, upper, unit=False):
+    """X with T X = B for triangular ``T`` (..., n, n) (the triangle named by ``upper`` is
+    read; ``unit``: its diagonal taken as ones) and ``B`` (..., n, k), by rows: a zero on
+    the diagonal gives inf/nan, as LAPACK's trsm (which never checks it)."""
+    batch = np.broadcast_shapes(T.shape[:-2], B.shape[:-2])
+    T3 = _flat(np.broadcast_to(T, batch + T.shape[-2:]))
+    x = np.array(_flat(np.broadcast_to(B, batch + B.shape[-2:])),
+                 dtype=np.result_type(T, B), copy=True)
+    n = T.shape[-1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in (range(n - 1, -1, -1) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            if (i + 1 < n) if upper else i:
+                x[:, i] -= np.sum(T3[:, i, done, None] * x[:, done], axis=1)
+            if not unit:
+                x[:, i] /= T3[:, i, i, None]
+    return x.reshape(batch + B.shape[-2:])
+
+
 def _substitute(LU, piv, B):
-    """X with P L U X = B from getf2's packed factors, by rows (inf/nan past a zero pivot,
-    as LAPACK's getrs)."""
-    n = LU.shape[-1]
+    """X with P L U X = B from getf2's packed factors (inf/nan past a zero pivot, as
+    LAPACK's getrs)."""
     x = np.array(B, dtype=np.result_type(LU, B), copy=True)
     rows = np.arange(x.shape[0])
-    for j in range(n):                     # the row interchanges, in order
+    for j in range(LU.shape[-1]):          # the row interchanges, in order
         p = piv[:, j] - 1
         top = x[rows, j].copy()
         x[rows, j] = x[rows, p]
         x[rows, p] = top
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i in range(1, n):              # L y = P^T b (unit diagonal)
-            x[:, i] -= np.sum(LU[:, i, :i, None] * x[:, :i], axis=1)
-        for i in range(n - 1, -1, -1):     # U x = y
-            if i + 1 < n:
-                x[:, i] -= np.sum(LU[:, i, i + 1:, None] * x[:, i + 1:], axis=1)
-            x[:, i] /= LU[:, i, i, None]
-    return x
+    return triangular_substitute(LU, triangular_substitute(LU, x, False, unit=True), True)
 
 
 def solve_singular(A, B):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc as _gc
 import math as _math
+import warnings as _warnings
 
 import numpy as _np
 
@@ -93,12 +94,11 @@ def _tensor_property(name, fget):
 def _T(self):
     if self.ndim == 2:
         return self.permute(1, 0)  # PyTorch: PermuteBackward0, not TBackward0
-    import warnings
-    warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+    _warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
                   "is deprecated and it will throw an error in a future release. Consider `x.mT` "
                   "to transpose batches of matrices or `x.permute(*range(x.ndim - 1, -1, -1))` "
                   "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(*reversed(range(self.ndim)))  # PermuteBackward0, even for 0-d/1-d
+    return self.permute(tuple(reversed(range(self.ndim))))  # PermuteBackward0, even 0-d/1-d
 
 
 _tensor_property("T", _T)
@@ -117,7 +117,18 @@ def _mT(self):
 _tensor_property("mT", _mT)
 _tensor_property("real", _api.pointwise.real)
 _tensor_property("imag", _api.pointwise_unary.imag)
-_tensor_property("H", lambda self: self.t().conj())
+def _H(self):
+    if self._data.ndim == 0:
+        _warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return self.conj()
+    if self._data.ndim != 2:
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self._data.ndim}-D tensor.")
+    return self.t().conj()
+
+
+_tensor_property("H", _H)
 _tensor_property("mH", lambda self: _mT(self).conj())
 
 

@@ -246,10 +246,18 @@ def can_cast(from_, to):
 
 
 # ----------------------------------------------------------------- finfo/iinfo
+def _dtype_arg(fn, d):
+    """finfo/iinfo take a dtype (a tensor, as PyTorch's, is a TypeError)."""
+    if hasattr(d, "_data"):
+        raise TypeError(f"{fn}(): argument 'type' (position 1) must be torch.dtype, not "
+                        f"{d.__class__.__name__} (pass the tensor's .dtype)")
+
+
 class finfo:
     """Machine limits of a floating dtype, with PyTorch's attribute names."""
 
     def __init__(self, type=None):  # noqa: A002
+        _dtype_arg("finfo", type)
         d = to_dtype(type) if type is not None else _default[0]
         if d.category == _COMPLEX:
             d = d.to_real()
@@ -272,6 +280,7 @@ class finfo:
 
 class iinfo:
     def __init__(self, type):  # noqa: A002
+        _dtype_arg("iinfo", type)
         d = to_dtype(type)
         if d.category > _INT:
             raise TypeError(f"iinfo() requires an integer input type, got {d}")

@@ -246,17 +246,32 @@ def _drawn(draw, shape, np_dtype, requires_grad):
     return wrap(_finish(draw(sizes + tuple(shape)).astype(np_dtype), requires_grad))
 
 
+def floating_sampler(kernel, d):
+    """PyTorch's NotImplementedError for a sampler of real values (its CPU kernel
+    ``kernel``) asked for an integer or bool dtype ``d``."""
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.scalar_type_name(d)}' (sample a floating dtype "
+                                  "and convert, e.g. rand(...).mul(10).long())")
+
+
 def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None,
          out=None):
     _check_device(device)
+    d = to_dtype(dtype) or _dtype.get_default_dtype()
+    floating_sampler("check_uniform_bounds", d)
     shape = _sizes("rand", sizes, size)
-    return _drawn(numpy_rng(generator).random, shape, _dt(dtype), requires_grad)
+    g = numpy_rng(generator)
+    if d.is_complex:   # (PyTorch: real and imaginary parts each uniform in [0, 1))
+        return _drawn(lambda s: g.random(s) + 1j * g.random(s), shape, d.np, requires_grad)
+    return _drawn(g.random, shape, d.np, requires_grad)
 
 
 def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None,
           out=None):
     _check_device(device)
     d = to_dtype(dtype) or _dtype.get_default_dtype()
+    floating_sampler("normal_kernel_cpu", d)
     shape = _sizes("randn", sizes, size)
     g = numpy_rng(generator)
     if d.is_complex:
@@ -333,6 +348,13 @@ def randint_like(input, low, high=None, *, dtype=None, device=None, requires_gra
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, out=None,
              layout=None, pin_memory=False):
     _check_device(device)
+    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, Tensor)) or \
+            (isinstance(n, Tensor) and (n._data.ndim or n._data.dtype.kind not in "iu")):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     return _finish(numpy_rng(generator).permutation(n).astype(
         (to_dtype(dtype) or _dtype.int64).np), requires_grad)
 

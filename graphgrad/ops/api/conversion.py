@@ -12,6 +12,7 @@ from ..forward_mode import _overlaps
 from ...autograd.views import _set_view, select_view
 from ..derivatives.pointwise import CLONE, CLONE_CONTIGUOUS, TO_COPY
 from ..registry import export
+from ._args import require
 from ..derivatives.shape import SELECT, SLICE
 from .shape import getitem
 from ..._tensor.memory_format import apply, check_memory_format
@@ -107,16 +108,19 @@ def _shape(size):
 
 @export(function=False)
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    require("new_zeros", size, "size")
     return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad, device)
 
 
 @export(function=False)
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    require("new_ones", size, "size")
     return _new(self, np.ones(_shape(size), self._data.dtype), dtype, requires_grad, device)
 
 
 @export(function=False)
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    require("new_empty", size, "size")
     return _new(self, np.zeros(_shape(size), self._data.dtype), dtype, requires_grad, device)
 
 

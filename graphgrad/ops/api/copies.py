@@ -14,6 +14,7 @@ from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ..dispatch import dispatch
 from ..registry import export
+from ._args import require
 from .indexing import _finish, _neg
 from ..derivatives.copies import FLIP, REPEAT, ROLL, _cat_op, _stack_op
 
@@ -171,6 +172,7 @@ def _int_list(args, fn):
 @export(function=False)
 def repeat(input, *sizes):
     """Tile the tensor ``sizes[i]`` times along each dim (RepeatBackward0)."""
+    require("repeat", sizes, "repeats")
     reps = _int_list(sizes, "repeat")
     if len(reps) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -204,6 +206,7 @@ def _dims_of(dims, nd, fn):
 @export()
 def flip(input, *dims):
     """Reverse the order of elements along ``dims`` (a copy)."""
+    require("flip", dims, "dims")
     nd = input._data.ndim
     return dispatch(FLIP, input, _dims_of(_int_list(dims, "flip"), nd, "flip"))
 

@@ -430,6 +430,9 @@ def einsum(*args):
     if not args:
         raise TypeError("einsum(): must specify the equation string and at least one operand, "
                         "or at least one operand and its subscripts list")
+    if len(args) == 1 and not isinstance(args[0], str):
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
     if isinstance(args[0], str):
         equation, operands = args[0], args[1:]
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -514,9 +517,10 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """A view of the diagonal of ``input`` over (dim1, dim2), appended as the last dim."""
     _req_tensor("diagonal", input)
     nd = input._data.ndim
-    if nd < 2:
-        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, but got "
-                           f"{nd}")
+    if nd < 2:   # (PyTorch wraps dim1/dim2 first: an IndexError)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(nd, 1)}, "
+                         f"{max(nd, 1) - 1}], but got {max(nd, 1)}) (diagonal() needs a "
+                         f"tensor with at least 2 dimensions, got {nd})")
     d1, d2 = _diag_dims("diagonal", nd, dim1, dim2)
     return dispatch(DIAGONAL, input, int(offset), d1, d2)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..._tensor.tensor import Tensor
 from ..dispatch import dispatch, unary
-from ..inplace import dispatch_inplace
+from ..inplace import check_inplace_numbers, dispatch_inplace
 from ..derivatives.pointwise import POW
 from .pointwise import _check_tensor, _make_unary, _need_tensor, _out
 from ..registry import export
@@ -74,6 +74,7 @@ def square(input, *, out=None):
 
 @export()
 def square_(self):
+    check_inplace_numbers("square_", self, 2)   # (a bool tensor's square is int64)
     return dispatch_inplace(POW, self, 2)
 
 

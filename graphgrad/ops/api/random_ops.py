@@ -20,15 +20,20 @@ from ..inplace import dispatch_inplace
 from ..interpose import all_values
 from ..registry import export
 from .conversion import _write_out
-from ..._tensor.creation import _check_device, _size, _finish, _dt, _drawn
+from ..._tensor.creation import _check_device, _size, _finish, _dt, _drawn, floating_sampler
 from ..derivatives.random_ops import (
     BERNOULLI, BERNOULLI_P, BERNOULLI_P_OUT, BERNOULLI_T, CAUCHY, EXPONENTIAL, GEOMETRIC,
-    LOG_NORMAL, NORMAL_, NORMAL_FT, NORMAL_TF, NORMAL_TT, RANDOM, RANDOM_FROM, RANDOM_TO,
-    UNIFORM)
+    LOG_NORMAL, NORMAL_, NORMAL_FT, NORMAL_TF, NORMAL_TT, POISSON, RANDOM, RANDOM_FROM,
+    RANDOM_TO, UNIFORM)
 
 
-def _floating(self, fn):
+def _floating(self, fn, kernel=None):
+    """The in-place samplers of real values refuse integer and bool tensors: PyTorch's
+    NotImplementedError naming its CPU kernel, or its RuntimeError where it checks first
+    (exponential_, cauchy_: ``kernel`` None)."""
     if self._data.dtype.kind not in "fcV" and self.dtype.category < 2:
+        if kernel is not None:
+            floating_sampler(kernel, self.dtype)
         raise RuntimeError(f"{fn} expects a floating point tensor, but got {self.dtype} "
                            f"(convert it first, e.g. t.float().{fn}(...))")
 
@@ -54,7 +59,7 @@ def _num(v, what, fn):
 @export(function=False)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with samples uniform in ``[from_, to)``."""
-    _floating(self, "uniform_")
+    _floating(self, "uniform_", "check_uniform_bounds")
     lo, hi = _num(from_, "from", "uniform_"), _num(to, "to", "uniform_")
     if lo > hi:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={lo} "
@@ -66,7 +71,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
 @export(function=False)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with samples of N(mean, std**2)."""
-    _floating(self, "normal_")
+    _floating(self, "normal_", "normal_kernel_cpu")
     m, s_ = _num(mean, "mean", "normal_"), _num(std, "std", "normal_")
     if s_ < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {s_}")
@@ -151,7 +156,7 @@ def geometric_(self, p, *, generator=None):
 @export(function=False)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fill with exp(N(mean, std**2)) samples."""
-    _floating(self, "log_normal_")
+    _floating(self, "log_normal_", "log_normal_cpu")
     m, s_ = _num(mean, "mean", "log_normal_"), _num(std, "std", "log_normal_")
     if not s_ > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={s_}")
@@ -173,6 +178,8 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples with the probabilities in ``input`` (or ``p``), in input's dtype."""
     g = numpy_rng(generator)
+    if p is None:   # (with p, input gives only the shape and dtype: any dtype)
+        floating_sampler("bernoulli_tensor_cpu_p_", input.dtype)
     if p is not None:
         p = _num(p, "p", "bernoulli")
         _check_p(p, "bernoulli")
@@ -189,12 +196,33 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 @export(method=False)
+def poisson(input, generator=None):
+    """Poisson samples with the rates in ``input`` (its dtype; PoissonBackward0, whose
+    gradient is zero)."""
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for '
+                                  f"'{_dtype.scalar_type_name(input.dtype)}' (rates must be a "
+                                  "real floating tensor)")
+    floating_sampler("poisson_cpu", input.dtype)
+    g = numpy_rng(generator)
+    d = all_values(input._data)   # (under vmap: every example's rates)
+    if d.size and not (d >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return dispatch(POISSON, input, lambda a: g.poisson(a.astype(np.float64)).astype(a.dtype))
+
+
+@export(method=False)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
            requires_grad=False):
     """Samples of N(mean, std**2): tensor mean and/or std (broadcast), or numbers with
     ``size``."""
     g = numpy_rng(generator)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    for t in (mean, std):
+        if isinstance(t, Tensor):
+            floating_sampler("normal_kernel_cpu", t.dtype)
+    if not (mt or st) and dtype is not None:
+        floating_sampler("normal_kernel_cpu", _dtype.to_dtype(dtype))
     if mt and st:
         if std._data.size and np.any(all_values(std._data) < 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")

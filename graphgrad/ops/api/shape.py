@@ -21,6 +21,7 @@ from ..._tensor.tensor import Tensor, _wrap_dim
 from ..dispatch import dispatch, unary
 from ..derivatives.pointwise import CLONE
 from ..registry import export
+from ._args import require
 from ..._core.dtypes import to_dtype
 from ..derivatives.shape import (
     ALIAS, EXPAND, RESHAPE_ALIAS, SELECT, SLICE, SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS, T,
@@ -61,6 +62,9 @@ def _infer_size(size, numel, fn="view"):
 
 @export()
 def view(input, *size):
+    if not size:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of: (torch.dtype dtype), (tuple of ints size)")
     if len(size) == 1 and not isinstance(size[0], (int, tuple, list)):
         d = to_dtype(size[0])
         return _wrap_dtype_view(input, d)
@@ -74,6 +78,7 @@ def _wrap_dtype_view(input, d):
 
 @export()
 def reshape(input, *shape):
+    require("reshape", shape, "shape")
     size = _infer_size(_size_arg(shape), input._data.size, "reshape")
     d = input._data
     view_op = VIEW if d.flags.c_contiguous else RESHAPE_ALIAS
@@ -140,6 +145,7 @@ def t(input):
 
 @export()
 def expand(input, *sizes):
+    require("expand", sizes, "size")
     sizes = _size_arg(sizes)
     shp = input._data.shape
     if len(sizes) < len(shp):

@@ -17,6 +17,7 @@ from ..._tensor.creation import tensor as _tensor
 from ..._tensor.tensor import Size, Tensor, _wrap_dim
 from ..dispatch import unary
 from ..registry import export
+from ._args import require
 from ..derivatives.pointwise import CLONE_CONTIGUOUS
 from ..derivatives.shape import SLICE
 from ..dispatch import dispatch
@@ -96,8 +97,9 @@ def meshgrid(*tensors, indexing=None):
 def _shape_of(s, i):
     if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
         s = (int(s),)
-    elif isinstance(s, Tensor) and s._data.ndim == 0:
-        s = (int(s._data),)
+    elif isinstance(s, Tensor):
+        raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
+                           f"of ints, got {s} (broadcast_shapes takes shapes: pass t.shape)")
     try:
         s = tuple(int(v) for v in s)
     except TypeError:
@@ -381,6 +383,7 @@ def sum_to_size(input, *size, **kwargs):
         size = (kwargs.pop("size"),)
     if kwargs:
         raise TypeError(f"sum_to_size() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    require("sum_to_size", size, "size")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     size = tuple(int(s) for s in size)

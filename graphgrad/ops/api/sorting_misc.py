@@ -276,6 +276,11 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         if rng[0] > rng[1]:
             raise RuntimeError(f"torch.histogram(): min should not exceed max, but got min "
                                f"{rng[0]} max {rng[1]}")
+        if not (np.isfinite(rng[0]) and np.isfinite(rng[1])):
+            lo, hi = (f"{v:g}" for v in rng)
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo}, {hi}] is not "
+                               "finite (give histogram a finite range=, or drop the non-finite "
+                               "values)")
     hist, edges = np.histogram(a.reshape(-1), bins=b, range=rng, weights=w, density=bool(density))
     r = return_types.histogram(_wrap(hist.astype(a.dtype)), _wrap(edges.astype(a.dtype)))
     return _out(r, out)

@@ -13,6 +13,7 @@ import numpy as np
 from ..._core.state import tls
 from ..._tensor.tensor import Tensor
 from ..registry import export
+from ._args import require
 from ..._tensor.creation import _size
 from ..._tensor.tensor import device
 
@@ -116,6 +117,7 @@ def _resize(self, shape):
 def resize_(self, *sizes, memory_format=None):
     """Change the shape in place, keeping the elements in row-major order (new elements,
     when it grows, are zeros); bumps the version when the shape changes."""
+    require("resize_", sizes, "size")
     _check_resizable("resize_", self)
     return _resize(self, _size(sizes))
 

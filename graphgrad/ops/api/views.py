@@ -13,6 +13,7 @@ import numpy as np
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ..dispatch import dispatch, unary
 from ..registry import export
+from ._args import require
 from ..derivatives.shape import SELECT, SLICE
 from .shape import view
 from ...autograd.views import _set_view
@@ -34,6 +35,7 @@ def _dim_list(dims):
 @export()
 def permute(input, *dims):
     """A view with the dims reordered (``dims`` may be given as a sequence or unpacked)."""
+    require("permute", dims, "dims")
     dims = _dim_list(dims)
     nd = input._data.ndim
     if len(dims) != nd:

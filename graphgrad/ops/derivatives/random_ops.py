@@ -29,6 +29,7 @@ GEOMETRIC = _sampler("geometric", "GeometricBackward0")
 LOG_NORMAL = _sampler("log_normal", "LogNormalBackward0")
 CAUCHY = _sampler("cauchy", "CauchyBackward0")
 BERNOULLI = _sampler("bernoulli", "BernoulliBackward0")
+POISSON = _sampler("poisson", "PoissonBackward0")
 
 
 def _no_derivative(grad):

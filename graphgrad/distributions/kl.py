@@ -6,7 +6,9 @@ import math
 import warnings
 
 from . import _ops
+from ..autograd import grad as _grad
 from .continuous import Cauchy, Laplace, Normal, Uniform
+from .exp_family import ExponentialFamily
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
 from .gamma import Beta, Dirichlet, Exponential, Gamma
 from .independent import Independent
@@ -66,6 +68,22 @@ def kl_divergence(p, q):
 
 
 _inf = math.inf
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log normaliser (same family only)."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot be computed using Bregman divergences")
+    p_nparams = [np_.detach().requires_grad_() for np_ in p._natural_params]
+    q_nparams = q._natural_params
+    lg_normal = p._log_normalizer(*p_nparams)
+    gradients = _grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
+        result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Normal, Normal)

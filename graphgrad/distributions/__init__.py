@@ -4,35 +4,46 @@ graphgrad's ops (autograd, double backward and forward mode run through them).
 Samples come from graphgrad's generators (``graphgrad.manual_seed``), so their values are
 not PyTorch's; their distributions are.  ``rsample`` is reparameterised: gradients flow
 from a sample to the parameters (Gamma, Beta, Dirichlet: by the implicit derivative of the
-standard gamma sampler, as PyTorch's).  See docs/differences.md for what is left out.
+standard gamma sampler, as PyTorch's).  See docs/differences.md for what differs.
 """
 from __future__ import annotations
 
-from . import constraints, kl, transforms, utils  # noqa: F401
+from . import constraint_registry, constraints, kl, transforms, utils  # noqa: F401
+from .constraint_registry import biject_to, transform_to
 from .continuous import Cauchy, Laplace, Normal, Uniform
 from .discrete import (Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical,
                        OneHotCategoricalStraightThrough, Poisson)
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .gamma import Beta, Chi2, Dirichlet, Exponential, Gamma
+from .heavy_tailed import (FisherSnedecor, Gumbel, HalfCauchy, InverseGamma, Kumaraswamy,
+                           LogisticNormal, Pareto, StudentT, Weibull)
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .mixture import LowRankMultivariateNormal, MixtureSameFamily, Multinomial, NegativeBinomial
 from .multivariate_normal import MultivariateNormal
 from .transformed import (ExpRelaxedCategorical, HalfNormal, LogitRelaxedBernoulli, LogNormal,
                           RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution)
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
-                         IndependentTransform, PowerTransform, ReshapeTransform,
-                         SigmoidTransform, SoftmaxTransform, SoftplusTransform, TanhTransform,
-                         Transform,
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+                         LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
+                         ReshapeTransform, SigmoidTransform, SoftmaxTransform,
+                         SoftplusTransform, StickBreakingTransform, TanhTransform, Transform,
                          identity_transform)
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-    "Cauchy", "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform",
-    "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "HalfNormal", "Independent",
-    "IndependentTransform", "Laplace", "LogNormal", "LogitRelaxedBernoulli", "MultivariateNormal", "Normal",
-    "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
-    "identity_transform", "kl_divergence", "register_kl", "transforms",
+    "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform", "Dirichlet",
+    "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential",
+    "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
+    "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+    "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",
+    "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
+    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+    "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+    "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
+    "register_kl", "transform_to", "transforms",
 ]

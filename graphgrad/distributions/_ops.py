@@ -2,7 +2,7 @@
 below (the package is a composite of graphgrad's ops; pointwise math is Tensor methods)."""
 from __future__ import annotations
 
-from .._core.dtypes import bool as bool_, finfo, get_default_dtype  # noqa: F401
+from .._core.dtypes import bool as bool_, finfo, get_default_dtype, int64  # noqa: F401
 from .._tensor._size_device import Size  # noqa: F401
 from .._tensor.creation import (arange, as_tensor, eye, full, ones, rand, randn, tensor,  # noqa: F401
                                 zeros)
@@ -23,3 +23,5 @@ from ..ops.api.random_ops import multinomial  # noqa: F401
 from ..ops.api.reductions import logsumexp  # noqa: F401
 from ..ops.api.shape_composite import broadcast_shapes, broadcast_tensors  # noqa: F401
 from ..autograd.forward_ad import unpack_dual  # noqa: F401
+from ..nn.functional.activation_extra import logsigmoid  # noqa: F401
+from ..nn.functional.padding import pad  # noqa: F401

@@ -12,10 +12,11 @@ from ._transform_base import (ComposeTransform, IndependentTransform, ReshapeTra
                               Transform, identity_transform)
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-    "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-    "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform",
-    "identity_transform",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
+    "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+    "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+    "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
+    "Transform", "identity_transform",
 ]
 
 
@@ -267,3 +268,101 @@ class SoftmaxTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape
+
+
+class StickBreakingTransform(Transform):
+    """R^(K-1) -> the K-simplex by stick breaking (bijective; biject_to(simplex))."""
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    def _call(self, x):
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        z = _clipped_sigmoid(x - offset.log())
+        z_cumprod = (1 - z).cumprod(-1)
+        return _ops.pad(z, [0, 1], value=1) * _ops.pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        offset = y.shape[-1] - y.new_ones(y_crop.shape[-1]).cumsum(-1)
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=_ops.finfo(y.dtype).tiny)
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        x = x - offset.log()
+        return (-x + _ops.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return _ops.Size(tuple(shape[:-1]) + (shape[-1] + 1,))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return _ops.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+
+
+class LowerCholeskyTransform(Transform):
+    """Unconstrained matrices -> lower-triangular ones with a positive diagonal (exp)."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Unconstrained matrices -> positive-definite ones (L L^T of LowerCholeskyTransform)."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        y = _ops.cholesky_ex(y).L
+        return LowerCholeskyTransform().inv(y)
+
+
+class CumulativeDistributionTransform(Transform):
+    """x -> distribution.cdf(x) (onto [0, 1]; its inverse is icdf)."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return type(self)(self.distribution, cache_size=cache_size)
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)

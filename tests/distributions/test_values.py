@@ -83,8 +83,8 @@ def _stack(a, b):
     return lib.stack([a, b], -1)
 
 
-def _program(name):
-    params, make, value, methods = CASES[name]
+def _program(name, cases=CASES):
+    params, make, value, methods = cases[name]
 
     def program(lib):
         D = lib.distributions

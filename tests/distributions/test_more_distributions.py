@@ -1,0 +1,157 @@
+"""The less common distributions (StudentT, FisherSnedecor, Gumbel, HalfCauchy, Pareto,
+Weibull, Kumaraswamy, InverseGamma, LogisticNormal, Multinomial, NegativeBinomial,
+MixtureSameFamily, LowRankMultivariateNormal), biject_to / transform_to and the matrix and
+simplex transforms, against torch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import graphgrad
+from tests.distributions.common import compare, raised
+from tests.distributions.test_values import _program
+
+torch = pytest.importorskip("torch")
+
+POS = {"a": [0.5, 2.0, 7.0], "b": [1.5, 0.3, 2.5]}
+P2 = {"a": [0.5, -1.0, 2.0], "b": [1.5, 0.3, 2.5]}
+CASES = {
+    "StudentT": (POS, lambda D, p: D.StudentT(p["a"], p["b"] - 1, p["b"]), [0.2, 0.7, -3.0],
+                 ("log_prob", "entropy", "mean", "mode", "variance")),
+    "StudentT-df": ({"a": [0.5, 1.5, 3.0]}, lambda D, p: D.StudentT(p["a"]), [0.2, 0.7, -3.0],
+                    ("log_prob", "entropy", "mean", "variance")),
+    "FisherSnedecor": ({"a": [1.5, 3.0, 7.0], "b": [1.5, 3.0, 9.0]},
+                       lambda D, p: D.FisherSnedecor(p["a"], p["b"]), [0.2, 0.7, 3.0],
+                       ("log_prob", "mean", "mode", "variance")),
+    "Gumbel": (P2, lambda D, p: D.Gumbel(p["a"], p["b"]), [0.2, 0.7, -3.0],
+               ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev")),
+    "HalfCauchy": (POS, lambda D, p: D.HalfCauchy(p["b"]), [0.2, 0.7, 3.0],
+                   ("log_prob", "cdf", "icdf", "entropy", "mean", "mode")),
+    "Pareto": (POS, lambda D, p: D.Pareto(p["b"] / 10, p["a"]), [0.2, 0.7, 3.0],
+               ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance")),
+    "Weibull": (POS, lambda D, p: D.Weibull(p["b"], p["a"]), [0.2, 0.7, 3.0],
+                ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance")),
+    "Kumaraswamy": (POS, lambda D, p: D.Kumaraswamy(p["a"], p["b"]), [0.2, 0.7, 0.9],
+                    ("log_prob", "entropy", "mean", "mode", "variance")),
+    "InverseGamma": ({"a": [0.5, 2.5, 7.0], "b": [1.5, 0.3, 2.5]},
+                     lambda D, p: D.InverseGamma(p["a"], p["b"]), [0.2, 0.7, 3.0],
+                     ("log_prob", "entropy", "mean", "mode", "variance")),
+    "LogisticNormal": (P2, lambda D, p: D.LogisticNormal(p["a"], p["b"]),
+                       [[0.2, 0.3, 0.1, 0.4]], ("log_prob",)),
+    "Multinomial": ({"a": [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]},
+                    lambda D, p: D.Multinomial(4, p["a"]), [[1.0, 0.0, 3.0], [2.0, 2.0, 0.0]],
+                    ("log_prob", "entropy", "mean", "variance")),
+    "Multinomial-logits": (P2, lambda D, p: D.Multinomial(3, logits=p["a"]),
+                           [[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], ("log_prob", "mean")),
+    "NegativeBinomial": (POS, lambda D, p: D.NegativeBinomial(p["a"], p["b"] / 3),
+                         [0.0, 2.0, 5.0], ("log_prob", "mean", "mode", "variance")),
+    "NegativeBinomial-logits": (P2, lambda D, p: D.NegativeBinomial(3.0, logits=p["a"]),
+                                [0.0, 2.0, 5.0], ("log_prob", "mean", "variance")),
+    "MixtureSameFamily": (P2, lambda D, p: D.MixtureSameFamily(
+        D.Categorical(logits=p["a"]), D.Normal(p["a"], p["b"])), [[0.2], [0.7], [-3.0]],
+        ("log_prob", "cdf", "mean", "variance")),
+    "MixtureSameFamily-MVN": (P2, lambda D, p: D.MixtureSameFamily(
+        D.Categorical(logits=p["a"]), D.Independent(
+            D.Normal(p["a"].unsqueeze(-1).expand(3, 2), p["b"].unsqueeze(-1).expand(3, 2)), 1)),
+        [[0.2, 0.1], [0.7, -1.0]], ("log_prob", "mean", "variance")),
+    "LowRankMVN": ({"a": [0.5, -1.0, 2.0], "b": [1.5, 0.3, 2.5],
+                    "w": [[0.3, 1.0], [-0.5, 0.2], [0.1, 0.1]]},
+                   lambda D, p: D.LowRankMultivariateNormal(p["a"], p["w"], p["b"]),
+                   [[0.2, 0.7, -3.0]], ("log_prob", "entropy", "mean", "variance")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_and_gradients_match_torch(name):
+    # (torch's Multinomial.entropy rounds lgamma(n + 1) to float32: docs/differences.md)
+    compare(_program(name, CASES), tol=(1e-7, 1e-9) if name == "Multinomial" else None)
+
+
+def test_lowrank_mvn_matrices_match_torch():
+    def program(lib):
+        W = lib.tensor([[0.3, 1.0], [-0.5, 0.2], [0.1, 0.1]], dtype=lib.float64)
+        d = lib.distributions.LowRankMultivariateNormal(
+            lib.zeros(3, dtype=lib.float64), W, lib.tensor([1.5, 0.3, 2.5], dtype=lib.float64))
+        return [d.covariance_matrix, d.precision_matrix, d.scale_tril,
+                d.expand((2,)).log_prob(lib.ones(3, dtype=lib.float64)),
+                d.rsample((4,)).shape]
+    compare(program)
+
+
+def test_samples_of_the_new_distributions():
+    D, T = graphgrad.distributions, graphgrad.tensor
+    graphgrad.manual_seed(0)
+    n = 20000
+    for d in (D.StudentT(T([5.0, 9.0]), T([0.5, -1.0]), T([1.0, 2.0])),
+              D.Gumbel(T([0.5, -1.0]), T([1.0, 2.0])), D.Weibull(T([1.0, 2.0]), T([1.5, 3.0])),
+              D.Kumaraswamy(T([2.0, 3.0]), T([1.5, 4.0])),
+              D.InverseGamma(T([5.0, 9.0]), T([1.0, 2.0])),
+              D.FisherSnedecor(T([6.0, 9.0]), T([12.0, 15.0])),
+              D.Multinomial(5, T([0.2, 0.3, 0.5])),
+              D.NegativeBinomial(T([3.0, 5.0]), T([0.3, 0.6])),
+              D.MixtureSameFamily(D.Categorical(T([0.3, 0.7])), D.Normal(T([-1.0, 2.0]),
+                                                                        T([0.5, 1.0]))),
+              D.LowRankMultivariateNormal(T([0.0, 1.0]), T([[1.0], [0.5]]), T([0.5, 0.2]))):
+        x = d.sample((n,)).double()
+        assert tuple(x.shape) == (n,) + tuple(d.batch_shape) + tuple(d.event_shape)
+        mean, var = d.mean.double().numpy(), d.variance.double().numpy()
+        np.testing.assert_allclose(x.mean(0).numpy(), mean, atol=6 * np.sqrt(var.max() / n),
+                                   err_msg=type(d).__name__)
+        np.testing.assert_allclose(x.var(0).numpy(), var, rtol=0.15, err_msg=type(d).__name__)
+        assert bool(d.support.check(x).all()), type(d).__name__
+    s = D.LogisticNormal(T([0.0, 1.0]), T([1.0, 0.5])).rsample((5,))
+    assert tuple(s.shape) == (5, 3) and np.allclose(s.sum(-1).numpy(), 1.0)
+
+
+def test_mixture_errors_as_torch():
+    for lib in (graphgrad, torch):
+        D = lib.distributions
+        for make in (lambda: D.MixtureSameFamily(D.Normal(0.0, 1.0), D.Normal(lib.zeros(2), 1.0)),
+                     lambda: D.MixtureSameFamily(D.Categorical(lib.ones(3)),
+                                                 D.Normal(lib.zeros(2), 1.0)),
+                     lambda: D.Multinomial(lib.tensor(3), lib.ones(3))):
+            e = raised(lambda lib: make(), lib)
+            assert type(e) in (ValueError, NotImplementedError), e
+
+
+CONSTRAINTS = {
+    "real": lambda C: C.real, "positive": lambda C: C.positive,
+    "nonnegative": lambda C: C.nonnegative, "unit_interval": lambda C: C.unit_interval,
+    "interval": lambda C: C.interval(-2.0, 3.0), "greater_than": lambda C: C.greater_than(1.5),
+    "less_than": lambda C: C.less_than(1.5), "simplex": lambda C: C.simplex,
+    "real_vector": lambda C: C.real_vector,
+    "independent": lambda C: C.independent(C.positive, 1),
+    "lower_cholesky": lambda C: C.lower_cholesky,
+    "positive_definite": lambda C: C.positive_definite,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSTRAINTS))
+@pytest.mark.parametrize("registry", ["biject_to", "transform_to"])
+def test_biject_to_and_transform_to_match_torch(name, registry):
+    def program(lib):
+        D = lib.distributions
+        c = CONSTRAINTS[name](D.constraints)
+        try:
+            t = getattr(D, registry)(c)
+        except NotImplementedError:
+            return "not registered"
+        x = lib.tensor([[0.3, -0.9, 1.7], [0.2, 0.5, -0.1], [1.0, -2.0, 0.4]],
+                       dtype=lib.float64, requires_grad=True)
+        y = t(x)
+        out = [y, bool(c.check(y).all())]
+        if name not in ("lower_cholesky", "positive_definite"):
+            out.append(t.inv(y))
+        try:
+            ladj = t.log_abs_det_jacobian(x, y)
+        except NotImplementedError:
+            return out + ["no log_abs_det_jacobian"]
+        return out + [ladj, lib.autograd.grad(ladj.sum() + y.sum(), x)[0]]
+    compare(program)
+
+
+def test_unregistered_constraint_raises_not_implemented():
+    for lib in (graphgrad, torch):
+        D = lib.distributions
+        e = raised(lambda lib: D.biject_to(D.constraints.boolean), lib)
+        assert isinstance(e, NotImplementedError), e

@@ -34,7 +34,7 @@ def _lower_regularized_gamma(a, x):
                 ap = ap + 1
                 term = term * xx / ap
                 total = total + term
-                if np.all(np.abs(term) < np.abs(total) * 1e-17):
+                if np.all(np.abs(term) < np.abs(total) * 1e-16):
                     break
             out[series] = total * np.exp(log_front[series])
         frac = x >= a + 1
@@ -55,7 +55,7 @@ def _lower_regularized_gamma(a, x):
                 d = 1 / d
                 delta = d * c
                 h = h * delta
-                if np.all(np.abs(delta - 1) < 1e-16):
+                if np.all(np.abs(delta - 1) < 1e-15):
                     break
             out[frac] = 1 - np.exp(log_front[frac]) * h
     return out

@@ -8,7 +8,7 @@ standard gamma sampler, as PyTorch's).  See docs/differences.md for what differs
 """
 from __future__ import annotations
 
-from . import constraint_registry, constraints, kl, transforms, utils  # noqa: F401
+from . import constraint_registry, constraints, kl, kl_cross, transforms, utils  # noqa: F401
 from .constraint_registry import biject_to, transform_to
 from .continuous import Cauchy, Laplace, Normal, Uniform
 from .discrete import (Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical,

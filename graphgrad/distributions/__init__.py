@@ -24,16 +24,16 @@ from .mixture import LowRankMultivariateNormal, MixtureSameFamily, Multinomial, 
 from .multivariate_normal import MultivariateNormal
 from .transformed import (ExpRelaxedCategorical, HalfNormal, LogitRelaxedBernoulli, LogNormal,
                           RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution)
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform,
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
                          CumulativeDistributionTransform, ExpTransform, IndependentTransform,
                          LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
                          ReshapeTransform, SigmoidTransform, SoftmaxTransform,
-                         SoftplusTransform, StickBreakingTransform, TanhTransform, Transform,
-                         identity_transform)
+                         SoftplusTransform, StackTransform, StickBreakingTransform,
+                         TanhTransform, Transform, identity_transform)
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-    "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform", "Dirichlet",
+    "CatTransform", "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform", "Dirichlet",
     "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential",
     "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
     "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
@@ -42,7 +42,8 @@ __all__ = [
     "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
     "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
-    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+    "StickBreakingTransform",
     "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
     "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
     "register_kl", "transform_to", "transforms",

@@ -8,14 +8,16 @@ import math
 import numbers
 
 from . import _ops, constraints
+from ._transform_cat import CatTransform, StackTransform
 from ._transform_base import (ComposeTransform, IndependentTransform, ReshapeTransform,
                               Transform, identity_transform)
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CumulativeDistributionTransform",
     "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
     "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-    "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
+    "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
+    "TanhTransform",
     "Transform", "identity_transform",
 ]
 

@@ -155,3 +155,43 @@ def test_unregistered_constraint_raises_not_implemented():
         D = lib.distributions
         e = raised(lambda lib: D.biject_to(D.constraints.boolean), lib)
         assert isinstance(e, NotImplementedError), e
+
+
+CAT_STACK = {
+    "cat": lambda T, lib: T.CatTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0),
+                                          T.SigmoidTransform()], dim=1, lengths=[1, 1, 1]),
+    "cat-lengths": lambda T, lib: T.CatTransform([T.ExpTransform(), T.TanhTransform()],
+                                                 dim=-1, lengths=[2, 1]),
+    "cat-event": lambda T, lib: T.CatTransform([T.IndependentTransform(T.ExpTransform(), 1),
+                                                T.IndependentTransform(T.TanhTransform(), 1)],
+                                               dim=0, lengths=[2, 1]),
+    "stack": lambda T, lib: T.StackTransform([T.ExpTransform(), T.SigmoidTransform(),
+                                              T.AffineTransform(0.5, -1.0)], dim=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CAT_STACK))
+def test_cat_and_stack_transforms_match_torch(name):
+    def program(lib):
+        T = lib.distributions.transforms
+        t = CAT_STACK[name](T, lib)
+        x = lib.tensor([[0.3, -0.9, 1.7], [0.2, 0.5, -0.1], [1.0, -2.0, 0.4]],
+                       dtype=lib.float64, requires_grad=True)
+        y = t(x)
+        ladj = t.log_abs_det_jacobian(x, y)
+        return [y, t.inv(y), ladj, lib.autograd.grad(ladj.sum() + y.sum(), x)[0],
+                t.bijective, t.event_dim if name.startswith("cat") else "-",
+                t.codomain.check(y), t.domain.check(x)]
+    compare(program)
+
+
+def test_biject_to_cat_and_stack_constraints_match_torch():
+    def program(lib):
+        D = lib.distributions
+        C = D.constraints
+        x = lib.tensor([[0.3, -0.9, 1.7], [0.2, 0.5, -0.1]], dtype=lib.float64)
+        c1 = C.cat([C.positive, C.real, C.unit_interval], dim=1)
+        c2 = C.stack([C.positive, C.interval(-1.0, 2.0), C.greater_than(3.0)], dim=1)
+        return [D.biject_to(c1)(x), D.transform_to(c2)(x), c1.check(D.biject_to(c1)(x)),
+                c2.check(D.biject_to(c2)(x))]
+    compare(program)

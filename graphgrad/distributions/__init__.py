@@ -22,6 +22,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .mixture import LowRankMultivariateNormal, MixtureSameFamily, Multinomial, NegativeBinomial
 from .multivariate_normal import MultivariateNormal
+from .von_mises import VonMises
 from .transformed import (ExpRelaxedCategorical, HalfNormal, LogitRelaxedBernoulli, LogNormal,
                           RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution)
 from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
@@ -45,6 +46,6 @@ __all__ = [
     "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform",
     "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-    "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
+    "VonMises", "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
     "register_kl", "transform_to", "transforms",
 ]

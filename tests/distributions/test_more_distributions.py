@@ -195,3 +195,38 @@ def test_biject_to_cat_and_stack_constraints_match_torch():
         return [D.biject_to(c1)(x), D.transform_to(c2)(x), c1.check(D.biject_to(c1)(x)),
                 c2.check(D.biject_to(c2)(x))]
     compare(program)
+
+
+def test_von_mises_matches_torch():
+    def program(lib):
+        D = lib.distributions
+        loc = lib.tensor([0.5, -1.0, 2.0, 0.0], dtype=lib.float64, requires_grad=True)
+        k = lib.tensor([0.01, 1.5, 30.0, 800.0], dtype=lib.float64, requires_grad=True)
+        d = D.VonMises(loc, k)
+        v = lib.tensor([0.2, 0.7, 2.1, 0.01], dtype=lib.float64)
+        lp = d.log_prob(v)
+        out = [lp, d.mean, d.mode, d.variance,
+               lib.autograd.grad(lp.sum() + d.variance.sum(), [loc, k]),
+               d.sample((3,)).shape, d.sample().dtype, d.expand((2, 4)).log_prob(v)]
+        f = D.VonMises(lib.tensor([0.5]), lib.tensor([200.0]))
+        out.append(f.log_prob(lib.tensor([0.4])))
+        return out
+    # (torch's log I0 and I1 / I0 are polynomial approximations: 1e-6 relative at
+    # concentration 30, 4e-4 at 800; graphgrad's are exact to ~1e-12, below)
+    ours = compare(program, tol=(5e-4, 1e-9))
+    exact = [0.9950000624989583, 0.4038667611687091, 0.016810444634663968,
+             0.0006251955571187073]   # 1 - i1e(k) / i0e(k), SciPy
+    np.testing.assert_allclose(ours[3].detach().numpy(), exact, rtol=1e-10)
+
+
+def test_von_mises_samples_follow_the_density():
+    D = graphgrad.distributions
+    graphgrad.manual_seed(0)
+    d = D.VonMises(graphgrad.tensor([0.5, 3.0]), graphgrad.tensor([2.0, 0.3]))
+    x = d.sample((40000,)).double()
+    assert bool(((x >= -np.pi) & (x < np.pi)).all())
+    # circular mean direction and mean resultant length 1 - variance
+    c, s = x.cos().mean(0), x.sin().mean(0)
+    np.testing.assert_allclose(np.arctan2(s.numpy(), c.numpy()), [0.5, 3.0], atol=0.05)
+    np.testing.assert_allclose((c ** 2 + s ** 2).sqrt().numpy(),
+                               1 - d.variance.double().numpy(), atol=0.01)

@@ -23,6 +23,7 @@ from .kl import kl_divergence, register_kl
 from .mixture import LowRankMultivariateNormal, MixtureSameFamily, Multinomial, NegativeBinomial
 from .multivariate_normal import MultivariateNormal
 from .von_mises import VonMises
+from .generalized_pareto import GeneralizedPareto
 from .transformed import (ExpRelaxedCategorical, HalfNormal, LogitRelaxedBernoulli, LogNormal,
                           RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution)
 from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
@@ -36,7 +37,7 @@ __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
     "CatTransform", "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform", "Dirichlet",
     "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential",
-    "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+    "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
     "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
     "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
     "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",

@@ -230,3 +230,27 @@ def test_von_mises_samples_follow_the_density():
     np.testing.assert_allclose(np.arctan2(s.numpy(), c.numpy()), [0.5, 3.0], atol=0.05)
     np.testing.assert_allclose((c ** 2 + s ** 2).sqrt().numpy(),
                                1 - d.variance.double().numpy(), atol=0.01)
+
+
+@pytest.mark.parametrize("c", [[0.3, 0.0, -0.2], [-1.0, 1e-9, 0.7]])
+def test_generalized_pareto_matches_torch(c):
+    # (float32: torch's raises for float64 parameters, docs/differences.md)
+    def program(lib):
+        D = lib.distributions
+        p = [lib.tensor(v, requires_grad=True) for v in ([0.5, -1.0, 2.0], [1.5, 0.3, 2.5], c)]
+        d = D.GeneralizedPareto(*p)
+        v = lib.tensor([1.2, -0.5, 2.1])
+        u = lib.tensor([0.1, 0.5, 0.8])
+        out = [d.log_prob(v), d.cdf(v), d.icdf(u), d.entropy(), d.mean, d.mode, d.variance,
+               d.log_survival_function(v), repr(d.support.lower_bound.shape),
+               d.rsample((2,)).shape, d.expand((2, 3)).batch_shape]
+        total = sum((o * o.isfinite()).nan_to_num().sum() for o in out[:8])
+        out.append(lib.autograd.grad(total, p))
+        return out
+    compare(program, tol=(2e-5, 1e-6))
+
+
+def test_generalized_pareto_float64_works():
+    D = graphgrad.distributions
+    d = D.GeneralizedPareto(graphgrad.tensor([0.0], dtype=graphgrad.float64), 1.0, 0.0)
+    assert np.isclose(d.log_prob(graphgrad.tensor([2.0], dtype=graphgrad.float64)).item(), -2.0)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 from . import _ops, constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -24,6 +26,29 @@ def _numpy_draw(fn, *params, dtype):
     """A sample drawn by NumPy's ``fn`` of graphgrad's default generator, as a tensor."""
     arrays = [p.detach().numpy() for p in params]
     return _ops.tensor(fn(_ops.numpy_rng(None), *arrays), dtype=dtype)
+
+
+def _inverse_cdf_draw(probs_2d, n):
+    """``n`` category indices per row of ``probs_2d`` (nonnegative weights), by inverting
+    each row's CDF at uniforms of graphgrad's default generator: one searchsorted over all
+    rows (each row's normalised CDF is shifted by its row number), not a loop."""
+    rows, k = probs_2d.shape
+    p = np.asarray(probs_2d, np.float64)
+    if rows == 0 or n == 0:
+        return np.zeros((rows, n), np.int64)
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise RuntimeError("Categorical.sample: probs contain inf, nan or a value < 0")
+    cdf = np.cumsum(p, -1)
+    total = cdf[:, -1:]
+    if np.any(total <= 0):
+        raise RuntimeError("Categorical.sample: a row of probs sums to 0")
+    cdf = cdf / total
+    cdf[:, -1] = 1.0
+    shift = np.arange(rows, dtype=np.float64)[:, None]
+    u = _ops.numpy_rng(None).random((rows, n))
+    flat = np.searchsorted((cdf + shift).ravel(), (u + shift).ravel(), side="right")
+    idx = flat.reshape(rows, n) - np.arange(rows)[:, None] * k
+    return np.clip(idx, 0, k - 1).astype(np.int64)
 
 
 def _enumerate(values, batch_shape, expand, event=()):
@@ -172,10 +197,9 @@ class Categorical(Distribution):
 
     def sample(self, sample_shape=()):
         sample_shape = _ops.Size(sample_shape)
-        with _ops.no_grad():
-            probs_2d = self.probs.reshape(-1, self._num_events)
-            samples_2d = _ops.multinomial(probs_2d, sample_shape.numel(), True).T
-        return samples_2d.reshape(self._extended_shape(sample_shape))
+        probs_2d = self.probs.detach().numpy().reshape(-1, self._num_events)
+        samples_2d = _inverse_cdf_draw(probs_2d, sample_shape.numel()).T
+        return _ops.tensor(samples_2d).reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -148,3 +148,15 @@ def test_bregman_kl_of_the_exponential_family_matches_the_closed_form():
     assert np.allclose(generic.detach().numpy(), D.kl_divergence(p, q).numpy(), rtol=1e-5)
     assert np.allclose(D.ExponentialFamily.entropy(p).detach().numpy(),
                        p.entropy().numpy(), rtol=1e-5)
+
+
+def test_categorical_sample_never_draws_zero_probability_categories():
+    graphgrad.manual_seed(0)
+    probs = graphgrad.tensor([[0.2, 0.0, 0.3, 0.5, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0],
+                              [0.0, 1e-3, 0.0, 0.0, 0.0]])   # (unnormalised rows too)
+    x = D.Categorical(probs).sample((50000,)).numpy()
+    freq = np.stack([np.bincount(x[:, i], minlength=5) / 50000 for i in range(3)])
+    assert np.all(freq[probs.numpy() == 0] == 0)
+    np.testing.assert_allclose(freq, (probs / probs.sum(-1, keepdim=True)).numpy(), atol=0.01)
+    with pytest.raises(RuntimeError):
+        D.Categorical(graphgrad.tensor([[0.5, float("nan")]]), validate_args=False).sample()

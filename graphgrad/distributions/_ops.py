@@ -26,3 +26,4 @@ from ..autograd.forward_ad import unpack_dual  # noqa: F401
 from ..nn.functional.activation_extra import logsigmoid  # noqa: F401
 from ..nn.functional.padding import pad  # noqa: F401
 from ..ops.api.pointwise_more import special_i1  # noqa: F401
+from ..ops.api.special import mvlgamma  # noqa: F401

@@ -8,12 +8,14 @@ import math
 import numbers
 
 from . import _ops, constraints
+from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 from ._transform_cat import CatTransform, StackTransform
 from ._transform_base import (ComposeTransform, IndependentTransform, ReshapeTransform,
                               Transform, identity_transform)
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CumulativeDistributionTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform",
     "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
     "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
@@ -301,12 +303,12 @@ class StickBreakingTransform(Transform):
     def forward_shape(self, shape):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return _ops.Size(tuple(shape[:-1]) + (shape[-1] + 1,))
+        return shape[:-1] + (shape[-1] + 1,)
 
     def inverse_shape(self, shape):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return _ops.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+        return shape[:-1] + (shape[-1] - 1,)
 
 
 class LowerCholeskyTransform(Transform):
@@ -368,3 +370,54 @@ class CumulativeDistributionTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return self.distribution.log_prob(x)
+
+
+class CorrCholeskyTransform(Transform):
+    """R^(D(D-1)/2) -> Cholesky factors of D x D correlation matrices: tanh gives the
+    canonical partial correlations z (row by row, below the diagonal), then
+    L[i, j] = z[i, j] * sqrt(1 - sum_{k<j} L[i, k]^2) and the diagonal makes each row a unit
+    vector (stick breaking on the squared entries)."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    def _call(self, x):
+        eps = _ops.finfo(x.dtype).eps
+        z = vec_to_tril_matrix(x.tanh().clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # the remaining length of each row before column j: prod_{k<j} sqrt(1 - z_ik^2)
+        left = (1 - z.pow(2)).sqrt().cumprod(-1)
+        left = _ops.pad(left[..., :-1], [1, 0], value=1.0)
+        return (z + _ops.eye(z.shape[-1], dtype=z.dtype)) * left
+
+    def _inverse(self, y):
+        remaining = 1 - (y * y).cumsum(-1)
+        remaining = _ops.pad(remaining[..., :-1], [1, 0], value=1.0)
+        z = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(remaining, diag=-1).sqrt()
+        return z.atanh()
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # stick breaking: dL_ij / dz_ij = sqrt(1 - sum_{k<j} L_ik^2); tanh: 1 - tanh(x)^2
+        remaining = 1 - (y * y).cumsum(-1)
+        stick = 0.5 * tril_matrix_to_vec(remaining, diag=-2).log().sum(-1)
+        tanh = 2.0 * (math.log(2.0) - x - _ops.softplus(-2.0 * x)).sum(-1)
+        return stick + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattend lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return shape[:-2] + (d * (d - 1) // 2,)

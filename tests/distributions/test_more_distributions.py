@@ -122,6 +122,7 @@ CONSTRAINTS = {
     "real_vector": lambda C: C.real_vector,
     "independent": lambda C: C.independent(C.positive, 1),
     "lower_cholesky": lambda C: C.lower_cholesky,
+    "corr_cholesky": lambda C: C.corr_cholesky,
     "positive_definite": lambda C: C.positive_definite,
 }
 
@@ -254,3 +255,38 @@ def test_generalized_pareto_float64_works():
     D = graphgrad.distributions
     d = D.GeneralizedPareto(graphgrad.tensor([0.0], dtype=graphgrad.float64), 1.0, 0.0)
     assert np.isclose(d.log_prob(graphgrad.tensor([2.0], dtype=graphgrad.float64)).item(), -2.0)
+
+
+def test_lkj_cholesky_matches_torch():
+    def program(lib):
+        D = lib.distributions
+        x = lib.tensor([[0.3, -0.9, 1.7, 0.2, 0.5, -0.1], [1.0, -2.0, 0.4, 0.0, 0.1, 0.3]],
+                       dtype=lib.float64)
+        L = D.CorrCholeskyTransform()(x)
+        eta = lib.tensor([0.5, 2.0], dtype=lib.float64, requires_grad=True)
+        d = D.LKJCholesky(4, eta)
+        lp = d.log_prob(L)
+        out = [lp, lib.autograd.grad(lp.sum(), eta)[0], str(d.batch_shape), str(d.event_shape),
+               d.sample((3,)).shape, d.expand((5, 2)).log_prob(L), repr(d.support),
+               D.LKJCholesky(2, 1.5).log_prob(lib.tensor([[1.0, 0.0], [0.6, 0.8]]))]
+        return out
+    compare(program)
+    for lib in (graphgrad, torch):
+        e = raised(lambda lib: lib.distributions.LKJCholesky(1, 1.0), lib)
+        assert isinstance(e, ValueError)
+
+
+@pytest.mark.parametrize("eta", [0.5, 1.0, 3.0])
+def test_lkj_cholesky_samples(eta):
+    # a correlation of the LKJ(eta) distribution in dimension d is 2 Beta(b, b) - 1,
+    # b = eta - 1 + d / 2: mean 0, variance 1 / (2 eta + d - 1)
+    graphgrad.manual_seed(0)
+    d = graphgrad.distributions.LKJCholesky(4, eta)
+    L = d.sample((20000,))
+    assert bool(d.support.check(L).all())
+    L = L.double()
+    C = (L @ L.mT).numpy()
+    for i, j in ((1, 0), (2, 0), (2, 1), (3, 0), (3, 2)):   # (torch's fail from row 2 on)
+        r = C[:, i, j]
+        assert abs(r.mean()) < 0.02
+        np.testing.assert_allclose(r.var(), 1 / (2 * eta + 4 - 1), rtol=0.06)

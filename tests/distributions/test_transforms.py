@@ -26,6 +26,8 @@ TRANSFORMS = {
     "Independent": lambda T, lib: T.IndependentTransform(T.ExpTransform(), 1),
     "Inverse": lambda T, lib: T.SigmoidTransform().inv,
     "Reshape": lambda T, lib: T.ReshapeTransform((3,), (3, 1)),
+    "CorrCholesky": lambda T, lib: T.CorrCholeskyTransform(),
+    "StickBreaking": lambda T, lib: T.StickBreakingTransform(),
 }
 
 

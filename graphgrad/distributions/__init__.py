@@ -25,6 +25,7 @@ from .multivariate_normal import MultivariateNormal
 from .von_mises import VonMises
 from .generalized_pareto import GeneralizedPareto
 from .lkj_cholesky import LKJCholesky
+from .wishart import Wishart
 from .transformed import (ExpRelaxedCategorical, HalfNormal, LogitRelaxedBernoulli, LogNormal,
                           RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution)
 from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
@@ -49,6 +50,6 @@ __all__ = [
     "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform",
     "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-    "VonMises", "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
+    "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "identity_transform", "kl_divergence",
     "register_kl", "transform_to", "transforms",
 ]

@@ -16,7 +16,7 @@ from ..nn.functional.softmax import log_softmax, softmax  # noqa: F401
 from ..ops.api.comparison import where  # noqa: F401
 from ..ops.api.copies import cat, stack  # noqa: F401
 from ..ops.api.linalg import diag_embed, diagonal  # noqa: F401
-from ..ops.api.linalg_decompositions import cholesky_ex, eigvalsh  # noqa: F401
+from ..ops.api.linalg_decompositions import cholesky_ex, eigvalsh, slogdet  # noqa: F401
 from ..ops.api.linalg_extra import solve_triangular  # noqa: F401
 from ..ops.api.pointwise_binary import clamp, xlogy  # noqa: F401
 from ..ops.api.random_ops import multinomial  # noqa: F401

@@ -290,3 +290,41 @@ def test_lkj_cholesky_samples(eta):
         r = C[:, i, j]
         assert abs(r.mean()) < 0.02
         np.testing.assert_allclose(r.var(), 1 / (2 * eta + 4 - 1), rtol=0.06)
+
+
+@pytest.mark.parametrize("param", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart_matches_torch(param):
+    def program(lib):
+        D = lib.distributions
+        S = lib.tensor([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]], dtype=lib.float64)
+        m = lib.linalg.cholesky(S) if param == "scale_tril" else S
+        m = m.clone().requires_grad_()
+        df = lib.tensor([4.5, 7.0], dtype=lib.float64, requires_grad=True)
+        d = D.Wishart(df, **{param: m})
+        X = lib.tensor([[1.5, 0.2, 0.0], [0.2, 2.0, 0.4], [0.0, 0.4, 0.9]], dtype=lib.float64)
+        out = [d.log_prob(X), d.entropy(), d.mean, d.mode, d.variance,
+               str(d.batch_shape), str(d.event_shape), d.rsample((2,)).shape,
+               d.expand((3, 2)).log_prob(X)]
+        total = sum(o.sum() for o in out[:5])
+        g_df, g_m = lib.autograd.grad(total, [df, m])
+        # (a scale_tril's upper triangle is not a parameter: formulas that read it or not
+        # are equally right, and torch's cholesky_solve reads it)
+        out.append([g_df, g_m.tril() if param == "scale_tril" else g_m])
+        out.append(D.kl_divergence(d, D.Wishart(df + 1, covariance_matrix=S)))
+        return out
+    compare(program, tol=(1e-8, 1e-10))
+    for lib in (graphgrad, torch):
+        e = raised(lambda lib: lib.distributions.Wishart(1.5, covariance_matrix=lib.eye(3)),
+                   lib)
+        assert isinstance(e, ValueError)
+
+
+def test_wishart_samples():
+    graphgrad.manual_seed(0)
+    S = graphgrad.tensor([[2.0, 0.3], [0.3, 1.0]], dtype=graphgrad.float64)
+    d = graphgrad.distributions.Wishart(graphgrad.tensor(5.0, dtype=graphgrad.float64),
+                                        covariance_matrix=S)
+    X = d.sample((20000,))
+    assert bool(d.support.check(X).all())
+    np.testing.assert_allclose(X.mean(0).numpy(), d.mean.numpy(), rtol=0.03, atol=0.02)
+    np.testing.assert_allclose(X.var(0).numpy(), d.variance.numpy(), rtol=0.08)

@@ -12,8 +12,8 @@ import pytest
 import graphgrad
 
 # torch.distributions' names graphgrad leaves out (docs/differences.md)
-LEFT_OUT = {"ContinuousBernoulli", "Wishart", "MixtureSameFamilyConstraint"}
-LEFT_OUT_MODULES = {"continuous_bernoulli", "wishart"}
+LEFT_OUT = {"ContinuousBernoulli", "MixtureSameFamilyConstraint"}
+LEFT_OUT_MODULES = {"continuous_bernoulli"}
 
 
 def test_names_and_submodules_are_torchs_minus_the_documented_left_out():

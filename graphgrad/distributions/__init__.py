@@ -26,6 +26,7 @@ from .von_mises import VonMises
 from .generalized_pareto import GeneralizedPareto
 from .lkj_cholesky import LKJCholesky
 from .wishart import Wishart
+from .continuous_bernoulli import ContinuousBernoulli
 from .transformed import (ExpRelaxedCategorical, HalfNormal, LogitRelaxedBernoulli, LogNormal,
                           RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution)
 from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
@@ -38,7 +39,7 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-    "CatTransform", "Cauchy", "Chi2", "ComposeTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
+    "CatTransform", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
     "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential",
     "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
     "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "LKJCholesky",

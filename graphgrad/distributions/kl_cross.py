@@ -12,6 +12,7 @@ import math
 
 from . import _ops
 from .continuous import Laplace, Normal, Uniform
+from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Bernoulli, Binomial, Poisson
 from .gamma import Beta, Exponential, Gamma
 from .heavy_tailed import Gumbel, Pareto
@@ -86,15 +87,22 @@ def _cross_gumbel(p, q):
             - (q.loc / s).exp() * _mgf(p, -s.reciprocal()))
 
 
+def _cross_continuous_bernoulli(p, q):
+    # log q(x) = log C(probs_q) + x logit_q + log(1 - probs_q)
+    return q._cont_bern_log_norm() + p.mean * q.logits + (-q.probs).log1p()
+
+
 def _kl_by_cross_entropy(cross):
     def kl(p, q):
         return -p.entropy() - cross(p, q)
     return kl
 
 
-for _p in (Beta, Exponential, Gamma, Gumbel, Laplace, Uniform):
+for _p in (Beta, ContinuousBernoulli, Exponential, Gamma, Gumbel, Laplace, Uniform):
     register_kl(_p, Normal)(_kl_by_cross_entropy(_cross_normal))
-for _p in (Beta, Gamma):
+for _p in (Beta, ContinuousBernoulli):
+    register_kl(_p, ContinuousBernoulli)(_kl_by_cross_entropy(_cross_continuous_bernoulli))
+for _p in (Beta, ContinuousBernoulli, Gamma):
     register_kl(_p, Exponential)(_kl_by_cross_entropy(_cross_exponential))
 for _p in (Beta, Exponential):
     register_kl(_p, Gamma)(_kl_by_cross_entropy(_cross_gamma))
@@ -157,6 +165,14 @@ def _kl_uniform_pareto(p, q):
     return _ops.where(p.low < q.scale, _inf, -p.entropy() - log_q)
 
 
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    # (PyTorch's is inf also when the uniform's interval is [0, 1] itself)
+    return _ops.where((p.high > 1) | (p.low < 0), _inf,
+                      -p.entropy() - _cross_continuous_bernoulli(p, q))
+
+
+@register_kl(ContinuousBernoulli, Uniform)
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
@@ -194,7 +210,7 @@ def _kl_pareto_pareto(p, q):
 
 
 def _infinite(p, q):
-    for name in ("loc", "rate", "concentration", "scale", "concentration1", "probs"):
+    for name in ("loc", "rate", "concentration", "scale", "concentration1", "probs", "_param"):
         t = getattr(p, name, None)
         if isinstance(t, _ops.Tensor):
             return _infinite_like(t)
@@ -202,12 +218,13 @@ def _infinite(p, q):
 
 
 # p's support is not inside q's: +inf
-for _p, _qs in ((Beta, (Pareto,)), (Exponential, (Beta, Pareto, Uniform)),
-                (Gamma, (Beta, Pareto, Uniform)),
-                (Gumbel, (Beta, Exponential, Gamma, Pareto, Uniform)),
-                (Laplace, (Beta, Exponential, Gamma, Pareto, Uniform)),
-                (Normal, (Beta, Exponential, Gamma, Pareto, Uniform)),
-                (Pareto, (Beta, Uniform)), (Poisson, (Bernoulli, Binomial))):
+_CB = ContinuousBernoulli
+for _p, _qs in ((Beta, (Pareto,)), (_CB, (Pareto,)), (Exponential, (Beta, _CB, Pareto, Uniform)),
+                (Gamma, (Beta, _CB, Pareto, Uniform)),
+                (Gumbel, (Beta, _CB, Exponential, Gamma, Pareto, Uniform)),
+                (Laplace, (Beta, _CB, Exponential, Gamma, Pareto, Uniform)),
+                (Normal, (Beta, _CB, Exponential, Gamma, Pareto, Uniform)),
+                (Pareto, (Beta, _CB, Uniform)), (Poisson, (Bernoulli, Binomial))):
     for _q in _qs:
         register_kl(_p, _q)(_infinite)
 

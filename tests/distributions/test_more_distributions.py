@@ -54,6 +54,13 @@ CASES = {
         D.Categorical(logits=p["a"]), D.Independent(
             D.Normal(p["a"].unsqueeze(-1).expand(3, 2), p["b"].unsqueeze(-1).expand(3, 2)), 1)),
         [[0.2, 0.1], [0.7, -1.0]], ("log_prob", "mean", "variance")),
+    "ContinuousBernoulli": ({"a": [0.1, 0.4995, 0.7]},
+                            lambda D, p: D.ContinuousBernoulli(p["a"]), [0.2, 0.6, 0.9],
+                            ("log_prob", "cdf", "icdf", "entropy", "mean", "variance",
+                             "stddev")),
+    "ContinuousBernoulli-logits": ({"a": [-2.0, 0.0001, 1.5]},
+                                   lambda D, p: D.ContinuousBernoulli(logits=p["a"]),
+                                   [0.2, 0.6, 0.9], ("log_prob", "entropy", "mean")),
     "LowRankMVN": ({"a": [0.5, -1.0, 2.0], "b": [1.5, 0.3, 2.5],
                     "w": [[0.3, 1.0], [-0.5, 0.2], [0.1, 0.1]]},
                    lambda D, p: D.LowRankMultivariateNormal(p["a"], p["w"], p["b"]),

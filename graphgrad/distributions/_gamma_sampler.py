@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from . import _ops
+from ..autograd.function import Function
 
 _lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
 
@@ -58,6 +59,7 @@ def _lower_regularized_gamma(a, x):
                 if np.all(np.abs(delta - 1) < 1e-15):
                     break
             out[frac] = 1 - np.exp(log_front[frac]) * h
+    out[np.isposinf(x)] = 1.0
     return out
 
 
@@ -91,3 +93,29 @@ def standard_gamma(alpha):
 
 def _has_tangent(t):
     return _ops.unpack_dual(t).tangent is not None
+
+
+class _RegularizedGammaP(Function):
+    """P(a, x), the regularized lower incomplete gamma function (torch.special.gammainc):
+    the value from NumPy, the derivative in x (the gamma density) from graphgrad's ops, so
+    that it is differentiable again; as PyTorch's, none in a."""
+
+    @staticmethod
+    def forward(ctx, a, x):
+        ctx.save_for_backward(a, x)
+        p = _lower_regularized_gamma(a.detach().numpy(), x.detach().numpy())
+        return _ops.tensor(p, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+        density = ((a - 1) * x.log() - x - a.lgamma()).exp()
+        return None, grad * density
+
+
+def regularized_gamma_p(a, x):
+    """P(a, x) of tensors (broadcast), differentiable in x."""
+    a, x = _ops.broadcast_tensors(a, x)
+    return _RegularizedGammaP.apply(a, x)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numbers
 
 from . import _ops, constraints
-from ._gamma_sampler import standard_gamma
+from ._gamma_sampler import regularized_gamma_p, standard_gamma
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
@@ -62,9 +62,9 @@ class Gamma(ExponentialFamily):
         return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
 
     def cdf(self, value):
-        raise NotImplementedError(
-            "Gamma.cdf needs the regularized incomplete gamma function (torch.special.gammainc), "
-            "which graphgrad does not have (docs/differences.md)")
+        if self._validate_args:
+            self._validate_sample(value)
+        return regularized_gamma_p(self.concentration, self.rate * value)
 
     @property
     def _natural_params(self):

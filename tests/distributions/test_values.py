@@ -25,6 +25,10 @@ CASES = {
               ("log_prob", "entropy", "mean", "mode", "variance", "stddev")),
     "Chi2": (POS, lambda D, p: D.Chi2(p["a"]), [0.2, 0.7, 3.0],
              ("log_prob", "entropy", "mean", "mode", "variance")),
+    "Gamma-cdf": (POS, lambda D, p: D.Gamma(p["a"].detach(), p["b"]), [0.2, 0.7, 3.0],
+                  ("cdf",)),
+    "Chi2-cdf": ({"a": [0.5, 2.0, 40.0]}, lambda D, p: D.Chi2(p["a"].detach()),
+                 [0.2, 0.7, 60.0], ("cdf",)),
     "Exponential": (POS, lambda D, p: D.Exponential(p["b"]), [0.2, 0.7, 3.0], ALL),
     "Beta": (POS, lambda D, p: D.Beta(p["a"], p["b"]), [0.2, 0.7, 0.99],
              ("log_prob", "entropy", "mean", "mode", "variance")),
@@ -187,3 +191,20 @@ def test_math_constants_do_not_drift():
     import graphgrad
     d = graphgrad.distributions.Normal(0.0, 1.0)
     assert math.isclose(d.entropy().item(), 0.5 * math.log(2 * math.pi * math.e), rel_tol=1e-6)
+
+
+def test_gamma_cdf_second_derivative_in_the_value_and_none_in_the_concentration():
+    def program(lib):
+        D = lib.distributions
+        x = lib.tensor([1.0, 3.0, 0.2], dtype=lib.float64, requires_grad=True)
+        a = lib.tensor([2.0, 0.5, 30.0], dtype=lib.float64, requires_grad=True)
+        c = D.Gamma(a, 1.5).cdf(x)
+        (g,) = lib.autograd.grad(c.sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        try:
+            lib.autograd.grad(c.sum(), a)
+            err = "none"
+        except NotImplementedError:
+            err = "NotImplementedError"
+        return [c, g, gg, err]
+    compare(program)

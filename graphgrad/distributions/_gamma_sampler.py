@@ -96,9 +96,9 @@ def _has_tangent(t):
 
 
 class _RegularizedGammaP(Function):
-    """P(a, x), the regularized lower incomplete gamma function (torch.special.gammainc):
-    the value from NumPy, the derivative in x (the gamma density) from graphgrad's ops, so
-    that it is differentiable again; as PyTorch's, none in a."""
+    """P(a, x), the regularized lower incomplete gamma function (torch.special.gammainc), of
+    a constant ``a``: the value from NumPy, the derivative in x (the gamma density) from
+    graphgrad's ops, so that it is differentiable again."""
 
     @staticmethod
     def forward(ctx, a, x):
@@ -109,13 +109,27 @@ class _RegularizedGammaP(Function):
     @staticmethod
     def backward(ctx, grad):
         a, x = ctx.saved_tensors
-        if ctx.needs_input_grad[0]:
-            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
         density = ((a - 1) * x.log() - x - a.lgamma()).exp()
         return None, grad * density
+
+
+class _NoDerivativeInA(Function):
+    """Zeros whose backward raises: P has no derivative in a (as PyTorch's igamma); only a
+    backward that reaches ``a`` runs it."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return _ops.zeros(a.shape, dtype=a.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
 
 
 def regularized_gamma_p(a, x):
     """P(a, x) of tensors (broadcast), differentiable in x."""
     a, x = _ops.broadcast_tensors(a, x)
-    return _RegularizedGammaP.apply(a, x)
+    p = _RegularizedGammaP.apply(a.detach(), x)
+    if a.requires_grad:
+        p = p + _NoDerivativeInA.apply(a)
+    return p

@@ -4,7 +4,9 @@ graphgrad's ops (autograd, double backward and forward mode run through them).
 Samples come from graphgrad's generators (``graphgrad.manual_seed``), so their values are
 not PyTorch's; their distributions are.  ``rsample`` is reparameterised: gradients flow
 from a sample to the parameters (Gamma, Beta, Dirichlet: by the implicit derivative of the
-standard gamma sampler, as PyTorch's).  See docs/differences.md for what differs.
+standard gamma sampler, as PyTorch's).  Every name of torch.distributions is here, and
+its submodules (``graphgrad.distributions.normal`` ...) as aliases of the modules the
+classes are written in.  See docs/differences.md for what differs.
 """
 from __future__ import annotations
 

@@ -335,3 +335,22 @@ def test_wishart_samples():
     assert bool(d.support.check(X).all())
     np.testing.assert_allclose(X.mean(0).numpy(), d.mean.numpy(), rtol=0.03, atol=0.02)
     np.testing.assert_allclose(X.var(0).numpy(), d.variance.numpy(), rtol=0.08)
+
+
+def test_mixture_support_and_validation_match_torch():
+    def program(lib):
+        D = lib.distributions
+        m = D.MixtureSameFamily(D.Categorical(lib.ones(2)), D.Gamma(lib.ones(2), lib.ones(2)))
+        s = m.support
+        v = lib.tensor([[0.5], [-1.0]]).squeeze(-1)
+        out = [repr(s), s.check(v), s.event_dim, s.is_discrete]
+        try:
+            m.log_prob(v)
+            out.append("none")
+        except ValueError:
+            out.append("ValueError")
+        mv = D.MixtureSameFamily(D.Categorical(lib.ones(2)),
+                                 D.Dirichlet(lib.ones(2, 3)))
+        out.append(mv.support.check(lib.tensor([[0.2, 0.3, 0.5], [0.5, 0.6, 0.1]])))
+        return out
+    compare(program)

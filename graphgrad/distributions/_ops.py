@@ -27,3 +27,12 @@ from ..nn.functional.activation_extra import logsigmoid  # noqa: F401
 from ..nn.functional.padding import pad  # noqa: F401
 from ..ops.api.pointwise_more import special_i1  # noqa: F401
 from ..ops.api.special import mvlgamma  # noqa: F401
+import numpy as _np  # noqa: E402
+
+from ..ops.interpose import all_values as _all_values  # noqa: E402
+
+
+def all_true(t):
+    """Whether every entry of the bool tensor ``t`` is True -- inside vmap, of every example
+    (as torch._is_all_true), so that argument validation works under vmap."""
+    return bool(_np.all(_all_values(t._data)))

@@ -465,7 +465,7 @@ class Geometric(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
-            if not bool((value > 0).all()):
+            if not _ops.all_true(value > 0):
                 raise ValueError(
                     f"Expected parameter probs ({type(value).__name__} of shape "
                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "

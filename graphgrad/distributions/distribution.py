@@ -51,7 +51,7 @@ class Distribution:
                     continue  # skip checking lazily-constructed args
                 value = getattr(self, param)
                 valid = constraint.check(value)
-                if not bool(valid.all()):
+                if not _ops.all_true(valid):
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
@@ -157,7 +157,7 @@ class Distribution:
             return
         assert support is not None
         valid = support.check(value)
-        if not bool(valid.all()):
+        if not _ops.all_true(valid):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "

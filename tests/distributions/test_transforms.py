@@ -141,3 +141,23 @@ def test_forward_mode_matches_torch():
                 D.Laplace(m, s), D.Laplace(s, m.exp()))
         return list(lib.func.jvp(f, (m, s), (tm, ts)))
     compare(program)
+
+
+def test_vmap_through_validated_log_prob_matches_torch():
+    def program(lib):
+        D = lib.distributions
+        xs = lib.tensor([[0.1, -0.4, 2.0], [1.0, 0.3, -0.2]], dtype=lib.float64)
+
+        def f(m):
+            return D.Normal(m, lib.ones(3, dtype=lib.float64)).log_prob(
+                lib.zeros(3, dtype=lib.float64)).sum()
+
+        def k(s):
+            return D.Normal(lib.zeros(3), s).log_prob(lib.zeros(3)).sum()
+        try:
+            lib.func.vmap(k)(lib.tensor([[1.0, 1.0, 1.0], [1.0, -1.0, 1.0]]))
+            err = "none"
+        except ValueError:
+            err = "ValueError"   # (one example's scale is out of the support)
+        return [lib.func.vmap(f)(xs), lib.func.vmap(lib.func.grad(f))(xs), err]
+    compare(program)

@@ -140,6 +140,7 @@ _tensor_property("mH", lambda self: _mT(self).conj())
 # any submodule; ``dir(graphgrad)`` lists them.
 _LAZY = ("optim", "func", "vmap", "profiler", "utils", "distributed", "serialization",
          "save", "load")
+_LAZY += ("distributions",)   # (apidist)
 
 
 def __getattr__(name):
@@ -163,6 +164,8 @@ def __getattr__(name):
         from graphgrad.serialization import save as mod
     elif name == "load":
         from graphgrad.serialization import load as mod
+    elif name == "distributions":   # (apidist)
+        import graphgrad.distributions as mod
     else:
         raise AttributeError(f"module 'graphgrad' has no attribute {name!r}")
     globals()[name] = mod

@@ -59,6 +59,7 @@ LAYERS = [
     ("graphgrad.func", 6),
     ("graphgrad.numpy", 6),           # NumPy's namespace over Tensors (HIPS autograd's users)
     ("graphgrad.scipy", 6),           # the few scipy functions HIPS autograd's examples use
+    ("graphgrad.distributions", 6),   # torch.distributions, over the public ops (apidist)
     ("graphgrad", 7),                 # the package itself: puts the layers together
 ]
 

@@ -6,7 +6,8 @@ import pytest
 from tests.fresh_interpreter import run_fresh as run
 
 LAZY = ("graphgrad.nn.modules", "graphgrad.optim", "graphgrad.func", "graphgrad.profiler",
-        "graphgrad.serialization", "graphgrad.distributed", "graphgrad.utils")
+        "graphgrad.serialization", "graphgrad.distributed", "graphgrad.utils",
+        "graphgrad.distributions")
 
 
 def test_import_leaves_tool_packages_unloaded_and_ops_complete():
@@ -33,6 +34,7 @@ def test_import_leaves_tool_packages_unloaded_and_ops_complete():
     ("graphgrad.load", "load"),
     ("graphgrad.utils.data.DataLoader", "DataLoader"),
     ("graphgrad.distributed.is_available", "is_available"),
+    ("graphgrad.distributions.Normal", "Normal"),
 ])
 def test_each_lazy_name_resolves_on_first_read(expr, kind):
     assert run(f"import graphgrad\nprint({expr}.__name__)").strip() == kind

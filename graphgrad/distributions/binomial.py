@@ -1,0 +1,4 @@
+"""torch.distributions.binomial's name (written in discrete.py)."""
+from .discrete import Binomial
+
+__all__ = ["Binomial"]

@@ -7,8 +7,6 @@ name theirs in ``arg_constraints`` (parameters) and ``support`` (samples);
 """
 from __future__ import annotations
 
-import numpy as np
-
 from . import _ops
 
 __all__ = [
@@ -338,20 +336,7 @@ class _PositiveDefinite(_Symmetric):
         sym = super().check(value)
         if not sym.all():
             return sym
-        # (per matrix with NumPy: graphgrad's linalg.cholesky_ex raises on a matrix that is
-        # not positive-definite instead of returning info > 0)
-        mats = np.asarray(value.detach().numpy(), np.float64)
-        flat = mats.reshape((-1,) + mats.shape[-2:])
-        ok = np.array([_is_cholesky_factorable(m) for m in flat], bool)
-        return _ops.tensor(ok.reshape(mats.shape[:-2]))
-
-
-def _is_cholesky_factorable(m):
-    try:
-        np.linalg.cholesky(m)
-    except np.linalg.LinAlgError:
-        return False
-    return True
+        return _ops.cholesky_ex(value.detach()).info.eq(0)
 
 
 class _Cat(Constraint):

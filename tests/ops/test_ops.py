@@ -525,6 +525,8 @@ def test_gradients_are_contiguous_where_pytorchs_are(op, dtype):
 _INT_INPUT_DIFFERENCES = {
     "nn.functional.avg_pool2d": "integer inputs raise NotImplementedError",
     "nn.functional.avg_pool1d": "as avg_pool2d: integer inputs raise NotImplementedError",
+    **{f"nn.functional.{n}": "as avg_pool2d: integer inputs raise NotImplementedError"
+       for n in ("avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d")},   # (api3d)
     "nn.functional.layer_norm": "integer weight/bias with float input: error type differs",
     "nn.functional.binary_cross_entropy": "integer weight with float input: error type differs",
     "nn.functional.dropout": "integer inputs are refused",

@@ -313,3 +313,28 @@ def test_lp_pool_graph_like_torch():
         _t(lib, 1, 2, 4, 4, 4, requires_grad=True).abs(), 2, 2).grad_fn)
     run_both(lambda lib: lib.nn.functional.lp_pool1d(
         _t(lib, 2, 8, requires_grad=True).abs(), 3, 2).grad_fn)
+
+
+# ------------------------------------------------------------------ ties, NaN, padding limits
+def _ties_and_nans(lib, *shape):
+    a = np.random.default_rng(3).integers(-2, 2, shape).astype(np.float64)
+    a[np.random.default_rng(4).random(shape) < 0.2] = np.nan
+    return lib.tensor(a, requires_grad=True)
+
+
+@pytest.mark.parametrize("program", [
+    # the index of a window's last NaN, its first maximum otherwise (the gradient's target)
+    lambda lib: lib.nn.functional.adaptive_max_pool2d(_ties_and_nans(lib, 2, 5, 7), (3, 4),
+                                                      True),
+    lambda lib: lib.nn.functional.adaptive_max_pool3d(_ties_and_nans(lib, 2, 5, 6, 7),
+                                                      (2, 3, 4), True),
+    lambda lib: lib.nn.functional.max_pool3d(_ties_and_nans(lib, 1, 2, 5, 6, 7), 3, 2, 1,
+                                             return_indices=True),
+    lambda lib: lib.nn.functional.max_pool3d(_ties_and_nans(lib, 1, 2, 5, 6, 7), 2,
+                                             return_indices=True),
+    # the padding is at most half the kernel (not only of the dilated one)
+    lambda lib: lib.nn.functional.max_pool2d(lib.randn(1, 6, 6), 3, 1, 2, 2),
+    lambda lib: lib.nn.functional.max_pool3d(lib.randn(1, 6, 6, 6), 3, 1, (2, 1, 1), 2),
+])
+def test_pool_indices_and_limits_like_torch(program):
+    run_both(program)

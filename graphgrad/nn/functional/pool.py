@@ -88,6 +88,15 @@ def _max_pool_nd(fname, k, input, kernel_size, stride, padding, dilation, ceil_m
         if pv > ((kv - 1) * dv + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={pv}, kernel_size={kv} and dilation={dv}")
+    if any(pv > kv // 2 for pv, kv in zip(p, ks)):   # (PyTorch's kernel: of the kernel size)
+        if k == 2:
+            got = f"padW = {p[1]}, padH = {p[0]}, kW = {ks[1]}, kH = {ks[0]}"
+        else:
+            got = (f"kT: {ks[0]} kW: {ks[2]} kH: {ks[1]} padT: {p[0]} padW: {p[2]} "
+                   f"padH: {p[1]}")
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                           f"got {got} [{fname}: with dilation, the padding may still be at "
+                           "most kernel_size // 2]")
     _check_pool_out(input, _pool_geometry(input._data.shape[-k:], ks, s, p, d, ceil_mode)[0])
     if input._data.dtype.kind not in "fiuV":
         raise NotImplementedError(f'"{fname}" not implemented for \'{_type_name(input)}\'')

@@ -93,8 +93,8 @@ def _adaptive_avg3d_backward_kernel(g, self_sizes):
 
 def _adaptive_max_kernel(x, output_size):
     """Adaptive max pooling over the last len(output_size) dims: every window gathered,
-    padded to the longest one with the dtype's minimum, its (first) maximum and that
-    element's flat position in the plane."""
+    padded to the longest one with the dtype's minimum, its first maximum (or its last
+    NaN, as PyTorch's) and that element's flat position in the plane."""
     k = len(output_size)
     sizes = x.shape[x.ndim - k:]
     idx = []
@@ -122,6 +122,11 @@ def _adaptive_max_kernel(x, output_size):
     nk = int(np.prod(lens))
     flat = win.reshape(win.shape[:win.ndim - k] + (nk,))
     am = flat.argmax(axis=-1) if nk else np.zeros(flat.shape[:-1], np.int64)
+    if nk and x.dtype.kind in "fV":
+        isn = flat != flat      # a NaN wins, the last one in the window (as in PyTorch)
+        has = isn.any(axis=-1)
+        if has.any():
+            am = np.where(has, nk - 1 - isn[..., ::-1].argmax(axis=-1), am)
     vals = np.take_along_axis(flat, am[..., None], -1)[..., 0] if nk else \
         np.zeros(flat.shape[:-1], x.dtype)
     digits = np.unravel_index(am, tuple(max(v, 1) for v in lens))

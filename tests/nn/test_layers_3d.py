@@ -338,3 +338,17 @@ def _ties_and_nans(lib, *shape):
 ])
 def test_pool_indices_and_limits_like_torch(program):
     run_both(program)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_conv_transpose_output_padding_beyond_stride_backward(k):
+    """output_padding >= stride (allowed below the dilation): the input gradient was a
+    convolution one element too long (graphgrad raised in backward)."""
+    def program(lib):
+        x = _t(lib, *((1, 2) + (3,) * k), requires_grad=True)
+        w = _t(lib, *((2, 3) + (2,) * k), requires_grad=True)
+        y = getattr(lib.nn.functional, f"conv_transpose{k}d")(x, w, stride=1,
+                                                             output_padding=1, dilation=2)
+        gx, gw = lib.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+        return y, gx, gw, lib.autograd.grad(gx.sum() + gw.sum(), (x, w))
+    run_both(program)

@@ -601,7 +601,13 @@ _HALF_INPUT_DIFFERENCES = {
 # always computes in float32: test_float16_conv_transpose_rounds_once checks that.
 _HALF_INPUT_DIFFERENCES.update({
     ("float16", name): "PyTorch's float16 accumulation depends on the CPU"
-    for name in ("nn.functional.conv_transpose1d", "nn.functional.conv_transpose2d")})
+    for name in ("nn.functional.conv_transpose1d", "nn.functional.conv_transpose2d",
+                 "nn.functional.conv_transpose3d", "convolution")})   # (api3d: the 3-d one)
+_HALF_INPUT_DIFFERENCES.update({   # (api3d)
+    ("bfloat16", name): "with output_padding >= stride PyTorch's bfloat16 transposed "
+                        "convolution rounds in steps (max error 1.3e-2 against float64 where "
+                        "graphgrad's one rounding gives 1.06e-2)"
+    for name in ("nn.functional.conv_transpose3d", "convolution")})
 _HALF_INPUT_DIFFERENCES.update({   # ops-point
     (dt, name): "PyTorch's half-precision matrix_exp overflows (inf/nan) where graphgrad's "
                 "float32 computation does not (docs/differences.md)"

@@ -38,6 +38,10 @@ def _conv_transpose3d_samples(rng):
                name="bias stride pad output_padding groups dilation"),
         Sample((A(randn(rng, 2, 2, 3, 2)), A(randn(rng, 2, 2, 2, 2, 2))), {"padding": 1},
                name="unbatched"),
+        # output_padding >= stride (allowed below the dilation): the input gradient's
+        # convolution reaches past the input, cropped
+        Sample((A(randn(rng, 1, 2, 2, 3, 2)), A(randn(rng, 2, 2, 2, 2, 2))),
+               {"output_padding": (1, 0, 1), "dilation": 2}, name="output_padding >= stride"),
     ]
 
 
@@ -49,6 +53,8 @@ def _convolution_samples(rng):
                 [2, 1], [0, 1], [1, 1], True, [1, 0], 1), name="2-d transposed"),
         Sample((A(randn(rng, 2, 4, 5)), A(randn(rng, 4, 2, 3)), None,
                 [1], [0], [1], False, [0], 2), name="1-d groups"),
+        Sample((A(randn(rng, 2, 2, 5)), A(randn(rng, 2, 3, 3)), A(randn(rng, 3)),
+                [1], [1], [2], True, [1], 1), name="1-d transposed, output_padding >= stride"),
     ]
 
 

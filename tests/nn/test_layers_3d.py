@@ -354,3 +354,23 @@ def test_conv_transpose_output_padding_beyond_stride_backward(k):
         return y, gx.detach(), gw.detach(), second   # (values: the create_graph nodes of
         # a transposed convolution's input gradient are named otherwise than PyTorch's)
     run_both(program)
+
+
+def test_autocast_lists_of_the_3d_ops():
+    """conv3d / conv_transpose3d run in the lower dtype, the 3-d pools and max_unpool in
+    float32 (PyTorch's CPU autocast lists)."""
+    def program(lib):
+        F = lib.nn.functional
+        x, w = lib.ones(1, 2, 4, 4, 4), lib.ones(2, 2, 2, 2, 2)
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            y, i = F.max_pool3d(x, 2, return_indices=True)
+            y2, i2 = F.max_pool2d(x[0], 2, return_indices=True)
+            y1, i1 = F.max_pool1d(x[0, 0], 2, return_indices=True)
+            h = x.bfloat16()
+            return [t.dtype for t in (
+                F.conv3d(x, w), F.conv_transpose3d(x, w),
+                lib.convolution(x, w, None, [1], [0], [1], False, [0], 1),
+                F.max_pool3d(h, 2), F.avg_pool3d(h, 2), F.adaptive_max_pool3d(h, 2),
+                F.max_unpool3d(y.bfloat16(), i, 2), F.max_unpool2d(y2.bfloat16(), i2, 2),
+                F.max_unpool1d(y1.bfloat16(), i1, 2), F.lp_pool3d(h, 2, 2))]
+    run_both(program)

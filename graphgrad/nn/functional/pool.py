@@ -7,6 +7,7 @@ from ._utils import _tensor_arg, _type_name
 from .conv import _ntuple
 from ...ops.derivatives.nn_pool import AVG_POOL2D, AVG_POOL3D, MAX_POOL2D, MAX_POOL3D
 from ...ops.kernels.nn_pool import _pool_geometry
+from ...ops.interpose import interposable
 
 _AXES = {2: ("H", "W"), 3: ("T", "H", "W")}
 _WORDS = {2: "two", 3: "three"}
@@ -113,6 +114,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
+@interposable("max_pool3d")   # (autocast runs it in float32, as PyTorch's CPU list)
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """``max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -159,6 +161,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                         count_include_pad, divisor_override)
 
 
+@interposable("avg_pool3d")   # (autocast: float32)
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """``avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

@@ -13,6 +13,7 @@ import warnings
 
 from ...ops.dispatch import dispatch
 from ...ops.registry import export
+from ...ops.interpose import interposable
 from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
 from .conv import _ntuple
@@ -59,6 +60,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     return adaptive_max_pool2d(input, output_size, True)
 
 
+@interposable("adaptive_max_pool3d")   # (autocast: float32)
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """``adaptive_max_pool3d(input, output_size, return_indices=False)`` on (N, C, D, H, W)
     or (C, D, H, W): each adaptive window's (first) maximum; indices are flat D*H*W
@@ -139,11 +141,12 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     s = k if stride is None else _ntuple(stride, 1, "stride")[0]
     p = _ntuple(padding, 1, "padding")[0]
     out = _unpool_output_size(input, (k,), (s,), (p,), output_size)
-    r = _max_unpool_nd("max_unpool1d", 2, _unsqueeze(input, -1), _unsqueeze(indices, -1),
-                       (k, 1), (s, 1), (p, 0), out + (1,))
+    r = max_unpool2d(_unsqueeze(input, -1), _unsqueeze(indices, -1), (k, 1), (s, 1), (p, 0),
+                     out + (1,))
     return _squeeze(r, -1)
 
 
+@interposable("max_unpool2d")   # (autocast: float32)
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """``max_unpool2d(input, indices, kernel_size, stride=None, padding=0,
     output_size=None)``: the partial inverse of max_pool2d, each value at its index of a
@@ -152,6 +155,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
                           output_size)
 
 
+@interposable("max_unpool3d")   # (autocast: float32)
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """``max_unpool3d(input, indices, kernel_size, stride=None, padding=0,
     output_size=None)``: the partial inverse of max_pool3d (MaxUnpool3DBackward0)."""

@@ -374,3 +374,13 @@ def test_autocast_lists_of_the_3d_ops():
                 F.max_unpool3d(y.bfloat16(), i, 2), F.max_unpool2d(y2.bfloat16(), i2, 2),
                 F.max_unpool1d(y1.bfloat16(), i1, 2), F.lp_pool3d(h, 2, 2))]
     run_both(program)
+
+
+@pytest.mark.parametrize("name,args", [("_max_pool1d", (2,)), ("_max_pool2d", (2,)),
+                                       ("_max_pool3d", (2,)), ("_adaptive_max_pool1d", (3,)),
+                                       ("_adaptive_max_pool2d", (3,)),
+                                       ("_adaptive_max_pool3d", (3,))])
+def test_private_no_index_pools(name, args):
+    k = int(name[-2])
+    run_both(lambda lib: getattr(lib.nn.functional, name)(
+        _t(lib, *((2, 3) + (6,) * k), requires_grad=True), *args, return_indices=True))

@@ -218,3 +218,32 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 export("max_pool1d_with_indices", method=False)(max_pool1d_with_indices)
+
+
+# ---------------------------------------------------------------------- PyTorch's private names
+# (torch.nn.functional's boolean_dispatch halves: the values only, whatever return_indices)
+def _max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _adaptive_max_pool1d(input, output_size, return_indices=False):
+    return adaptive_max_pool1d(input, output_size)
+
+
+def _adaptive_max_pool2d(input, output_size, return_indices=False):
+    return adaptive_max_pool2d(input, output_size)
+
+
+def _adaptive_max_pool3d(input, output_size, return_indices=False):
+    return adaptive_max_pool3d(input, output_size)

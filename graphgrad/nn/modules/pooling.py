@@ -176,3 +176,8 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+# (PyTorch's torch.nn.modules.pooling also holds these; api3d keeps them in pooling_more.py)
+from .pooling_more import (LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d,  # noqa: E402,F401
+                           MaxUnpool2d, MaxUnpool3d)

@@ -384,3 +384,38 @@ def test_private_no_index_pools(name, args):
     k = int(name[-2])
     run_both(lambda lib: getattr(lib.nn.functional, name)(
         _t(lib, *((2, 3) + (6,) * k), requires_grad=True), *args, return_indices=True))
+
+
+def _graph(t, depth=6):
+    """The node names of ``t``'s graph, breadth first, ``depth`` levels."""
+    out, level = [], [t.grad_fn]
+    for _ in range(depth):
+        level = [f for f in level if f is not None]
+        if not level:
+            break
+        out.append([f.name() for f in level])
+        level = [g for f in level for g, _ in f.next_functions]
+    return out
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib, x: lib.nn.functional.lp_pool1d(x[0, 0].abs(), 2, 2),
+    lambda lib, x: lib.nn.functional.lp_pool2d(x[0].abs(), 1.5, 2, stride=1),
+    lambda lib, x: lib.nn.functional.lp_pool3d(x.abs(), 3, 2, ceil_mode=True),
+    lambda lib, x: lib.nn.functional.max_unpool1d(
+        *lib.nn.functional.max_pool1d(x[0, 0], 2, return_indices=True), 2),
+    lambda lib, x: lib.nn.functional.max_unpool3d(
+        *lib.nn.functional.max_pool3d(x[0], 2, return_indices=True), 2),
+    lambda lib, x: lib.nn.functional.dropout3d(x[0], 1.0),
+    lambda lib, x: lib.nn.functional.conv3d(x[0], x[:, :, :2, :2, :2]),
+    lambda lib, x: lib.nn.functional.conv_transpose3d(x[0], x[:, :, :2, :2, :2]),
+    lambda lib, x: lib.nn.functional.max_pool3d(x[0], 2),
+    lambda lib, x: lib.nn.functional.avg_pool3d(x[0], 2),
+    lambda lib, x: lib.nn.functional.adaptive_max_pool3d(x[0], 2),
+    lambda lib, x: lib.max_pool1d_with_indices(x[0, 0], 2)[0],
+    lambda lib, x: lib.nn.functional.pad(x, (1, 1, 1, 1, 1, 1), mode="reflect"),
+    lambda lib, x: lib.nn.functional.pad(x, (1, 1, 1, 1, 1, 1), mode="replicate"),
+    lambda lib, x: lib.nn.functional.instance_norm(x),
+])
+def test_graph_like_torch(program):
+    run_both(lambda lib: _graph(program(lib, _t(lib, 2, 2, 4, 4, 4, requires_grad=True))))

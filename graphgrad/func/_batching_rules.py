@@ -539,3 +539,12 @@ def _pdist_backward_rule(op, kind, sig, nt, lv):
 
 
 _BY_NAME.update({"_pdist_forward": _pdist_rule, "_pdist_backward": _pdist_backward_rule})
+
+
+# ---------------------------------------------------------------- api3d: 3-d pools, max_unpool
+# (the kernels pool the last k dims of any leading dims; max_unpool's indices expanded
+# alike, as they are an input of the same shape)
+_PASSTHROUGH |= {"avg_pool3d"}
+_BY_NAME.update({"max_pool3d_with_indices": flatten_lead(3),
+                 "adaptive_max_pool3d": flatten_lead(3),
+                 "max_unpool2d": expand_all, "max_unpool3d": expand_all})

@@ -79,3 +79,14 @@ __all__ += _ll.__all__ + _lm.__all__ + _up.__all__ + ["adaptive_avg_pool3d"]
 # ops-reduce: F.pdist is torch.pdist
 from ...ops.api.stats import pdist  # noqa: E402,F401
 __all__ += ["pdist"]
+
+# api3d: the 3-d convolutions and pools, *_with_indices, max_unpool, lp_pool, dropout3d
+from .conv import conv3d  # noqa: E402,F401
+from .pool import avg_pool3d, max_pool3d  # noqa: E402,F401
+from .pool_more import *  # noqa: E402,F401,F403
+from . import pool_more as _pm  # noqa: E402
+from .pool_more import (_adaptive_max_pool1d, _adaptive_max_pool2d,  # noqa: E402,F401
+                        _adaptive_max_pool3d, _max_pool1d, _max_pool2d, _max_pool3d)
+__all__ += ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d"] + _pm.__all__
+export("conv3d", method=False)(conv3d)
+export("max_pool3d", method=False)(max_pool3d)

@@ -1,4 +1,4 @@
-"""Convolution (conv1d, conv2d) by im2col; its backward ops are the adjoint pair
+"""Convolution (conv1d, conv2d, conv3d; torch.convolution) by im2col; its backward ops are the adjoint pair
 (the input gradient a transposed convolution, whose gradient is a convolution again).
 """
 from __future__ import annotations
@@ -12,6 +12,9 @@ from ...ops.derivatives.nn_conv import CONVOLUTION
 from ...ops.interpose import interposable
 
 # ====================================================================== convolution
+_KERNEL = {1: "slow_conv1d_cpu", 2: "slow_conv2d_cpu", 3: "compute_columns3d"}   # (PyTorch's)
+
+
 def _ntuple(v, k, name):
     if isinstance(v, (list, tuple)):
         if len(v) == 1:
@@ -83,7 +86,7 @@ def _conv_nd(fname, k, input, weight, bias, stride, padding, dilation, groups):
                            "actual input size")
     for t in (input, weight, bias):
         if t is not None and t._data.dtype.kind not in "fciu" and t.dtype is not _dtype.bfloat16:
-            raise NotImplementedError(f'"slow_conv{k}d_cpu" not implemented for '
+            raise NotImplementedError(f'"{_KERNEL[k]}" not implemented for '
                                       f"'{_type_name(t)}'")
         if t is not None and t._data.dtype != input._data.dtype:
             raise RuntimeError(f"{fname}: input type ({_type_name(input)}) and "
@@ -106,3 +109,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     (N, C, H, W) or (C, H, W) inputs; ``padding`` may be 'valid' or 'same'
     (ConvolutionBackward0)."""
     return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+@interposable("conv3d")
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` on
+    (N, C, D, H, W) or (C, D, H, W) inputs; ``padding`` may be 'valid' or 'same'
+    (ConvolutionBackward0)."""
+    return _conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)

@@ -13,14 +13,16 @@ from __future__ import annotations
 from ..._core import dtypes as _dtype
 from ...ops.dispatch import dispatch
 from ...ops.registry import export
-from .conv import _ntuple
+from .conv import _conv_nd, _ntuple
 from ...ops.api.shape import squeeze as _squeeze, unsqueeze as _unsqueeze
 from ._utils import _tensor_arg, _type_name
 from ...ops.derivatives.nn_conv_transpose import COL2IM, CONV_TRANSPOSE, IM2COL
 
 from ...ops.interpose import interposable
 
-__all__ = ["conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
+_OUT = {1: "", 2: "", 3: "_out"}   # (PyTorch's kernel names)
+
+__all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold"]
 
 
 def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_padding, groups,
@@ -58,13 +60,15 @@ def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_pa
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
-        op2 = (0,) * (2 - k) + output_padding
-        s2 = (1,) * (2 - k) + stride
-        d2 = (1,) * (2 - k) + dilation
+        axes = ("depth", "height", "width")[-max(k, 2):]
+        op2 = (0,) * (len(axes) - k) + output_padding
+        s2 = (1,) * (len(axes) - k) + stride
+        d2 = (1,) * (len(axes) - k) + dilation
         raise RuntimeError(
-            f"output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {op2[0]} output_padding_width: {op2[1]} stride_height: "
-            f"{s2[0]} stride_width: {s2[1]} dilation_height: {d2[0]} dilation_width: {d2[1]}")
+            "output padding must be smaller than either stride or dilation, but got " +
+            " ".join(f"{name}_{a}: {v}" for name, vals in (
+                ("output_padding", op2), ("stride", s2), ("dilation", d2))
+                for a, v in zip(axes, vals)))
     x = input if nd == k + 2 else _unsqueeze(input, 0)
     xshape = x._data.shape
     if wshape[0] % groups:
@@ -88,8 +92,8 @@ def _conv_transpose_nd(fname, k, input, weight, bias, stride, padding, output_pa
                            "reduce the padding")
     for t in (input, weight, bias):
         if t is not None and t._data.dtype.kind not in "fciu" and t.dtype is not _dtype.bfloat16:
-            raise NotImplementedError(f'"slow_conv_transpose{k}d_cpu" not implemented for '
-                                      f"'{_type_name(t)}'")
+            raise NotImplementedError(f'"slow_conv_transpose{k}d{_OUT[k]}_cpu" not '
+                                      f"implemented for '{_type_name(t)}'")
         if t is not None and t._data.dtype != input._data.dtype:
             raise RuntimeError(f"expected scalar type {_type_name(t)} but found "
                                f"{_type_name(input)} [{fname}: input, weight and bias must have "
@@ -119,7 +123,40 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                               output_padding, groups, dilation)
 
 
+@interposable("conv_transpose3d")
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """``conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1)`` on (N, C_in, D, H, W) or (C_in, D, H, W); weight
+    (C_in, C_out / groups, kD, kH, kW) (ConvolutionBackward0)."""
+    return _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding,
+                              output_padding, groups, dilation)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """``torch.convolution(input, weight, bias, stride, padding, dilation, transposed,
+    output_padding, groups)``: the generic convolution, conv{1,2,3}d or
+    conv_transpose{1,2,3}d by the weight's number of spatial dims (ConvolutionBackward0)."""
+    _tensor_arg("convolution", weight, "weight", 2)
+    k = weight._data.ndim - 2
+    if k < 1:
+        raise RuntimeError(f"weight should have at least three dimensions [convolution: got "
+                           f"weight of size {list(weight._data.shape)}; a weight is (out, "
+                           "in / groups, *kernel)]")
+    if k > 3:
+        raise RuntimeError(f"convolution: expected a weight with 1, 2 or 3 spatial dims "
+                           f"(3-D to 5-D), but got weight of size {list(weight._data.shape)}")
+    if transposed:
+        return _conv_transpose_nd(f"conv_transpose{k}d", k, input, weight, bias, stride,
+                                  padding, output_padding, groups, dilation)
+    # (as PyTorch's, output_padding is ignored when not transposed)
+    return _conv_nd(f"conv{k}d", k, input, weight, bias, stride, padding, dilation, groups)
+
+
 export("conv_transpose1d", method=False)(conv_transpose1d)
+export("conv_transpose3d", method=False)(conv_transpose3d)
+export("convolution", method=False)(convolution)
 export("conv_transpose2d", method=False)(conv_transpose2d)
 
 

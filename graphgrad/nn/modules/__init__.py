@@ -44,3 +44,8 @@ from . import loss_margin, upsampling  # noqa: E402
 from .loss_margin import *  # noqa: F401,F403,E402
 from .upsampling import *  # noqa: F401,F403,E402
 __all__ += loss_margin.__all__ + upsampling.__all__
+
+# MaxUnpool and LPPool layers (api3d branch; the 3-d layers are in their family files)
+from . import pooling_more  # noqa: E402
+from .pooling_more import *  # noqa: F401,F403,E402
+__all__ += pooling_more.__all__

@@ -1,4 +1,4 @@
-"""BatchNorm1d/2d (PyTorch's torch.nn.modules.batchnorm): batch statistics in training
+"""BatchNorm1d/2d/3d (PyTorch's torch.nn.modules.batchnorm): batch statistics in training
 mode (updating ``running_mean``/``running_var`` with ``momentum``, or a cumulative average
 when momentum is None, and counting ``num_batches_tracked``), running statistics in eval
 mode."""
@@ -10,7 +10,7 @@ from .. import init
 from .normalization import register_affine
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -105,3 +105,11 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) inputs, per channel C."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

@@ -1,4 +1,4 @@
-"""Convolution layers (PyTorch's torch.nn.modules.conv): Conv1d/2d and ConvTranspose1d/2d.
+"""Convolution layers (PyTorch's torch.nn.modules.conv): Conv1d/2d/3d and ConvTranspose1d/2d/3d.
 
 Weights are (out, in / groups, *kernel) for convolutions and (in, out / groups, *kernel)
 for transposed ones, initialised as PyTorch does (kaiming_uniform_ with a=sqrt(5), i.e.
@@ -13,7 +13,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Conv3d", "ConvTranspose3d"]
 
 
 def _ntuple(n):
@@ -159,6 +159,12 @@ class Conv2d(_Conv):
     _fn = "conv2d"
 
 
+class Conv3d(_Conv):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+    _k = 3
+    _fn = "conv3d"
+
+
 class _ConvTransposeNd(_ConvNd):
     _k = 1
     _fn = None
@@ -221,3 +227,9 @@ class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution (the input-gradient of Conv2d)."""
     _k = 2
     _fn = "conv_transpose2d"
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the input-gradient of Conv3d)."""
+    _k = 3
+    _fn = "conv_transpose3d"

@@ -4,7 +4,8 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout",
+           "Dropout3d"]
 
 
 class _DropoutNd(Module):
@@ -56,3 +57,10 @@ class FeatureAlphaDropout(_DropoutNd):
 
     def forward(self, input):
         return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

@@ -1,4 +1,4 @@
-"""InstanceNorm1d/2d (PyTorch's torch.nn.modules.instancenorm): per-sample, per-channel
+"""InstanceNorm1d/2d/3d (PyTorch's torch.nn.modules.instancenorm): per-sample, per-channel
 normalisation over the spatial dims; no affine parameters and no running statistics by
 default."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import warnings
 from .. import functional as F
 from .batchnorm import _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -78,3 +78,8 @@ class InstanceNorm1d(_InstanceNorm):
 class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of (N, C, H, W) or (C, H, W) inputs."""
     _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) inputs."""
+    _no_batch_dim = 4

@@ -1,5 +1,5 @@
 """Padding layers (PyTorch's torch.nn.modules.padding): constant/zero, reflection,
-replication and circular padding of the last 1 or 2 dims, via ``F.pad``."""
+replication and circular padding of the last 1, 2 or 3 dims, via ``F.pad``."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -7,7 +7,8 @@ from .module import Module
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d",
            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
-           "CircularPad2d"]
+           "CircularPad2d", "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d",
+           "CircularPad3d"]
 
 
 def _tuple(n, v):
@@ -113,3 +114,34 @@ class CircularPad1d(_CircularPadNd):
 class CircularPad2d(_CircularPadNd):
     """Pads the last two dims periodically."""
     _n, _dims = 4, (3, 4)
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Pads the last three dims with ``value`` ((left, right, top, bottom, front, back) or
+    one int)."""
+    _n = 6
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pads the last three dims with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ReflectionPad3d(_PadNd):
+    """Pads the last three dims with their reflection."""
+    _n, _mode = 6, "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    """Pads the last three dims by repeating their edge values."""
+    _n, _mode = 6, "replicate"
+
+
+class CircularPad3d(_CircularPadNd):
+    """Pads the last three dims periodically."""
+    _n, _dims = 6, (4, 5)

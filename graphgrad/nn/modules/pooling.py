@@ -1,12 +1,13 @@
-"""Pooling layers (PyTorch's torch.nn.modules.pooling): MaxPool1d/2d, AvgPool1d/2d,
-AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d."""
+"""Pooling layers (PyTorch's torch.nn.modules.pooling): MaxPool1d/2d/3d, AvgPool1d/2d/3d,
+AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d (MaxUnpool and LPPool: pooling_more.py)."""
 from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -45,6 +46,14 @@ class MaxPool2d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """Max over sliding windows of (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class _AvgPoolNd(Module):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
 
@@ -71,8 +80,8 @@ class AvgPool1d(_AvgPoolNd):
                   self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Mean over sliding windows of (N, C, H, W) or (C, H, W) inputs."""
+class _AvgPoolOverride(_AvgPoolNd):
+    """AvgPool2d/3d's constructor (with divisor_override)."""
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
@@ -87,8 +96,20 @@ class AvgPool2d(_AvgPoolNd):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+
+class AvgPool2d(_AvgPoolOverride):
+    """Mean over sliding windows of (N, C, H, W) or (C, H, W) inputs."""
+
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AvgPool3d(_AvgPoolOverride):
+    """Mean over sliding windows of (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
@@ -148,3 +169,15 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output size (an int, or (D, H, W) with None keeping a dim)."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+# (PyTorch's torch.nn.modules.pooling also holds these; api3d keeps them in pooling_more.py)
+from .pooling_more import (LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d,  # noqa: E402,F401
+                           MaxUnpool2d, MaxUnpool3d)

@@ -28,6 +28,16 @@ def _conv_jvp(input_t, weight_t, bias_t, input, weight, bias, stride, padding, d
     return r
 
 
+def _crop_to(r, sizes, k):
+    """``r`` cut to the last ``k`` of ``sizes`` on its last k dims (contiguous): a
+    transposed convolution with output_padding >= stride has outputs past the last input
+    position, so the convolution that maps back to that input reaches past it."""
+    sizes = tuple(sizes[len(sizes) - k:])
+    if tuple(F.shape(r)[-k:]) == sizes:
+        return r
+    return F.clone_contiguous(r[(Ellipsis,) + tuple(slice(0, n) for n in sizes)])
+
+
 # for complex operands the VJPs conjugate the other factor (the conv is bilinear, no conj)
 CONVOLUTION = defop(
     "convolution(input, weight, bias, *, stride, padding, dilation, groups)", _conv_kernel,
@@ -59,8 +69,9 @@ CONVOLUTION_BACKWARD_INPUT = defop(
 CONVOLUTION_BACKWARD_WEIGHT = defop(
     "convolution_backward_weight(grad_output, input, *, weight_sizes, stride, padding, "
     "dilation, groups)", _conv_backward_weight_kernel, "ConvolutionBackwardBackward0",
-    grad_output=lambda grad, input, stride, padding, dilation, groups:
-        F.convolution(F.conj(input), grad, None, stride, padding, dilation, groups),
+    grad_output=lambda grad, input, grad_output_sym_sizes, stride, padding, dilation, groups:
+        _crop_to(F.convolution(F.conj(input), grad, None, stride, padding, dilation, groups),
+                 grad_output_sym_sizes, len(stride)),
     input=lambda grad, grad_output, input_sym_sizes, stride, padding, dilation, groups:
         F.convolution_backward_input(F.conj(grad_output), grad, tuple(input_sym_sizes), stride,
                                      padding, dilation, groups),

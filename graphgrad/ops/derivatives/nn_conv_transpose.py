@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import formulas as F
 from ..registry import LINEAR, defop
-from .nn_conv import _conv_bias_grad
+from .nn_conv import _conv_bias_grad, _crop_to
 from ..kernels.nn_conv_transpose import (
     _col2im_kernel, _conv_transpose_kernel, _im2col_kernel, _pads)
 
@@ -24,12 +24,20 @@ def _conv_transpose_jvp(input_t, weight_t, bias_t, input, weight, bias, output_s
     return r
 
 
+def _conv_transpose_input_grad(grad, weight, input_sym_sizes, stride, padding, dilation,
+                               groups):
+    """The input gradient: a convolution of the gradient, cropped to the input's sizes
+    (an output_padding of at least the stride, allowed when it is below the dilation,
+    adds outputs that reach past the last input position)."""
+    return _crop_to(F.convolution(grad, F.conj(weight), None, stride, _pads(padding), dilation,
+                                  groups), input_sym_sizes, len(stride))
+
+
 CONV_TRANSPOSE = defop(
     "conv_transpose(input, weight, bias, *, output_sizes, stride, padding, dilation, groups)",
     _conv_transpose_kernel, "ConvolutionBackward0",
     vjp_order=("input", "weight", "bias"),   # (PyTorch: one formula for the three)
-    input=lambda grad, weight, stride, padding, dilation, groups:
-        F.convolution(grad, F.conj(weight), None, stride, _pads(padding), dilation, groups),
+    input=_conv_transpose_input_grad,
     weight=lambda grad, input, weight_sym_sizes, stride, padding, dilation, groups:
         F.convolution_backward_weight(F.conj(input), grad, tuple(weight_sym_sizes), stride,
                                       _pads(padding), dilation, groups),

@@ -47,3 +47,11 @@ ADAPTIVE_MAX_POOL2D = defop(
     self=lambda grad, self_sym_sizes, result1:
         F.max_pool2d_with_indices_backward(grad, result1, tuple(self_sym_sizes), False),
     jvp=lambda self_t, result1: F.max_pool2d_gather(self_t, result1), batched_jvp=True)
+
+
+ADAPTIVE_MAX_POOL3D = defop(
+    "adaptive_max_pool3d(self, *, output_size)", _adaptive_max_kernel,
+    "AdaptiveMaxPool3DBackward0", n_outputs=2, nondiff_outputs=(1,),
+    self=lambda grad, self_sym_sizes, result1:
+        F.max_pool3d_with_indices_backward(grad, result1, tuple(self_sym_sizes), False),
+    jvp=lambda self_t, result1: F.max_pool3d_gather(self_t, result1), batched_jvp=True)

@@ -1,4 +1,5 @@
-"""NumPy kernels of the nn_pool family: max_pool2d (by the argmax indices) and avg_pool2d.
+"""NumPy kernels of the nn_pool family: max_pool2d/3d (by the argmax indices) and
+avg_pool2d/3d, one code path for any number of spatial dims.
 
 Functions of ndarrays; the entries that use them are in ops/derivatives/nn_pool.py, the
 public functions in nn/functional/pool.py.
@@ -6,6 +7,7 @@ public functions in nn/functional/pool.py.
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 
@@ -53,68 +55,92 @@ def _maximum_keeps_second(dtype):
     return bool(np.signbit(np.maximum(pos, neg).astype(np.float64))[0])
 
 
-def _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, W, inside):
-    """The maximum of each window and its offset in the (unpadded) plane, from the kh*kw
-    strided views of ``xp``, with no copy of the windows, no argmax along a tiny axis and
-    no masked (``where=``) NumPy calls, which are ~40x slower than plain ones: a chain of
-    np.maximum for the values (the earlier element kept at a tie, so that -0.0 / +0.0
-    come out as PyTorch's), then the offset of the first element equal to the maximum by
-    integer arithmetic, in reverse order.  PyTorch's choice: the first maximum, or the
-    last NaN; a padding element is never chosen (``inside``: the two per-axis masks of
-    ``_inside``, or None without padding), so a window of -inf (or of the integer
-    minimum) picks its first element inside the plane."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
-    oh, ow = out_sp
+def _axis_shape(k, d, n):
+    """The shape that puts a length-``n`` vector on axis ``d`` of ``k`` trailing axes."""
+    shape = [1] * k
+    shape[d] = n
+    return shape
 
-    def view(i, j):
-        return xp[..., i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
 
-    offsets = [(i, j) for i in range(kh) for j in range(kw)]
-    best = np.array(view(0, 0))
+def _rows(sizes):
+    """The flat stride of each of the plane's axes (row-major)."""
+    return [_prod(sizes[d + 1:]) for d in range(len(sizes))]
+
+
+def _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, sizes, inside):
+    """The maximum of each window and its offset in the (unpadded) plane, from the
+    prod(kernel_size) strided views of ``xp``, with no copy of the windows, no argmax
+    along a tiny axis and no masked (``where=``) NumPy calls, which are ~40x slower than
+    plain ones: a chain of np.maximum for the values (the earlier element kept at a tie,
+    so that -0.0 / +0.0 come out as PyTorch's), then the offset of the first element
+    equal to the maximum by integer arithmetic, in reverse order.  PyTorch's choice: the
+    first maximum, or the last NaN; a padding element is never chosen (``inside``: the
+    per-axis masks of ``_inside``, or None without padding), so a window of -inf (or of
+    the integer minimum) picks its first element inside the plane."""
+    k = len(kernel_size)
+    rows = _rows(sizes)
+
+    def view(off):
+        return xp[(Ellipsis,) + tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in
+                                      zip(off, dilation, stride, out_sp))]
+
+    def code(off):
+        return sum(i * d * r for i, d, r in zip(off, dilation, rows))
+
+    def mask(off):   # the window elements at this offset that are inside the plane
+        m = inside[0][:, off[0]].reshape(_axis_shape(k, 0, out_sp[0]))
+        for d in range(1, k):
+            m = m & inside[d][:, off[d]].reshape(_axis_shape(k, d, out_sp[d]))
+        return m
+
+    offsets = list(itertools.product(*[range(kk) for kk in kernel_size]))
+    best = np.array(view(offsets[0]))
     second = xp.dtype.kind != "f" or _maximum_keeps_second(xp.dtype)
-    for i, j in offsets[1:]:
+    for o in offsets[1:]:
         if second:
-            np.maximum(view(i, j), best, out=best)
+            np.maximum(view(o), best, out=best)
         else:
-            np.maximum(best, view(i, j), out=best)
+            np.maximum(best, view(o), out=best)
     off = np.zeros(best.shape, np.int64)
     hit = np.empty(best.shape, bool)
     step = np.empty(best.shape, np.int64)
-    for i, j in reversed(offsets):  # the first element equal to the maximum
-        np.equal(view(i, j), best, out=hit)
+    for o in reversed(offsets):  # the first element equal to the maximum
+        np.equal(view(o), best, out=hit)
         if inside is not None:
-            hit &= inside[0][:, i][:, None] & inside[1][:, j][None, :]
-        code = i * dh * W + j * dw     # off += hit * (code - off)
-        np.subtract(code, off, out=step)
+            hit &= mask(o)
+        np.subtract(code(o), off, out=step)   # off += hit * (code - off)
         step *= hit
         off += step
     if xp.dtype.kind in "fV" and bool((best != best).any()):
-        for i, j in offsets:           # the last NaN
-            v = view(i, j)
+        for o in offsets:           # the last NaN
+            v = view(o)
             np.not_equal(v, v, out=hit)
-            np.subtract(i * dh * W + j * dw, off, out=step)
+            np.subtract(code(o), off, out=step)
             step *= hit
             off += step
     return best, off
 
 
-
 def _max_pool_tiles(x, kernel_size, out_sp):
-    """max_pool2d when the windows tile the (cropped) plane: stride == kernel_size, no
+    """max pooling when the windows tile the (cropped) plane: stride == kernel_size, no
     padding, no dilation.  One copy moves each window offset into its own contiguous plane
-    (kh*kw planes of the output's shape), so that every later NumPy call runs over whole
-    contiguous arrays (a strided view of a plane with short rows costs NumPy one inner
-    loop per row): a chain of np.maximum for the values (the earlier element kept at a
-    tie), then the window offset of the first element equal to the maximum, in reverse
-    order in uint8.  Returns None when a window holds a NaN (PyTorch picks the last NaN:
-    the caller takes the general path)."""
-    (kh, kw), (oh, ow) = kernel_size, out_sp
-    W = x.shape[-1]
-    lead = x.shape[:-2]
+    (prod(kernel_size) planes of the output's shape), so that every later NumPy call runs
+    over whole contiguous arrays (a strided view of a plane with short rows costs NumPy
+    one inner loop per row): a chain of np.maximum for the values (the earlier element
+    kept at a tie), then the window offset of the first element equal to the maximum, in
+    reverse order in uint8.  Returns None when a window holds a NaN (PyTorch picks the
+    last NaN: the caller takes the general path)."""
+    k = len(kernel_size)
+    sizes = x.shape[x.ndim - k:]
+    lead = x.shape[:x.ndim - k]
     nl = len(lead)
-    t = x[..., :oh * kh, :ow * kw].reshape(lead + (oh, kh, ow, kw))
-    planes = np.ascontiguousarray(np.moveaxis(t, (nl + 1, nl + 3), (0, 1)))
-    planes = planes.reshape((kh * kw,) + lead + (oh, ow))
+    crop = tuple(slice(0, o * kk) for o, kk in zip(out_sp, kernel_size))
+    t = x[(Ellipsis,) + crop].reshape(lead + tuple(v for o, kk in zip(out_sp, kernel_size)
+                                                   for v in (o, kk)))
+    planes = np.ascontiguousarray(np.moveaxis(t, tuple(nl + 2 * d + 1 for d in range(k)),
+                                              tuple(range(k))))
+    nk = _prod(kernel_size)
+    planes = planes.reshape((nk,) + lead + tuple(out_sp))
     best = planes[0].copy()
     second = x.dtype.kind != "f" or _maximum_keeps_second(x.dtype)
     for p in planes[1:]:
@@ -124,69 +150,92 @@ def _max_pool_tiles(x, kernel_size, out_sp):
             np.maximum(best, p, out=best)
     if x.dtype.kind == "f" and bool(np.isnan(best).any()):
         return None
-    last = kh * kw - 1
+    last = nk - 1
     code = np.full(best.shape, last, np.uint8)   # a maximum is in some plane
     hit = np.empty(best.shape, bool)
     step = np.empty(best.shape, np.uint8)
-    for k in range(last - 1, -1, -1):              # code += hit * (k - code), mod 256
-        np.equal(planes[k], best, out=hit)
-        np.subtract(k, code, out=step)
+    for c in range(last - 1, -1, -1):              # code += hit * (c - code), mod 256
+        np.equal(planes[c], best, out=hit)
+        np.subtract(c, code, out=step)
         np.multiply(step, hit, out=step)
         code += step
-    # window offset r * kw + c -> r * W + c (arithmetic: a take through a table of the
-    # kh*kw offsets is ~3x slower)
-    off = np.multiply(code // kw, W - kw, dtype=np.int64)
-    off += code
-    off += (np.arange(oh) * (kh * W))[:, None] + np.arange(ow) * kw
+    # window offset code = sum(i_d * kp_d) -> sum(i_d * row_d) = code + sum(i_d * (row_d -
+    # kp_d)), the last axis' term zero (arithmetic: a take through a table of the offsets
+    # is ~3x slower)
+    rows = _rows(sizes)
+    kps = _rows(kernel_size)
+    off = None
+    for d in range(k - 1):
+        digit = code // kps[d]
+        if d:
+            digit %= kernel_size[d]
+        term = np.multiply(digit, rows[d] - kps[d], dtype=np.int64)
+        off = term if off is None else off + term
+    off = code.astype(np.int64) if off is None else off
+    if k > 1:
+        off += code
+    base = 0   # each window's first position: a plane of the output's shape, added once
+    for d in range(k):
+        base = base + (np.arange(out_sp[d]) * (kernel_size[d] * rows[d])).reshape(
+            _axis_shape(k, d, out_sp[d]))
+    off += base
     return best, off
 
 
 def _max_pool_kernel(x, kernel_size, stride, padding, dilation, ceil_mode):
-    H, W = x.shape[-2:]
-    out_sp, pads = _pool_geometry((H, W), kernel_size, stride, padding, dilation, ceil_mode)
-    if tuple(stride) == tuple(kernel_size) and not any(padding) and tuple(dilation) == (1, 1) and \
-            kernel_size[0] * kernel_size[1] <= _OFFSET_LOOP_MAX and \
+    """Max pooling over the last len(kernel_size) dims: the values and the flat
+    positions (in the unpadded plane) of each window's maximum."""
+    k = len(kernel_size)
+    sizes = x.shape[x.ndim - k:]
+    out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode)
+    nk = _prod(kernel_size)
+    if tuple(stride) == tuple(kernel_size) and not any(padding) and \
+            tuple(dilation) == (1,) * k and nk <= _OFFSET_LOOP_MAX and \
             x.dtype.kind in "fiu" and not any(hi for _, hi in pads):
         res = _max_pool_tiles(x, kernel_size, out_sp)
         if res is not None:
             return res
     fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
     xp = _pad_spatial(x, pads, fill)
-    if kernel_size[0] * kernel_size[1] <= _OFFSET_LOOP_MAX:
-        inside = None
-        if any(lo or hi for lo, hi in pads):
-            inside = tuple(_inside(n, o, k, s_, p, d) for n, o, k, s_, p, d in zip(
-                (H, W), out_sp, kernel_size, stride, padding, dilation))
-        vals, off = _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, W, inside)
-        base = (np.arange(out_sp[0]) * stride[0] - padding[0])[:, None] * W + \
-            (np.arange(out_sp[1]) * stride[1] - padding[1])[None, :]
+    rows = _rows(sizes)
+    padded = any(lo or hi for lo, hi in pads)
+    ins = [_inside(n, o, kk, s_, p, d) for n, o, kk, s_, p, d in zip(
+        sizes, out_sp, kernel_size, stride, padding, dilation)] if padded else None
+    starts = [(np.arange(o) * s_ - p).reshape(_axis_shape(k, d, o))
+              for d, (o, s_, p) in enumerate(zip(out_sp, stride, padding))]
+    if nk <= _OFFSET_LOOP_MAX:
+        vals, off = _max_pool_offsets(xp, out_sp, kernel_size, stride, dilation, sizes, ins)
+        base = starts[0] * rows[0]
+        for d in range(1, k):
+            base = base + starts[d] * rows[d]
         off += base
         return vals, off
     win = _windows(xp, out_sp, kernel_size, stride, dilation)
-    kh, kw = kernel_size
-    flat = win.reshape(win.shape[:-2] + (kh * kw,))
+    flat = win.reshape(win.shape[:win.ndim - k] + (nk,))
     am = flat.argmax(axis=-1)   # the first maximum
     if x.dtype.kind in "fV":
         isn = flat != flat      # a NaN wins, the last one in the window (as in PyTorch)
         has = isn.any(axis=-1)
         if has.any():
-            am = np.where(has, kh * kw - 1 - isn[..., ::-1].argmax(axis=-1), am)
+            am = np.where(has, nk - 1 - isn[..., ::-1].argmax(axis=-1), am)
     vals = np.take_along_axis(flat, am[..., None], -1)[..., 0]
-    ki, kj = np.divmod(am, kw)
-    if any(lo or hi for lo, hi in pads):  # never a padding element: the first one inside
-        ins = [_inside(n, o, k, s_, p, d) for n, o, k, s_, p, d in zip(
-            (H, W), out_sp, kernel_size, stride, padding, dilation)]
-        out_h = ~ins[0][np.arange(out_sp[0])[:, None], ki]
-        out_w = ~ins[1][np.arange(out_sp[1])[None, :], kj]
-        bad = out_h | out_w
+    digits = list(np.unravel_index(am, tuple(kernel_size)))
+    if padded:  # never a padding element: the first one inside
+        grids = [np.arange(o).reshape(_axis_shape(k, d, o)) for d, o in enumerate(out_sp)]
+        bad = ~ins[0][grids[0], digits[0]]
+        for d in range(1, k):
+            bad = bad | ~ins[d][grids[d], digits[d]]
         if bad.any():
-            ki = np.where(bad, ins[0].argmax(axis=1)[:, None], ki)
-            kj = np.where(bad, ins[1].argmax(axis=1)[None, :], kj)
+            for d in range(k):
+                first = ins[d].argmax(axis=1).reshape(_axis_shape(k, d, out_sp[d]))
+                digits[d] = np.where(bad, first, digits[d])
             vals = np.where(bad, np.take_along_axis(
-                flat, (ki * kw + kj)[..., None], -1)[..., 0], vals)
-    hh = (np.arange(out_sp[0]) * stride[0] - padding[0])[:, None] + ki * dilation[0]
-    ww = (np.arange(out_sp[1]) * stride[1] - padding[1])[None, :] + kj * dilation[1]
-    return vals, (hh * W + ww).astype(np.int64)
+                flat, np.ravel_multi_index(tuple(digits), tuple(kernel_size))[..., None],
+                -1)[..., 0], vals)
+    pos = 0
+    for d in range(k):
+        pos = pos + (starts[d] + digits[d] * dilation[d]) * rows[d]
+    return vals, np.asarray(pos, np.int64)
 
 
 def _windows_disjoint(kernel_size, stride, dilation):
@@ -194,30 +243,42 @@ def _windows_disjoint(kernel_size, stride, dilation):
     return all(s >= (k - 1) * d + 1 for k, s, d in zip(kernel_size, stride, dilation))
 
 
-def _pool_scatter_kernel(grad, indices, self_sizes, disjoint):
-    """Add each gradient element into its argmax position (flat H*W indices per plane).
-    ``disjoint``: the indices come from windows that share no element, so no position
-    receives two gradients and the sum is an assignment into zeros (0 + g, as PyTorch's
-    accumulation: a -0.0 gradient lands as +0.0); otherwise np.bincount sums them."""
-    H, W = self_sizes[-2:]
-    planes = grad.shape[:-2]
+def _pool_scatter_kernel(grad, indices, self_sizes, disjoint, k=2):
+    """Add each gradient element into its argmax position (flat positions over the last
+    ``k`` dims, per plane).  ``disjoint``: the indices come from windows that share no
+    element, so no position receives two gradients and the sum is an assignment into
+    zeros (0 + g, as PyTorch's accumulation: a -0.0 gradient lands as +0.0); otherwise
+    np.bincount sums them."""
+    sizes = tuple(self_sizes[len(self_sizes) - k:])
+    P = _prod(sizes)
+    planes = grad.shape[:grad.ndim - k]
     n = _prod(planes)
     idx = np.broadcast_to(indices, grad.shape).reshape(n, -1)
-    flat = idx + (np.arange(n, dtype=np.int64) * (H * W))[:, None]
+    flat = idx + (np.arange(n, dtype=np.int64) * P)[:, None]
     if disjoint:
-        out = np.zeros(planes + (H, W), grad.dtype)
+        out = np.zeros(planes + sizes, grad.dtype)
         out.reshape(-1)[flat.reshape(-1)] = grad.reshape(-1) + np.zeros((), grad.dtype)
         return out
-    out = np.bincount(flat.ravel(), weights=grad.reshape(n, -1).ravel(), minlength=n * H * W)
-    return out.reshape(planes + (H, W)).astype(grad.dtype, copy=False)
+    out = np.bincount(flat.ravel(), weights=grad.reshape(n, -1).ravel(), minlength=n * P)
+    return out.reshape(planes + sizes).astype(grad.dtype, copy=False)
 
 
-def _pool_gather_kernel(x, indices):
-    """x[..., indices] per plane: the adjoint of the scatter."""
-    xf = x.reshape(x.shape[:-2] + (x.shape[-2] * x.shape[-1],))
-    idx = indices.reshape(indices.shape[:-2] + (-1,))
+def _pool_gather_kernel(x, indices, k=2):
+    """x[..., indices] per plane (flat positions over the last ``k`` dims): the adjoint
+    of the scatter."""
+    xf = x.reshape(x.shape[:x.ndim - k] + (_prod(x.shape[x.ndim - k:]),))
+    idx = indices.reshape(indices.shape[:indices.ndim - k] + (-1,))
     idx = np.broadcast_to(idx, xf.shape[:-1] + idx.shape[-1:])
-    return np.take_along_axis(xf, idx, -1).reshape(x.shape[:-2] + indices.shape[-2:])
+    return np.take_along_axis(xf, idx, -1).reshape(x.shape[:x.ndim - k] +
+                                                   indices.shape[indices.ndim - k:])
+
+
+def _pool3d_scatter_kernel(grad, indices, self_sizes, disjoint):
+    return _pool_scatter_kernel(grad, indices, self_sizes, disjoint, 3)
+
+
+def _pool3d_gather_kernel(x, indices):
+    return _pool_gather_kernel(x, indices, 3)
 
 
 def _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
@@ -232,41 +293,46 @@ def _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
             ds.append(end - start)
         else:
             ds.append(np.minimum(end, n) - np.maximum(start, 0))
-    return np.multiply.outer(ds[0], ds[1])
+    return functools.reduce(np.multiply.outer, ds)
 
 
 @half_in_float32
 def _avg_pool_kernel(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override):
-    sizes = x.shape[-2:]
-    out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, (1, 1), ceil_mode)
+    """Average pooling over the last len(kernel_size) dims."""
+    k = len(kernel_size)
+    sizes = x.shape[x.ndim - k:]
+    ones = (1,) * k
+    out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, ones, ceil_mode)
     div = _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
                        divisor_override)
-    (kh, kw), (oh, ow) = kernel_size, out_sp
     if tuple(stride) == tuple(kernel_size) and not any(padding) and \
-            oh * kh <= sizes[0] and ow * kw <= sizes[1]:
+            all(o * kk <= n for o, kk, n in zip(out_sp, kernel_size, sizes)):
         # the windows tile the (cropped) plane: a reshape, a view when x is contiguous
-        win = x[..., :oh * kh, :ow * kw].reshape(x.shape[:-2] + (oh, kh, ow, kw))
-        total = win.sum(axis=(-3, -1))
+        crop = tuple(slice(0, o * kk) for o, kk in zip(out_sp, kernel_size))
+        win = x[(Ellipsis,) + crop].reshape(
+            x.shape[:x.ndim - k] + tuple(v for o, kk in zip(out_sp, kernel_size)
+                                         for v in (o, kk)))
+        total = win.sum(axis=tuple(range(-2 * k + 1, 0, 2)))
     else:
-        win = _windows(_pad_spatial(x, pads), out_sp, kernel_size, stride, (1, 1))
-        total = win.sum(axis=(-2, -1))
+        win = _windows(_pad_spatial(x, pads), out_sp, kernel_size, stride, ones)
+        total = win.sum(axis=tuple(range(-k, 0)))
     return (total / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
 
 
 @half_in_float32
 def _avg_pool_backward_kernel(g, self_sizes, kernel_size, stride, padding, ceil_mode,
                               count_include_pad, divisor_override):
-    sizes = tuple(self_sizes[-2:])
-    out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, (1, 1), ceil_mode)
+    k = len(kernel_size)
+    sizes = tuple(self_sizes[len(self_sizes) - k:])
+    out_sp, pads = _pool_geometry(sizes, kernel_size, stride, padding, (1,) * k, ceil_mode)
     div = _avg_divisor(sizes, kernel_size, stride, padding, out_sp, count_include_pad,
                        divisor_override)
     gd = g / np.asarray(div, g.dtype)
     sp = tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
-    xp = np.zeros(g.shape[:-2] + sp, g.dtype)
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            xp[..., i:i + stride[0] * (out_sp[0] - 1) + 1:stride[0],
-               j:j + stride[1] * (out_sp[1] - 1) + 1:stride[1]] += gd
-    return np.ascontiguousarray(xp[..., padding[0]:padding[0] + sizes[0],
-                                   padding[1]:padding[1] + sizes[1]])
+    xp = np.zeros(g.shape[:g.ndim - k] + sp, g.dtype)
+    for off in itertools.product(*[range(kk) for kk in kernel_size]):
+        xp[(Ellipsis,) + tuple(slice(i, i + s * (o - 1) + 1, s) for i, s, o in
+                               zip(off, stride, out_sp))] += gd
+    return np.ascontiguousarray(xp[(Ellipsis,) + tuple(slice(p, p + n) for p, n in
+                                                       zip(padding, sizes))])

@@ -92,26 +92,46 @@ def _adaptive_avg3d_backward_kernel(g, self_sizes):
 
 
 def _adaptive_max_kernel(x, output_size):
-    H, W = x.shape[-2:]
-    oh, ow = output_size
+    """Adaptive max pooling over the last len(output_size) dims: every window gathered,
+    padded to the longest one with the dtype's minimum, its first maximum (or its last
+    NaN, as PyTorch's) and that element's flat position in the plane."""
+    k = len(output_size)
+    sizes = x.shape[x.ndim - k:]
     idx = []
-    for n, m in ((H, oh), (W, ow)):
+    for n, m in zip(sizes, output_size):
         start, end = _windows(n, m)
         L = int((end - start).max()) if m else 0
         j = start[:, None] + np.arange(L)
         idx.append((np.minimum(j, n - 1), j < end[:, None]))
-    (ih, mh), (iw, mw) = idx
-    win = x[..., ih[:, :, None, None], iw[None, None, :, :]]        # (..., oh, Lh, ow, Lw)
-    win = np.moveaxis(win, -3, -2)                                  # (..., oh, ow, Lh, Lw)
-    mask = (mh[:, None, :, None] & mw[None, :, None, :])
+    # window element (o_1, l_1, ..., o_k, l_k): index d on axes 2d, 2d + 1 of 2k
+    grids = []
+    mask = True
+    for d, (ij, mj) in enumerate(idx):
+        shape = [1] * (2 * k)
+        shape[2 * d], shape[2 * d + 1] = ij.shape
+        grids.append(ij.reshape(shape))
+        mask = mask & mj.reshape(shape)
+    win = x[(Ellipsis,) + tuple(grids)]                       # (..., o1, L1, ..., ok, Lk)
+    nl = win.ndim - 2 * k
+    order = [nl + 2 * d for d in range(k)] + [nl + 2 * d + 1 for d in range(k)]
+    win = win.transpose(tuple(range(nl)) + tuple(order))      # (..., *out, *L)
+    mask = mask.transpose([o - nl for o in order])
     fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
     win = np.where(mask, win, np.asarray(fill, x.dtype))
-    lh, lw = win.shape[-2:]
-    flat = win.reshape(win.shape[:-2] + (lh * lw,))
-    am = flat.argmax(axis=-1) if flat.shape[-1] else np.zeros(flat.shape[:-1], np.int64)
-    vals = np.take_along_axis(flat, am[..., None], -1)[..., 0] if flat.shape[-1] else \
+    lens = win.shape[win.ndim - k:]
+    nk = int(np.prod(lens))
+    flat = win.reshape(win.shape[:win.ndim - k] + (nk,))
+    am = flat.argmax(axis=-1) if nk else np.zeros(flat.shape[:-1], np.int64)
+    if nk and x.dtype.kind in "fV":
+        isn = flat != flat      # a NaN wins, the last one in the window (as in PyTorch)
+        has = isn.any(axis=-1)
+        if has.any():
+            am = np.where(has, nk - 1 - isn[..., ::-1].argmax(axis=-1), am)
+    vals = np.take_along_axis(flat, am[..., None], -1)[..., 0] if nk else \
         np.zeros(flat.shape[:-1], x.dtype)
-    ki, kj = np.divmod(am, max(lw, 1))
-    hh = ih[np.arange(oh)[:, None], ki]
-    ww = iw[np.arange(ow)[None, :], kj]
-    return np.ascontiguousarray(vals), (hh * W + ww).astype(np.int64)
+    digits = np.unravel_index(am, tuple(max(v, 1) for v in lens))
+    pos = 0
+    for d, ((ij, _), n) in enumerate(zip(idx, sizes)):
+        o = np.arange(output_size[d]).reshape([-1 if e == d else 1 for e in range(k)])
+        pos = pos * n + ij[o, digits[d]]
+    return np.ascontiguousarray(vals), np.asarray(pos, np.int64)

@@ -44,3 +44,9 @@ from . import loss_margin, upsampling  # noqa: E402
 from .loss_margin import *  # noqa: F401,F403,E402
 from .upsampling import *  # noqa: F401,F403,E402
 __all__ += loss_margin.__all__ + upsampling.__all__
+
+# the decoder side of the Transformer, the lazy modules, EmbeddingBag, LocalResponseNorm and
+# ChannelShuffle (apinn branch)
+from . import transformer_decoder  # noqa: E402
+from .transformer_decoder import *  # noqa: F401,F403,E402
+__all__ += transformer_decoder.__all__

@@ -79,3 +79,8 @@ __all__ += _ll.__all__ + _lm.__all__ + _up.__all__ + ["adaptive_avg_pool3d"]
 # ops-reduce: F.pdist is torch.pdist
 from ...ops.api.stats import pdist  # noqa: E402,F401
 __all__ += ["pdist"]
+
+# embedding_bag, local_response_norm, channel_shuffle, gumbel_softmax (apinn branch)
+from .embedding_bags import *  # noqa: E402,F401,F403
+from . import embedding_bags as _eb  # noqa: E402
+__all__ += _eb.__all__

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.opmath import BFLOAT16, FLOAT16
 from .nn_conv import _prod
 
 
@@ -78,3 +79,44 @@ def _embedding_gather_kernel(x, indices, padding_idx, scale_grad_by_freq):
     r = np.take(x, indices, axis=x.ndim - 2)
     f = _embedding_factor(indices, x.shape[-2], padding_idx, scale_grad_by_freq, x.dtype)
     return r if f is None else r * f[..., None]
+
+
+# ====================================================================== embedding_bag
+def _bag_counts(bag, keep, num_bags):
+    """Each bag's number of rows (padding_idx rows left out)."""
+    return np.bincount(bag[keep != 0], minlength=num_bags)
+
+
+def _embedding_bag_kernel(weight, per_sample_weights, indices, bag, keep, num_bags, mode):
+    """Bags of rows: ``indices`` (n,) rows of ``weight`` (num_weights, d), ``bag`` (n,) the
+    bag of each, ``keep`` (n,) 0 for a padding_idx row, else 1.  Returns the (num_bags, d)
+    sums (mode 0; rows times per_sample_weights), means (mode 1; of a bag's rows) or maxima
+    (mode 2), 0 for an empty bag, and for mode 2 the row index of each maximum (-1 for an
+    empty bag; the first one when rows tie), else an empty array."""
+    d = weight.shape[-1]
+    dt = weight.dtype
+    half = dt in (FLOAT16, BFLOAT16)  # (summed in float32, as PyTorch does)
+    if half:
+        weight, per_sample_weights, keep = (a.astype(np.float32)
+                                            for a in (weight, per_sample_weights, keep))
+    rows = weight[indices]
+    if mode != 2:
+        out = np.zeros((num_bags, d), weight.dtype)
+        if indices.size:
+            f = (per_sample_weights * keep).astype(weight.dtype, copy=False)
+            _add_rows_at(out, bag, rows * f[:, None])
+        if mode == 1:
+            if half:  # (PyTorch rounds the sum to the half type before dividing)
+                out = out.astype(dt).astype(np.float32)
+            out /= np.maximum(_bag_counts(bag, keep, num_bags), 1)[:, None].astype(out.dtype)
+        return out.astype(dt, copy=False), np.zeros(0, np.int64)
+    sel = keep != 0
+    rows, bag, idx = rows[sel], bag[sel], indices[sel]
+    out = np.full((num_bags, d), -np.inf, weight.dtype)
+    np.maximum.at(out, bag, rows)
+    max_idx = np.full((num_bags, d), -1, np.int64)
+    ks, js = np.nonzero(rows == out[bag])
+    ks, js = ks[::-1], js[::-1]  # (the last write wins: the first row of a tie)
+    max_idx[bag[ks], js] = idx[ks]
+    out[max_idx < 0] = 0
+    return out.astype(dt, copy=False), max_idx

@@ -82,5 +82,6 @@ __all__ += ["pdist"]
 
 # embedding_bag, local_response_norm, channel_shuffle, gumbel_softmax (apinn branch)
 from .embedding_bags import *  # noqa: E402,F401,F403
-from . import embedding_bags as _eb  # noqa: E402
-__all__ += _eb.__all__
+from .blocks import *  # noqa: E402,F401,F403
+from . import blocks as _bl, embedding_bags as _eb  # noqa: E402
+__all__ += _eb.__all__ + _bl.__all__

@@ -82,3 +82,40 @@ OPS = [
            fn=lambda lib, *a, **k: lib.nn.functional.embedding_bag(*a, **k), fwd_ad=False,
            skips={"fd": _NOT_A_DERIVATIVE, "vjp": _TORCH_FREQ_BUG, "gradgrad": _TORCH_FREQ_BUG}),
 ]
+
+
+def _lrn_samples(rng):
+    return [
+        Sample((A(randn(rng, 2, 6, 3)), 3)),
+        Sample((A(randn(rng, 2, 7, 3)), 4), {"alpha": 0.5, "beta": 0.9, "k": 2.0},
+               name="even size"),
+        Sample((A(randn(rng, 1, 2, 5)), 5), name="size > C"),
+    ]
+
+
+def _lrn_nd_samples(rng):
+    return [
+        Sample((A(randn(rng, 2, 5, 3, 4)), 2), {"alpha": 0.5, "beta": 0.9, "k": 2.0},
+               name="4-d, even size"),
+        Sample((A(randn(rng, 1, 4, 2, 2, 3)), 5), {"alpha": 1.0}, name="5-d, size > C"),
+        Sample((A(randn(rng, 2, 3, 2, 1, 2, 2)), 1), name="6-d, size 1"),
+    ]
+
+
+def _shuffle_samples(rng):
+    return [
+        Sample((A(randn(rng, 2, 6, 3)), 3)),
+        Sample((A(randn(rng, 1, 8, 2, 2)), 2), name="4-d"),
+        Sample((A(randn(rng, 2, 4, 1, 2, 1)), 4), name="5-d, groups = C"),
+        Sample((A(randn(rng, 2, 5, 3)), 1), name="groups 1"),
+        Sample((A(randn(rng, 0, 6, 2)), 3), name="empty batch"),
+    ]
+
+
+OPS += [
+    _nn("local_response_norm", _lrn_samples),
+    OpInfo("nn.functional.local_response_norm(4-d and more)", _lrn_nd_samples,
+           fn=lambda lib, *a, **k: lib.nn.functional.local_response_norm(*a, **k)),
+    _nn("channel_shuffle", _shuffle_samples,
+        aliases=("channel_shuffle", "native_channel_shuffle")),
+]

@@ -286,3 +286,39 @@ def test_deepcopy_of_uninitialized_module_is_independent():
     assert m.has_uninitialized_params()
     m(gg.ones(2, 4))
     assert tuple(m.weight.shape) == (3, 4) and tuple(c.weight.shape) == (3, 5)
+
+
+@pytest.mark.parametrize("case", ["step_before_forward", "state_dict", "numel",
+                                  "parameters_to_vector", "clip_grad_norm", "adam_after",
+                                  "zero_grad"])
+def test_optimizers_and_utils_on_uninitialized_parameters_like_torch(case):
+    def prog(lib):
+        m = lib.nn.LazyLinear(2, dtype=lib.float64)
+        opt = lib.optim.Adam(m.parameters(), lr=0.1, weight_decay=0.1)
+        if case == "step_before_forward":
+            opt.zero_grad()
+            opt.step()
+            return len(opt.state)
+        if case == "state_dict":
+            sd = opt.state_dict()
+            return sd["param_groups"][0]["params"], len(sd["state"])
+        if case == "numel":
+            return sum(p.numel() for p in m.parameters())
+        if case == "parameters_to_vector":
+            return lib.nn.utils.parameters_to_vector(m.parameters())
+        if case == "clip_grad_norm":
+            return lib.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        if case == "zero_grad":
+            opt.zero_grad(set_to_none=False)
+            return [p.grad is None for p in m.parameters()]
+        x = lib.linspace(-1, 1, 6, dtype=lib.float64).reshape(2, 3)
+        with lib.no_grad():
+            m(x)
+            m.weight.copy_(lib.linspace(-1, 1, 6, dtype=lib.float64).reshape(2, 3))
+            m.bias.zero_()
+        for _ in range(2):
+            opt.zero_grad()
+            m(x).sum().backward()
+            opt.step()
+        return m.weight, m.bias, sorted(opt.state[m.weight])
+    run_both(prog)

@@ -206,3 +206,25 @@ def test_transformer_graph_matches_torch():
         return out.grad_fn.name(), [type(f).__name__ for f, _ in out.grad_fn.next_functions
                                     if f is not None]
     ours, theirs = run_both(prog)
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")  # torch's own note
+@pytest.mark.parametrize("grad", [False, True])
+def test_transformer_inference_with_padding_masks(grad):
+    # PyTorch's encoder takes its nested-tensor path (0 at padded positions) in inference
+    def prog(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Transformer(E, 2, 2, 2, 16, batch_first=True, dtype=lib.float64)
+        with lib.no_grad():
+            for i, p in enumerate(m.parameters()):
+                p.copy_(lib.linspace(-0.3, 0.3 + i / 50, p.numel(),
+                                     dtype=lib.float64).reshape(p.shape))
+        m.eval()
+        src = lib.linspace(-1, 1, N * S * E, dtype=lib.float64).reshape(N, S, E)
+        tgt = lib.linspace(-2, 1, N * T * E, dtype=lib.float64).reshape(N, T, E)
+        skpm = lib.tensor([[False, False, False, True, True], [False] * 5,
+                           [False, False, False, False, True]])
+        with lib.set_grad_enabled(grad):
+            return m(src, tgt, src_key_padding_mask=skpm, memory_key_padding_mask=skpm,
+                     tgt_mask=m.generate_square_subsequent_mask(T, dtype=lib.float64)).detach()
+    run_both(prog)

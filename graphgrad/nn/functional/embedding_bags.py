@@ -9,6 +9,7 @@ import numpy as np
 from ..._core import dtypes as _dtype
 from ..._tensor.tensor import Tensor
 from ...ops.dispatch import dispatch
+from ...ops.interpose import all_values
 from ...ops.derivatives.nn_embedding import EMBEDDING_BAG
 from ._utils import _tensor_arg, _type_name
 from .embedding import _embedding_renorm_
@@ -18,26 +19,20 @@ __all__ = ["embedding_bag"]
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
-def _bags(offsets, n, include_last_offset):
-    """The bag of each of the n indices, the number of bags and which indices are in a bag
-    (with include_last_offset, those after the last offset are in none: see
-    docs/differences.md)."""
-    off = offsets._data.astype(np.int64)
-    if off.size and off[0] != 0:
+def _check_offsets(offsets, n):
+    """PyTorch's offset checks (on every example's offsets under vmap)."""
+    off = all_values(offsets._data).astype(np.int64)
+    if off.shape[-1] and (off[..., 0] != 0).any():
+        first = int(off[..., 0][off[..., 0] != 0].flat[0])
         raise RuntimeError("embedding_bag: offsets[0] has to be 0, i.e., the first sequence in "
                            "the mini-batch has to start from position 0. However, got "
-                           f"{int(off[0])}")
-    if off.size and off[-1] > n:
+                           f"{first}")
+    if off.shape[-1] and (off[..., -1] > n).any():
         raise RuntimeError(f"embedding_bag: offsets[-1] can not be greater than input's length "
-                           f"{n} but got offsets[-1] of {int(off[-1])}")
-    if off.size > 1 and (np.diff(off) < 0).any():
-        raise RuntimeError(f"embedding_bag: offsets must be non-decreasing (got {off.tolist()}); "
-                           "offsets[i] is where bag i starts in the input")
-    num_bags = max(off.size - 1, 0) if include_last_offset else off.size
-    end = int(off[num_bags]) if include_last_offset and off.size else n
-    bag = np.searchsorted(off[:num_bags], np.arange(n), side="right") - 1
-    inside = (bag >= 0) & (np.arange(n) < end)
-    return bag.astype(np.int64), num_bags, inside
+                           f"{n} but got offsets[-1] of {int(off[..., -1].max())}")
+    if off.shape[-1] > 1 and (np.diff(off, axis=-1) < 0).any():
+        raise RuntimeError("embedding_bag: offsets must be non-decreasing (offsets[i] is where "
+                           "bag i starts in the input)")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
@@ -100,7 +95,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                            f"{_type_name(weight)} instead (while checking arguments for "
                            "embedding_bag)")
     if max_norm is not None:
-        _embedding_renorm_(weight, input._data, max_norm, norm_type)
+        _embedding_renorm_(weight, all_values(input._data).reshape(-1), max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
@@ -118,17 +113,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise RuntimeError(f"padding_idx must be within the number of embeddings, {-nw} "
                                f"through {nw - 1}, but got {padding_idx}")
         padding_idx %= nw
-    idx = input._data.astype(np.int64)
+    idx = all_values(input._data)
     if idx.size and (idx.min() < 0 or idx.max() >= nw):
-        bad = int(idx[(idx < 0) | (idx >= nw)][0])
+        bad = int(idx[(idx < 0) | (idx >= nw)].flat[0])
         raise RuntimeError(f"embedding_bag: index {bad} is out of range for a weight of "
                            f"{nw} rows (indices must be in [0, {nw - 1}])")
-    bag, num_bags, inside = _bags(offsets, idx.size, include_last_offset)
-    keep = inside if padding_idx is None else inside & (idx != padding_idx)
+    _check_offsets(offsets, input.shape[0])
     if per_sample_weights is None:
-        per_sample_weights = Tensor._wrap(np.ones(idx.size, weight._data.dtype))
-    bag = np.where(inside, bag, 0)
-    out, _ = dispatch(EMBEDDING_BAG, weight, per_sample_weights, Tensor._wrap(idx),
-                      Tensor._wrap(bag), Tensor._wrap(keep.astype(weight._data.dtype)),
-                      int(num_bags), _MODES[mode], bool(scale_grad_by_freq))
+        per_sample_weights = Tensor._wrap(np.ones(tuple(input.shape), weight._data.dtype))
+    out, _ = dispatch(EMBEDDING_BAG, weight, per_sample_weights, input, offsets, _MODES[mode],
+                      bool(scale_grad_by_freq), bool(include_last_offset),
+                      -1 if padding_idx is None else int(padding_idx))
     return out

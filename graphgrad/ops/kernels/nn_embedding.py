@@ -82,36 +82,49 @@ def _embedding_gather_kernel(x, indices, padding_idx, scale_grad_by_freq):
 
 
 # ====================================================================== embedding_bag
-def _bag_counts(bag, keep, num_bags):
-    """Each bag's number of rows (padding_idx rows left out)."""
-    return np.bincount(bag[keep != 0], minlength=num_bags)
+def _bag_layout(indices, offsets, include_last_offset, padding_idx):
+    """From the 1-D ``indices`` and ``offsets``: the bag of each index (0 for an index in
+    none), the number of bags and ``keep``, whether each index counts (it is in a bag:
+    with include_last_offset, those after the last offset are in none; and it is not
+    padding_idx, -1 for none)."""
+    n = indices.size
+    off = np.asarray(offsets).astype(np.int64, copy=False)
+    num_bags = max(off.size - 1, 0) if include_last_offset else off.size
+    end = int(off[num_bags]) if include_last_offset and off.size else n
+    at = np.arange(n)
+    bag = np.searchsorted(off[:num_bags], at, side="right") - 1
+    keep = (bag >= 0) & (at < end)
+    if padding_idx >= 0:
+        keep &= indices != padding_idx
+    return np.where(keep, bag, 0), num_bags, keep
 
 
-def _embedding_bag_kernel(weight, per_sample_weights, indices, bag, keep, num_bags, mode):
-    """Bags of rows: ``indices`` (n,) rows of ``weight`` (num_weights, d), ``bag`` (n,) the
-    bag of each, ``keep`` (n,) 0 for a padding_idx row, else 1.  Returns the (num_bags, d)
-    sums (mode 0; rows times per_sample_weights), means (mode 1; of a bag's rows) or maxima
+def _embedding_bag_kernel(weight, per_sample_weights, indices, offsets, mode,
+                          include_last_offset, padding_idx):
+    """Bags of rows of ``weight`` (num_weights, d) (see _bag_layout).  Returns the
+    (num_bags, d) sums (mode 0; rows times per_sample_weights), means (mode 1) or maxima
     (mode 2), 0 for an empty bag, and for mode 2 the row index of each maximum (-1 for an
     empty bag; the first one when rows tie), else an empty array."""
+    indices = indices.astype(np.int64, copy=False)
+    bag, num_bags, keep = _bag_layout(indices, offsets, include_last_offset, padding_idx)
     d = weight.shape[-1]
     dt = weight.dtype
     half = dt in (FLOAT16, BFLOAT16)  # (summed in float32, as PyTorch does)
     if half:
-        weight, per_sample_weights, keep = (a.astype(np.float32)
-                                            for a in (weight, per_sample_weights, keep))
-    rows = weight[indices]
+        weight, per_sample_weights = weight.astype(np.float32), \
+            per_sample_weights.astype(np.float32)
     if mode != 2:
         out = np.zeros((num_bags, d), weight.dtype)
         if indices.size:
             f = (per_sample_weights * keep).astype(weight.dtype, copy=False)
-            _add_rows_at(out, bag, rows * f[:, None])
+            _add_rows_at(out, bag, weight[indices] * f[:, None])
         if mode == 1:
             if half:  # (PyTorch rounds the sum to the half type before dividing)
                 out = out.astype(dt).astype(np.float32)
-            out /= np.maximum(_bag_counts(bag, keep, num_bags), 1)[:, None].astype(out.dtype)
+            counts = np.bincount(bag[keep], minlength=num_bags)
+            out /= np.maximum(counts, 1)[:, None].astype(out.dtype)
         return out.astype(dt, copy=False), np.zeros(0, np.int64)
-    sel = keep != 0
-    rows, bag, idx = rows[sel], bag[sel], indices[sel]
+    rows, bag, idx = weight[indices[keep]], bag[keep], indices[keep]
     out = np.full((num_bags, d), -np.inf, weight.dtype)
     np.maximum.at(out, bag, rows)
     max_idx = np.full((num_bags, d), -1, np.int64)

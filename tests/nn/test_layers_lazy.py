@@ -322,3 +322,25 @@ def test_optimizers_and_utils_on_uninitialized_parameters_like_torch(case):
             opt.step()
         return m.weight, m.bias, sorted(opt.state[m.weight])
     run_both(prog)
+
+
+def test_save_load_and_pickle_of_an_uninitialized_module():
+    import io
+    import pickle
+    m = gg.nn.LazyLinear(3, dtype=gg.float64)
+    buf = io.BytesIO()
+    gg.save(m.state_dict(), buf)
+    for load in (lambda: gg.load(buf, weights_only=False),
+                 lambda: torch.load(buf, weights_only=False)):
+        buf.seek(0)
+        sd = load()
+        assert [type(v).__name__ for v in sd.values()] == ["UninitializedParameter"] * 2
+    for lib in (gg, torch):  # weights-only loading refuses the class, as PyTorch's does
+        buf.seek(0)
+        with pytest.raises(pickle.UnpicklingError):
+            lib.load(buf)
+    m2 = pickle.loads(pickle.dumps(m))
+    assert m2.has_uninitialized_params() and type(m2).__name__ == "LazyLinear"
+    m2(gg.ones(1, 2))
+    assert type(m2).__name__ == "Linear" and type(m).__name__ == "LazyLinear"
+    assert not m2._forward_pre_hooks and m._forward_pre_hooks

@@ -187,3 +187,18 @@ def test_embedding_bag_errors_like_torch(case):
             return F.embedding_bag(i, w, o, mode="sum", per_sample_weights=lib.ones(8).double())
         return lib.nn.EmbeddingBag(4, 2, padding_idx=4)
     run_both(prog)
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2, 3], [1, 0, 2, 3], [2, 1, 0, 3], [3, 2, 1, 0]])
+def test_max_mode_with_nan_and_inf_like_torch(order):
+    # PyTorch's loop keeps a bag's first row and takes each later row that is greater: a
+    # NaN first row stays, a later NaN is passed over
+    def prog(lib):
+        nan, inf = float("nan"), float("inf")
+        w = lib.tensor([[1.0, 2.0, -inf], [nan, 0.0, -inf], [3.0, nan, -inf],
+                        [-inf, 5.0, nan]], dtype=lib.float64, requires_grad=True)
+        out = lib.nn.functional.embedding_bag(lib.tensor(order + order[:2]), w,
+                                              lib.tensor([0, 4]), mode="max")
+        out.backward(lib.ones_like(out))
+        return out, w.grad
+    run_both(prog)

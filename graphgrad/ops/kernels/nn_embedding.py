@@ -124,12 +124,22 @@ def _embedding_bag_kernel(weight, per_sample_weights, indices, offsets, mode,
             counts = np.bincount(bag[keep], minlength=num_bags)
             out /= np.maximum(counts, 1)[:, None].astype(out.dtype)
         return out.astype(dt, copy=False), np.zeros(0, np.int64)
+    # (a bag's rows are contiguous and in order: each bag is one segment of the kept rows)
     rows, bag, idx = weight[indices[keep]], bag[keep], indices[keep]
-    out = np.full((num_bags, d), -np.inf, weight.dtype)
-    np.maximum.at(out, bag, rows)
+    out = np.zeros((num_bags, d), weight.dtype)
     max_idx = np.full((num_bags, d), -1, np.int64)
-    ks, js = np.nonzero(rows == out[bag])
-    ks, js = ks[::-1], js[::-1]  # (the last write wins: the first row of a tie)
-    max_idx[bag[ks], js] = idx[ks]
-    out[max_idx < 0] = 0
+    if idx.size:
+        starts = np.flatnonzero(np.r_[True, bag[1:] != bag[:-1]])
+        ub = bag[starts]
+        # PyTorch's loop: the bag's first row, replaced by each later row that is greater:
+        # so a NaN first row stays, later NaNs are passed over (fmax), ties keep the first
+        best = np.fmax.reduceat(rows, starts, axis=0)
+        first = rows[starts]
+        best = np.where(np.isnan(first), first, best)
+        seg = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, idx.size]))
+        at = np.arange(idx.size)[:, None]
+        hit = (rows == best[seg]) | (at == starts[seg][:, None]) & np.isnan(best[seg])
+        pos = np.minimum.reduceat(np.where(hit, at, idx.size), starts, axis=0)
+        out[ub] = best
+        max_idx[ub] = idx[pos]
     return out.astype(dt, copy=False), max_idx

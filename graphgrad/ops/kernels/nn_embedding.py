@@ -114,10 +114,15 @@ def _embedding_bag_kernel(weight, per_sample_weights, indices, offsets, mode,
         weight, per_sample_weights = weight.astype(np.float32), \
             per_sample_weights.astype(np.float32)
     if mode != 2:
+        # (a bag's rows are contiguous and in order: one sum per segment of the kept rows,
+        # added in order)
         out = np.zeros((num_bags, d), weight.dtype)
-        if indices.size:
-            f = (per_sample_weights * keep).astype(weight.dtype, copy=False)
-            _add_rows_at(out, bag, weight[indices] * f[:, None])
+        sel = np.flatnonzero(keep)
+        if sel.size:
+            f = per_sample_weights[sel].astype(weight.dtype, copy=False)
+            b = bag[sel]
+            starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+            out[b[starts]] = np.add.reduceat(weight[indices[sel]] * f[:, None], starts, axis=0)
         if mode == 1:
             if half:  # (PyTorch rounds the sum to the half type before dividing)
                 out = out.astype(dt).astype(np.float32)

@@ -202,3 +202,13 @@ def test_max_mode_with_nan_and_inf_like_torch(order):
         out.backward(lib.ones_like(out))
         return out, w.grad
     run_both(prog)
+
+
+def test_no_bags_and_empty_bags():
+    # (PyTorch 2.13 crashes on the first and raises on the second: docs/differences.md)
+    w = gg.arange(12.0, dtype=gg.float64).reshape(6, 2)
+    F = gg.nn.functional
+    assert tuple(F.embedding_bag(gg.tensor([1, 2]), w, gg.zeros(0, dtype=gg.long)).shape) \
+        == (0, 2)
+    out = F.embedding_bag(gg.zeros(3, 0, dtype=gg.long), w)
+    assert tuple(out.shape) == (3, 2) and not out.numpy().any()

@@ -85,6 +85,23 @@ def interpolate_bilinear(lib):
     return step
 
 
+def embedding_bag_mean(lib):
+    """``nn.EmbeddingBag(20000, 64, mode='mean')`` on 256 bags of 1-40 indices (1-D input
+    with offsets), float32, and its backward (``autograd.grad`` of a weighted sum)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 41, 256)
+    idx = lib.tensor(rng.integers(0, 20000, int(sizes.sum())))
+    off = lib.tensor(np.r_[0, np.cumsum(sizes)[:-1]])
+    bag = lib.nn.EmbeddingBag(20000, 64, mode="mean")
+    w = lib.tensor(rng.standard_normal((256, 64)), dtype=lib.float32)
+
+    def step():
+        y = bag(idx, off)
+        lib.autograd.grad((y * w).sum(), bag.weight)
+    return step
+
+
 def workload_module(name):
     """The ``benchmarks.wN_*`` module of a graph workload."""
     return importlib.import_module(f"benchmarks.{GRAPH_WORKLOADS[name]}")
@@ -158,7 +175,8 @@ GRAPH_WORKLOADS = {name: name for name in (
 WORKLOADS = {**{name: _graph_workload(name) for name in GRAPH_WORKLOADS},
              "digits_mlp_epoch": digits_mlp_epoch, "digits_adam_epoch": digits_adam_epoch,
              "per_sample_grads_mlp": per_sample_grads_mlp, "w7_func_grad": w7_func_grad,
-             "module_call": module_call, "interpolate_bilinear": interpolate_bilinear}
+             "module_call": module_call, "interpolate_bilinear": interpolate_bilinear,
+             "embedding_bag_mean": embedding_bag_mean}
 # the default selection: issue 20's table (W1-W9, the digits epoch) and issue 21's
 # per-sample gradients; the others run when named with --only
 TABLE = ("w1_sin_chain", "w2_mlp", "w3_rnn", "w4_hessian", "w5_jacobian", "w6_jacfwd",
@@ -173,7 +191,8 @@ ALIASES = {f"W{i}": name for i, name in enumerate(GRAPH_WORKLOADS, start=1)}  # 
 REPEAT = {"w1_sin_chain": 3, "w2_mlp": 4, "w3_rnn": 2, "w4_hessian": 12, "w5_jacobian": 120,
           "w6_jacfwd": 80, "w7_rosenbrock": 300, "w8_transformer": 1, "w9_cnn": 2,
           "digits_mlp_epoch": 2, "digits_adam_epoch": 2, "per_sample_grads_mlp": 20,
-          "w7_func_grad": 200, "module_call": 20, "interpolate_bilinear": 2}
+          "w7_func_grad": 200, "module_call": 20, "interpolate_bilinear": 2,
+          "embedding_bag_mean": 4}
 UNITS = {"module_call": ("us/call", 1e6 / 1000), "w7_rosenbrock": ("us", 1e6),
          "w7_func_grad": ("us", 1e6)}   # (unit, factor from seconds per unit); else ms
 PEER_WORKLOADS = {"w7_rosenbrock": "value_and_grad", "w7_func_grad": "grad"}  # --peers
@@ -195,6 +214,7 @@ LABELS = {
     "w7_func_grad": "`func.grad` of W7 vs `torch.func.grad`",
     "module_call": "`Module.__call__` without hooks",
     "interpolate_bilinear": "bilinear x2 upsampling 8x16x32x32 + backward, float32",
+    "embedding_bag_mean": "EmbeddingBag 20000x64 mean, 256 bags + backward, float32",
 }
 # issue 20's targets for graphgrad / PyTorch (issue 21's for the per-sample gradients);
 # W3 is also bound by instruction counts (INSTRUCTION_TARGETS) and W2 by memory

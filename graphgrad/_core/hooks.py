@@ -1,6 +1,7 @@
 """RemovableHandle: what every ``register_*hook`` returns (public as graphgrad.utils.hooks)."""
 from __future__ import annotations
 
+import copy
 import itertools
 import weakref
 
@@ -36,6 +37,33 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+    def __getstate__(self):
+        # (PyTorch's handle pickles its dicts: a module keeping a handle (a lazy module's)
+        # pickles, and its copy's handle removes from the copy's dicts)
+        return tuple(ref() for ref in self.hooks_dict_refs), self.id
+
+    def __setstate__(self, state):
+        dicts, self.id = state
+        self.hooks_dict_refs = tuple(weakref.ref(d) if d is not None else _dead_ref()
+                                     for d in dicts)
+
+    def __deepcopy__(self, memo):
+        # (PyTorch's handle pickles its dict: a deep copy of a module and of a handle it
+        # keeps (a lazy module's) removes the hook from the copy's dict, not the original's)
+        new = RemovableHandle.__new__(RemovableHandle)
+        new.id = self.id
+        new.hooks_dict_refs = tuple(weakref.ref(copy.deepcopy(d, memo)) if d is not None
+                                    else ref for ref in self.hooks_dict_refs
+                                    for d in (ref(),))
+        memo[id(self)] = new
+        return new
+
+
+def _dead_ref():
+    """A weak reference whose object is gone (a handle whose dict was not pickled)."""
+    d = _HookDict()
+    return weakref.ref(d)
 
 
 class _HookDict(dict):

@@ -4,6 +4,7 @@ import sys as _sys
 from . import functional  # noqa: F401
 from . import parameter  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: F401  (apinn)
 
 # NOTE [lazy tool packages] (graphgrad/__init__): ``import graphgrad`` needs nn.functional,
 # whose entries are public ops (graphgrad.relu, Tensor.softmax), but not the layers.  The

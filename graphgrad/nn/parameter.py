@@ -9,9 +9,9 @@ flag.  Results of ops on parameters are plain Tensors (the dispatcher always wra
 from __future__ import annotations
 
 from .._tensor.creation import empty
-from .._tensor.tensor import Tensor
+from .._tensor.tensor import Size, Tensor, _check_device
 
-__all__ = ["Parameter", "Buffer", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 def _empty():
@@ -103,6 +103,170 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+# ------------------------------------------------------------------ uninitialized tensors
+# An uninitialized parameter/buffer keeps an empty array of its dtype in Tensor's ``_data``
+# slot, read here through the slot itself: the subclasses shadow ``_data`` with a property
+# that raises, so every op (all of which read ``_data``) refuses it instead of computing
+# on an empty array.
+_DATA_SLOT = Tensor.__dict__["_data"]
+_CONVERSIONS = ("to", "half", "float", "double", "bfloat16", "char", "short", "int", "long",
+                "cpu", "cuda")
+
+
+def _use_error(self):
+    kind = "parameter" if isinstance(self, Parameter) else "buffer"
+    raise ValueError(
+        f"Attempted to use an uninitialized {kind} ({type(self).__name__}). This error happens "
+        "when you are using a `LazyModule` or explicitly manipulating "
+        f"`torch.nn.parameter.{type(self).__name__}` objects. When using LazyModules Call "
+        "`forward` with a dummy batch to initialize the parameters before calling torch "
+        "functions")
+
+
+def _set_raw(self, arr):
+    _DATA_SLOT.__set__(self, arr)
+
+
+def _conversion(name):
+    def convert(self, *args, **kwargs):
+        raw = _DATA_SLOT.__get__(self)
+        out = getattr(Tensor._wrap(raw), name)(*args, **kwargs)
+        if out._data is raw:
+            return self
+        if isinstance(self, Parameter):  # (PyTorch's: a plain tensor, as any op on one)
+            return Tensor._wrap(out._data)
+        new = _new_uninitialized(type(self), out._data, self._requires_grad)
+        new.__dict__.update({k: v for k, v in self.__dict__.items()
+                             if k in ("persistent", "_is_buffer")})
+        return new
+    convert.__name__ = name
+    return convert
+
+
+def _new_uninitialized(cls, arr, requires_grad):
+    t = Tensor._wrap(arr)
+    t.__class__ = cls
+    t._requires_grad = bool(requires_grad)
+    return t
+
+
+class UninitializedTensorMixin:
+    """What UninitializedParameter and UninitializedBuffer share: no shape yet (reading it
+    raises RuntimeError, any op raises ValueError); only dtype/device conversions and
+    ``materialize(shape)``, which gives the tensor its shape and turns it into
+    ``cls_to_become`` (the same object, so optimizers holding it keep working)."""
+
+    cls_to_become = None
+    _data = property(_use_error, _set_raw)
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the tensor ``shape`` (uninitialized values; a LazyModule initializes them
+        next), in ``dtype`` (default: its own), and make it a ``cls_to_become``."""
+        _check_device(device)
+        if dtype is None:
+            dtype = self.dtype
+        arr = empty(shape, dtype=dtype)._data
+        _DATA_SLOT.__set__(self, arr)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes.")
+
+    def size(self, dim=None):
+        return Size((0,)) if dim is None else Tensor._wrap(_DATA_SLOT.__get__(self)).size(dim)
+
+    @property
+    def dtype(self):
+        return Tensor._wrap(_DATA_SLOT.__get__(self)).dtype
+
+    @property
+    def data(self):
+        return Tensor._wrap(_DATA_SLOT.__get__(self))
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        _DATA_SLOT.__set__(self, _DATA_SLOT.__get__(value))
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def get_device(self):
+        return -1
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               f"gradients (got dtype {self.dtype})")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = _new_uninitialized(type(self), _DATA_SLOT.__get__(self).copy(),
+                                                self._requires_grad)
+            memo[id(self)].__dict__.update(
+                {k: v for k, v in self.__dict__.items() if k in ("persistent", "_is_buffer")})
+        return memo[id(self)]
+
+    for _name in _CONVERSIONS:
+        locals()[_name] = _conversion(_name)
+    del _name
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter whose shape is not known yet (a LazyModule's, until its first forward):
+    ``UninitializedParameter(requires_grad=True, device=None, dtype=None)``."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _new_uninitialized(cls, empty(0, device=device, dtype=dtype)._data,
+                                  requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet (a LazyModule's running statistics):
+    ``UninitializedBuffer(requires_grad=False, device=None, dtype=None, persistent=True)``;
+    it becomes a plain Tensor when materialized."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _new_uninitialized(cls, empty(0, device=device, dtype=dtype)._data, requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+
 def is_lazy(param):
-    """graphgrad has no lazy (uninitialized) parameters: always False."""
-    return False
+    """Whether ``param`` is an UninitializedParameter or UninitializedBuffer."""
+    return isinstance(param, UninitializedTensorMixin)

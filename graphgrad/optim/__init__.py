@@ -26,3 +26,7 @@ from .sparse_adam import SparseAdam
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam",
            "lr_scheduler"]
+
+# swa_utils: AveragedModel, SWALR, update_bn (apinn branch)
+from . import swa_utils  # noqa: E402,F401
+__all__ += ["swa_utils"]

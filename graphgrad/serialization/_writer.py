@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import dtypes as _dtype
 from .._tensor.tensor import Size, Tensor, device
-from ..nn.parameter import Parameter
+from ..nn.parameter import Parameter, is_lazy
 
 DEFAULT_PROTOCOL = 2
 _ALIGNMENT = 64
@@ -129,6 +129,9 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            if is_lazy(obj):  # (no data: PyTorch pickles the class and requires_grad)
+                return (_TorchName("torch.nn.parameter", type(obj).__name__),
+                        (bool(obj._requires_grad),))
             if isinstance(obj, Parameter):
                 data = Tensor._wrap(obj._data)
                 return (_TorchName("torch._utils", "_rebuild_parameter"),

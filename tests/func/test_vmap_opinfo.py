@@ -24,6 +24,7 @@ VMAP_FALLBACK_OPS = {
     "as_strided",         # sizes/strides address one example's storage
     "index_put",          # batched indices
     "embedding",          # only with padding_idx / scale_grad_by_freq and a batched weight
+    "embedding_bag",      # the bags come from the offsets' values (apinn)
 }
 
 # OpInfos vmap cannot run as a whole (reasons given)

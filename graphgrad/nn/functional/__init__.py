@@ -90,3 +90,9 @@ from .pool_more import (_adaptive_max_pool1d, _adaptive_max_pool2d,  # noqa: E40
 __all__ += ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d"] + _pm.__all__
 export("conv3d", method=False)(conv3d)
 export("max_pool3d", method=False)(max_pool3d)
+
+# embedding_bag, local_response_norm, channel_shuffle, gumbel_softmax (apinn branch)
+from .embedding_bags import *  # noqa: E402,F401,F403
+from .blocks import *  # noqa: E402,F401,F403
+from . import blocks as _bl, embedding_bags as _eb  # noqa: E402
+__all__ += _eb.__all__ + _bl.__all__

@@ -49,3 +49,11 @@ __all__ += loss_margin.__all__ + upsampling.__all__
 from . import pooling_more  # noqa: E402
 from .pooling_more import *  # noqa: F401,F403,E402
 __all__ += pooling_more.__all__
+
+# the decoder side of the Transformer, the lazy modules, EmbeddingBag, LocalResponseNorm and
+# ChannelShuffle (apinn branch)
+from . import channelshuffle, lazy, transformer_decoder  # noqa: E402
+from .channelshuffle import *  # noqa: F401,F403,E402
+from .lazy import *  # noqa: F401,F403,E402
+from .transformer_decoder import *  # noqa: F401,F403,E402
+__all__ += transformer_decoder.__all__ + lazy.__all__ + channelshuffle.__all__

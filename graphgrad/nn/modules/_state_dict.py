@@ -17,7 +17,9 @@ import numpy as np
 
 from ..._tensor.tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
+
+_DATA_SLOT = Tensor.__dict__["_data"]
 from ._hooks import _add, _WrappedHook
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -143,6 +145,8 @@ class _StateDictMixin:
                         f'While copying the parameter named "{key}", expected torch.Tensor or '
                         f"Tensor-like object from checkpoint but received {type(input_param)}")
                     continue
+                if is_lazy(param):  # (left uninitialized: the input is too)
+                    continue
                 if len(param.shape) == 0 and len(input_param.shape) == 1 and \
                         input_param.shape[0] == 1:
                     input_param = input_param[0]
@@ -200,7 +204,8 @@ class _StateDictMixin:
             for t in itertools.chain(m._parameters.values(), m._buffers.values()):
                 if t is not None and id(t) not in seen:
                     seen.add(id(t))
-                    tensors.append((t, t._data, t._data.copy()))
+                    arr = _DATA_SLOT.__get__(t)  # (also of an uninitialized tensor)
+                    tensors.append((t, t.__class__, arr, arr.copy()))
             snap.append((m, dict(m._parameters), dict(m._buffers), tensors))
         return snap
 
@@ -211,8 +216,9 @@ class _StateDictMixin:
             m._parameters.update(params)
             m._buffers.clear()
             m._buffers.update(buffers)
-            for t, arr, saved in tensors:
-                t._data = arr
+            for t, cls, arr, saved in tensors:
+                _DATA_SLOT.__set__(t, arr)
+                t.__class__ = cls  # (a lazy module's load materializes its parameters)
                 np.copyto(arr, saved)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):

@@ -1,6 +1,7 @@
 """TransformerEncoderLayer (PyTorch's torch.nn.modules.transformer): self-attention and a
 feed-forward block, each with a residual connection and LayerNorm (after the block, or
-before it with norm_first=True); TransformerEncoder, a stack of copies of one."""
+before it with norm_first=True); TransformerEncoder, a stack of copies of one.  The decoder
+side and the whole Transformer are in transformer_decoder.py."""
 from __future__ import annotations
 
 import copy
@@ -29,6 +30,25 @@ def _get_activation_fn(activation):
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """The (sz, sz) causal mask: -inf above the diagonal, 0 elsewhere."""
     return _gg.triu(_gg.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
+
+
+def _get_seq_len(src, batch_first):
+    """The sequence length of ``src`` (unbatched (S, E) or batched, either layout)."""
+    if src.dim() == 2:
+        return src.shape[0]
+    return src.shape[1 if batch_first else 0]
+
+
+def _detect_is_causal_mask(mask, is_causal=None, size=None):
+    """``is_causal`` when given; otherwise whether ``mask`` equals the (size, size) causal
+    mask (-inf above the diagonal) of its dtype, as PyTorch's transformers detect it."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    sz = size if size is not None else mask.shape[-2]
+    causal = _generate_square_subsequent_mask(sz, dtype=mask.dtype)
+    if tuple(mask.shape) != tuple(causal.shape):
+        return False
+    return bool((mask == causal).all())
 
 
 class TransformerEncoderLayer(Module):
@@ -159,9 +179,11 @@ class TransformerEncoder(Module):
         src_key_padding_mask = _float_mask(src_key_padding_mask, "src_key_padding_mask", mask,
                                            "mask", src.dtype)
         mask = _float_mask(mask, "mask", None, "", src.dtype)
+        is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(
+            src, self.layers[0].self_attn.batch_first))
         output = src
         for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=bool(is_causal),
+            output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
         if zero_pads:
             keep = ~pad_rows

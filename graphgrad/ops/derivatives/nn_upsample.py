@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .. import formulas as F
 from ..registry import LINEAR, defop
+from ..kernels.nn_upsample import _channel_shuffle_kernel
 from ..kernels.nn_upsample import (_aa_backward_kernel, _aa_kernel, _interp_backward_kernel,
                                    _interp_kernel, _pixel_shuffle_kernel,
                                    _pixel_unshuffle_kernel)
@@ -79,4 +80,13 @@ PIXEL_UNSHUFFLE = defop(
     "pixel_unshuffle(self, *, downscale_factor)", _pixel_unshuffle_kernel,
     "PixelUnshuffleBackward0",
     self=lambda grad, downscale_factor: F.pixel_shuffle(grad, downscale_factor),
+    jvp=LINEAR, batched_jvp=True)
+
+
+# ====================================================================== channel shuffle
+CHANNEL_SHUFFLE = defop(
+    "channel_shuffle(self, *, groups, dim)", _channel_shuffle_kernel, "ChannelShuffleBackward0",
+    # (the inverse permutation is the shuffle with C / groups groups)
+    self=lambda grad, self_sym_sizes, groups, dim:
+        F.channel_shuffle(grad, self_sym_sizes[dim] // groups, dim),
     jvp=LINEAR, batched_jvp=True)

@@ -336,3 +336,13 @@ def _pixel_unshuffle_kernel(x, downscale_factor):
     n = len(lead)
     y = y.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return _c(y.reshape(*lead, c * r * r, oh, ow))
+
+
+# ====================================================================== channel shuffle
+def _channel_shuffle_kernel(x, groups, dim):
+    """Channels (axis ``dim``, counted from the end) seen as (groups, C / groups), transposed
+    and flattened back: channel g * (C / groups) + j goes to j * groups + g."""
+    n = x.ndim + dim  # (leading dims of batched gradients come before)
+    c = x.shape[n]
+    y = x.reshape(*x.shape[:n], groups, c // groups, *x.shape[n + 1:])
+    return _c(np.swapaxes(y, n, n + 1).reshape(x.shape))

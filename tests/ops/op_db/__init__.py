@@ -12,6 +12,10 @@ for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra,
 from tests.ops.op_db import nn_3d  # noqa: E402  (api3d branch)
 OP_DB.extend(nn_3d.OPS)
 
+# embedding_bag, local_response_norm, channel_shuffle (apinn branch)
+from tests.ops.op_db import nn_apinn  # noqa: E402
+OP_DB.extend(nn_apinn.OPS)
+
 _names = [op.name for op in OP_DB]
 _dups = sorted({n for n in _names if _names.count(n) > 1})
 assert not _dups, f"duplicate OpInfo names: {_dups}"

@@ -266,7 +266,8 @@ def module_stub(module, package):
     return "".join(out)
 
 
-STUBS = {"graphgrad": "graphgrad/__init__.pyi", "graphgrad.linalg": "graphgrad/linalg/__init__.pyi"}
+STUBS = {"graphgrad": "graphgrad/__init__.pyi", "graphgrad.linalg": "graphgrad/linalg/__init__.pyi",
+         "graphgrad.fft": "graphgrad/fft/__init__.pyi"}   # apifft
 
 
 def render():

@@ -20,3 +20,4 @@ from . import linalg_more  # noqa: F401  (ops-point: matrix_exp, pinv, cholesky_
 from . import linalg_extra  # noqa: F401  (ops-point: solve_triangular, lstsq, matrix_rank, ...)
 from . import linalg_lu  # noqa: F401  (ops-point: lu_factor, lu, lu_solve)
 from . import linalg_ldl  # noqa: F401  (ops-point: ldl_factor, ldl_solve)
+from . import fft  # noqa: F401  (apifft: graphgrad.fft's functions)

@@ -21,3 +21,4 @@ from . import linalg_extra  # noqa: F401  (ops-point: solve_triangular, lstsq, m
 from . import linalg_lu  # noqa: F401  (ops-point: lu_factor, lu, lu_solve)
 from . import linalg_ldl  # noqa: F401  (ops-point: ldl_factor, ldl_solve)
 from . import fft  # noqa: F401  (apifft: graphgrad.fft's functions)
+from . import windows  # noqa: F401  (apifft: hann_window, ...)

@@ -45,7 +45,7 @@ try:
                            forward_ad, function, functional, gradcheck as _gradcheck)
     from . import backends, linalg, nn, return_types, special  # noqa: F401
     from . import amp, cpu  # noqa: F401
-    from . import fft  # noqa: F401  (apifft)
+    from . import fft, _torch_names  # noqa: F401  (apifft)
     from .amp.grad_scaler import (_amp_foreach_non_finite_check_and_unscale_,  # noqa: F401
                                     _amp_update_scale_)
     from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,

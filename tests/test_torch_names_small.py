@@ -129,6 +129,10 @@ def test_triangular_solve(upper, transpose, unitriangular):
                                                           unitriangular), B, A), names=False)
     _assert_same(_both(lambda L, b, a: b.triangular_solve(a, upper=upper), B, A),
                  names=False)
+    # a batch of b with one A: the cloned coefficient is A broadcast to the batch
+    _assert_same(_both(lambda L, b, a: L.triangular_solve(b, a, upper, transpose,
+                                                          unitriangular),
+                       RNG.standard_normal((2, 3, 2)), A), names=False)
 
 
 def test_nuclear_and_frobenius_norm():
@@ -313,3 +317,24 @@ def test_fill_diagonal_errors(shape):
     for lib in (gg, torch):
         with pytest.raises(RuntimeError):
             lib.zeros(shape).fill_diagonal_(1)
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_triangular_solve_jvp_is_its_derivative(transpose):
+    """graphgrad's tangent equals finite differences, also for the triangle the solve does
+    not read (PyTorch's JVP takes the whole tangent of A) and with transpose=True (PyTorch's
+    JVP is not its derivative there): docs/differences.md."""
+    rng = np.random.default_rng(0)
+    a, b = np.tril(rng.standard_normal((3, 3))) + 3 * np.eye(3), rng.standard_normal((3, 2))
+    da, db = rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+
+    def f(bb, aa):
+        return gg.triangular_solve(bb, aa, False, transpose)[0]
+    fw = gg.autograd.forward_ad
+    with fw.dual_level():
+        t = fw.unpack_dual(f(fw.make_dual(gg.tensor(b), gg.tensor(db)),
+                             fw.make_dual(gg.tensor(a), gg.tensor(da)))).tangent.numpy()
+    e = 1e-6
+    num = (f(gg.tensor(b + e * db), gg.tensor(a + e * da)).numpy()
+           - f(gg.tensor(b - e * db), gg.tensor(a - e * da)).numpy()) / (2 * e)
+    np.testing.assert_allclose(t, num, rtol=1e-6, atol=1e-8)

@@ -131,7 +131,9 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
                                f"dimensions, but it has {t._data.ndim} dimensions instead")
     M = A.mT if transpose else A
     X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
-    return return_types.triangular_solve(X, A.clone())
+    batch = tuple(X._data.shape[:-2])
+    C = A if tuple(A._data.shape[:-2]) == batch else A.expand(batch + tuple(A._data.shape[-2:]))
+    return return_types.triangular_solve(X, C.clone())   # (A broadcast to the batch, as PyTorch)
 
 
 def _deprecated_norm(name, instead):

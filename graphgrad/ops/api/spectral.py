@@ -74,6 +74,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     nd = x._data.ndim
     if center:
         _check(nd in (1, 2), f"stft: expected a 1D or 2D tensor, but got {nd}D tensor")
+        if x.dtype is _dtype.bool and pad_mode in ("reflect", "replicate"):
+            mode = "reflection" if pad_mode == "reflect" else "replication"
+            raise NotImplementedError(f'"{mode}_pad1d" not implemented for \'Bool\'')
         p = int(n_fft // 2)
         x = _pad(x.reshape((1,) * (3 - nd) + tuple(x.shape)), (p, p), pad_mode)
         x = x.reshape(tuple(x.shape)[-nd:])
@@ -83,6 +86,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"stft: expected a tensor of floating point or complex values, "
                            f"got {_dtype.scalar_type_name(x.dtype)}")
+    if x.dtype is _dtype.float16 or x.dtype is _dtype.bfloat16:
+        raise RuntimeError(f"the FFT doesn't support tensors of type: "
+                           f"{_dtype.scalar_type_name(x.dtype)} (stft: use float32 or float64)")
     if nd == 1:
         x = x.unsqueeze(0)
     length = x._data.shape[1]

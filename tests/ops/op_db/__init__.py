@@ -9,8 +9,8 @@ for _family in (core, pointwise, reductions, linalg, shape, indexing, nn, extra,
                 nn_layers, nn_loss_upsample, activation_more, special, stats, shape_more,
                 linalg_products, pointwise_more, linalg_more, linalg_lu):
     OP_DB.extend(_family.OPS)
-from tests.ops.op_db import fft as _fft_family  # noqa: E402  (apifft: graphgrad.fft)
-OP_DB.extend(_fft_family.OPS)
+from tests.ops.op_db import fft as _fft_family, legacy as _legacy  # noqa: E402  (apifft)
+OP_DB.extend(_fft_family.OPS + _legacy.OPS)
 
 _names = [op.name for op in OP_DB]
 _dups = sorted({n for n in _names if _names.count(n) > 1})

@@ -6,6 +6,7 @@ record a dynamic graph of backward Nodes as ops run, and ``backward()`` /
 """
 from __future__ import annotations
 
+import builtins as _builtins
 import gc as _gc
 import math as _math
 
@@ -99,7 +100,8 @@ def _T(self):
                   "is deprecated and it will throw an error in a future release. Consider `x.mT` "
                   "to transpose batches of matrices or `x.permute(*range(x.ndim - 1, -1, -1))` "
                   "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(*reversed(range(self.ndim)))  # PermuteBackward0, even for 0-d/1-d
+    # (_builtins.range: graphgrad.range, torch.range's deprecated form, is this module's `range`)
+    return self.permute(*reversed(_builtins.range(self.ndim)))  # PermuteBackward0, even for 0-d/1-d
 
 
 _tensor_property("T", _T)

@@ -6,6 +6,7 @@ record a dynamic graph of backward Nodes as ops run, and ``backward()`` /
 """
 from __future__ import annotations
 
+import builtins as _builtins
 import gc as _gc
 import math as _math
 import warnings as _warnings
@@ -46,6 +47,7 @@ try:
                            forward_ad, function, functional, gradcheck as _gradcheck)
     from . import backends, linalg, nn, return_types, special  # noqa: F401
     from . import amp, cpu  # noqa: F401
+    from . import fft, _torch_names  # noqa: F401  (apifft)
     from .amp.grad_scaler import (_amp_foreach_non_finite_check_and_unscale_,  # noqa: F401
                                     _amp_update_scale_)
     from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
@@ -98,7 +100,8 @@ def _T(self):
                   "is deprecated and it will throw an error in a future release. Consider `x.mT` "
                   "to transpose batches of matrices or `x.permute(*range(x.ndim - 1, -1, -1))` "
                   "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(tuple(reversed(range(self.ndim))))  # PermuteBackward0, even 0-d/1-d
+    # (_builtins.range: graphgrad.range, torch.range's deprecated form, is this module's `range`)
+    return self.permute(tuple(reversed(_builtins.range(self.ndim))))  # PermuteBackward0, 0-d/1-d too
 
 
 _tensor_property("T", _T)

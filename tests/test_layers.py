@@ -49,6 +49,7 @@ LAYERS = [
     ("graphgrad.utils", 6),
     ("graphgrad.linalg", 6),
     ("graphgrad.special", 6),         # torch.special's namespace over the public ops
+    ("graphgrad.fft", 6),             # apifft: torch.fft's namespace over ops/api/fft
     ("graphgrad.random", 6),
     ("graphgrad.cuda", 6),
     ("graphgrad.cpu", 6),

@@ -266,7 +266,13 @@ def module_stub(module, package):
     return "".join(out)
 
 
-STUBS = {"graphgrad": "graphgrad/__init__.pyi", "graphgrad.linalg": "graphgrad/linalg/__init__.pyi"}
+RETURNS.update({"lu_unpack": "Any", "triangular_solve": "Any",   # apifft
+                "get_num_interop_threads": f"{_B}int", "set_num_interop_threads": "None",
+                "newaxis": "None"})
+
+
+STUBS = {"graphgrad": "graphgrad/__init__.pyi", "graphgrad.linalg": "graphgrad/linalg/__init__.pyi",
+         "graphgrad.fft": "graphgrad/fft/__init__.pyi"}   # apifft
 
 
 def render():

@@ -134,7 +134,7 @@ def test_vmap_op_table(op, how):
     for j, (o, t) in enumerate(zip(fo, ft)):
         on = o.detach().numpy()
         assert on.shape == tuple(t.shape)
-        np.testing.assert_allclose(on, t.detach().numpy(), rtol=1e-6, atol=1e-8,
+        np.testing.assert_allclose(on, t.detach().resolve_conj().numpy(), rtol=1e-6, atol=1e-8,
                                    equal_nan=True)
         np.testing.assert_allclose(on, np.stack([p[j].detach().numpy() for p in per]),
                                    rtol=1e-6, atol=1e-8, equal_nan=True)

@@ -457,6 +457,15 @@ _NODE_NAME_DIFFERENCES["linalg.tensorinv"] = (   # ops-point
     None, "the inverse is row-major, so its reshape is a view (PyTorch's column-major LAPACK "
           "result: ReshapeAliasBackward0)")
 
+_NODE_NAME_DIFFERENCES.update({   # apifft: ifft / ihfft of a real input end in conj
+    name: (("float64", "float32"), "the last node is ConjBackward0 of a copy (PyTorch: a lazy "
+                                   "conjugate view; graphgrad's conj copies)")
+    for name in ("fft.ifft", "fft.ihfft", "fft.ihfftn")})
+_NODE_NAME_DIFFERENCES.update({   # apifft: deprecated forms as linalg composites
+    "triangular_solve": (None, "linalg.solve_triangular and a clone (PyTorch: "
+                               "TriangularSolveBackward0 for both outputs)"),
+    "frobenius_norm": (None, "linalg.vector_norm (PyTorch: at::norm, NormBackward1)")})
+
 
 def _node_names(lib, op, s, dtype):
     args, kwargs, _ = materialize(s, lib, dtype)

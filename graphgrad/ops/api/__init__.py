@@ -20,3 +20,7 @@ from . import linalg_more  # noqa: F401  (ops-point: matrix_exp, pinv, cholesky_
 from . import linalg_extra  # noqa: F401  (ops-point: solve_triangular, lstsq, matrix_rank, ...)
 from . import linalg_lu  # noqa: F401  (ops-point: lu_factor, lu, lu_solve)
 from . import linalg_ldl  # noqa: F401  (ops-point: ldl_factor, ldl_solve)
+from . import fft  # noqa: F401  (apifft: graphgrad.fft's functions)
+from . import windows  # noqa: F401  (apifft: hann_window, ...)
+from . import linalg_legacy  # noqa: F401  (apifft: torch.qr, svd, lu, lu_unpack, ...)
+from . import spectral  # noqa: F401  (apifft: stft, istft)

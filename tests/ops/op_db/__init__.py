@@ -16,6 +16,9 @@ OP_DB.extend(nn_3d.OPS)
 from tests.ops.op_db import nn_apinn  # noqa: E402
 OP_DB.extend(nn_apinn.OPS)
 
+from tests.ops.op_db import fft as _fft_family, legacy as _legacy  # noqa: E402  (apifft)
+OP_DB.extend(_fft_family.OPS + _legacy.OPS)
+
 _names = [op.name for op in OP_DB]
 _dups = sorted({n for n in _names if _names.count(n) > 1})
 assert not _dups, f"duplicate OpInfo names: {_dups}"

@@ -208,7 +208,8 @@ def poisson(input, generator=None):
     d = all_values(input._data)   # (under vmap: every example's rates)
     if d.size and not (d >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return dispatch(POISSON, input, lambda a: g.poisson(a.astype(np.float64)).astype(a.dtype))
+    return dispatch(POISSON, input,
+                    lambda a: np.asarray(g.poisson(a.astype(np.float64))).astype(a.dtype))
 
 
 @export(method=False)

@@ -22,7 +22,8 @@ CASES = [
     "torch.broadcast_shapes(torch.tensor(2), (1, 2))",
     "torch.histogram(torch.tensor([float('nan'), 1.]))",
     "torch.histogram(torch.tensor([float('inf'), 1.]))", "torch.poisson(-v)",
-    "torch.randperm(-1)",
+    "torch.randperm(-1)", "torch.nn.functional.dropout2d(v)",
+    "torch.nn.functional.dropout2d(x)", "torch.nn.functional.dropout3d(x)",
 ]
 
 
@@ -51,7 +52,9 @@ def test_refused_with_pytorchs_exception_type(torch, expr):
 
 @pytest.mark.parametrize("expr", ["torch.randperm(torch.tensor(3))", "x.H", "v.view(-1)",
                                   "torch.rand(2, dtype=torch.complex64)",
-                                  "torch.poisson(v)", "torch.poisson(x)", "torch.einsum('i->', v)"])
+                                  "torch.poisson(v)", "torch.poisson(x)",
+                                  "torch.nn.functional.dropout3d(v)",
+                                  "torch.nn.functional.dropout2d(v, training=False)", "torch.einsum('i->', v)"])
 def test_still_accepted(lib, expr):
     assert _run(lib, expr) is None
 

@@ -160,6 +160,10 @@ def _feature_dropout(input, p, training, inplace):
     if not training or p == 0:
         return input
     d = input._data
+    if d.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input "
+                           f"(got a {d.ndim}-D tensor of shape {list(d.shape)}: channel-wise "
+                           "dropout needs a channel dimension; use dropout for this input)")
     shape = d.shape[:2] + (1,) * (d.ndim - 2)
     if p == 1:   # (no draw: any dtype, as PyTorch's input * zeros)
         m = Tensor._wrap(np.zeros(shape, d.dtype))
@@ -240,6 +244,10 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     if not training or p == 0:
         return input
     d = input._data
+    if d.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input "
+                           f"(got a {d.ndim}-D tensor of shape {list(d.shape)}: channel-wise "
+                           "dropout needs a channel dimension; use dropout for this input)")
     shape = d.shape[:2] + (1,) * (d.ndim - 2)
     keep = np.zeros(shape, bool) if p == 1 else _bernoulli_keep(shape, p, d.dtype)
     return _alpha_apply(input, keep, p, inplace)

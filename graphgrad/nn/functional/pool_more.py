@@ -210,7 +210,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             "warning, please use dropout instead. Note that dropout3d exists to provide "
             "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
             "an optional batch dimension (i.e. 4D or 5D inputs).", UserWarning, stacklevel=2)
-    if nd != 4:
+    if nd == 5:   # (PyTorch: any other rank is taken as unbatched)
         return _feature_dropout(input, p, training, inplace)
     x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
     r = _feature_dropout(x, p, training, inplace)

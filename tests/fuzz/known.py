@@ -95,21 +95,34 @@ _VIEW_LINE = re.compile(r"^(\w+) = (\w+)(\[|\.(t|mT|T|transpose|permute|movedim|
 _INPLACE_LINE = re.compile(r"^(\w+)\.\w+_\((\w+)")
 
 
-def _inplace_reads_own_view(p):
-    """An in-place op whose tensor operand shares memory with the tensor it writes (one a
-    view of the other, or two views of one base), laid out differently: w = v.t();
-    w.atan2_(v)."""
+def _view_roots(p):
+    """{name: the name it is a view of, followed to the first non-view} over ``p``'s lines."""
     root = {}
     for ln in p.lines:
         m = _VIEW_LINE.match(ln)
         if m:
             root[m.group(1)] = root.get(m.group(2), m.group(2))
+    return root
+
+
+def _inplace_reads_own_view(p):
+    """An in-place op whose tensor operand shares memory with the tensor it writes (one a
+    view of the other, or two views of one base), laid out differently: w = v.t();
+    w.atan2_(v)."""
+    root = _view_roots(p)
     for ln in p.lines:
         m = _INPLACE_LINE.match(ln)
         if m and m.group(1) != m.group(2) and \
                 root.get(m.group(1), m.group(1)) == root.get(m.group(2), m.group(2)):
             return True
     return False
+
+
+def _floor_divides_into_view(p):
+    """Whether ``p`` calls floor_divide_ on a view (w = x.expand(1); w.floor_divide_(y))."""
+    root = _view_roots(p)
+    return any(re.match(r"^(\w+)\.floor_divide_\(", ln) and ln.split(".")[0] in root
+               for ln in p.lines)
 
 
 _MATMUL_LINE = re.compile(r"^\w+ = (?:T\.(?:matmul|mm)\((\w+), (\w+)\)|(\w+) @ (\w+))$")
@@ -141,12 +154,6 @@ KNOWN = [
      "terms is PyTorch's (NOTE [VJP order]: six more seeds of this kind, 971435, 1072224, "
      "1083314, 1163859, 1169733, 1191563, now agree)",
      lambda p, m: p.seed in (979698, 1257462) and m.kind == "gradgrad"),
-    ("open-inplace-self-operand", OPEN,
-     "found at the end of the fuzz2 run, root not examined: w.mul_(w) for w a view of an "
-     "expanded 0-d tensor after floor_divide_: graphgrad's backward raises its 'modified by "
-     "an inplace operation' error (MulBackward0 saved w as 'other'), PyTorch computes the "
-     "gradient (seed 1514760)",
-     lambda p, m: p.seed == 1514760),
     ("remainder-vectorised-overflow", DELIBERATE,
      "remainder of a dividend so large that a / b overflows (nan_to_num's 1.8e308 by -0.56): "
      "PyTorch's vectorised loop computes a - b floor(a / b) and gives NaN, its scalar loop "
@@ -392,12 +399,19 @@ KNOWN = [
     ("floor-divide-differentiable", DELIBERATE,
      "floor_divide, // and Number % Tensor are differentiable; PyTorch raises in backward "
      "(docs/differences.md, Op library); so a gradient reaches ops after them that PyTorch "
-     "never differentiates, such as an in-place acosh_ without a derivative (seed 1019517)",
+     "never differentiates, such as an in-place acosh_ without a derivative (seed 1019517). "
+     "PyTorch's floor_divide_ into a view of a tensor without grad loses even the edge to "
+     "its divisor (its CopySlices takes the NotImplemented node's first edge, the "
+     "divisor's, for the view's own), so the divisor looks unused and PyTorch's backward "
+     "never runs the nodes after it; graphgrad's does, and one of them can raise PyTorch's "
+     "own error there: w.mul_(w) saved w, then modified in place (seed 1514760)",
      lambda p, m: (m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
          m, r"derivative for aten::(floor_divide|remainder)"))
      or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))
      or (m.kind == "false-error" and m.phase in ("grad", "gradgrad")
-         and _uses(p, "floor_divide") and _our_msg(m, r"derivative for .* not implemented"))),
+         and _uses(p, "floor_divide") and _our_msg(m, r"derivative for .* not implemented"))
+     or (m.kind == "false-error" and m.phase in ("grad", "gradgrad")
+         and _floor_divides_into_view(p) and _our_msg(m, r"modified by an inplace operation"))),
     ("conj-is-a-copy", DELIBERATE,
      "conj returns a copy, not a lazy conjugate view, so in-place on conj(leaf) is allowed "
      "(docs/differences.md, Op library)",

@@ -93,6 +93,7 @@ _VIEW_LINE = re.compile(r"^(\w+) = (\w+)(\[|\.(t|mT|T|transpose|permute|movedim|
                         r"narrow|select|view|reshape|expand|squeeze|unsqueeze|diagonal|"
                         r"unbind|chunk|split|unfold|real|imag)\b)")
 _INPLACE_LINE = re.compile(r"^(\w+)\.\w+_\((\w+)")
+_SETITEM_LINE = re.compile(r"^(\w+)\[.*\] = (\w+)$")
 
 
 def _view_roots(p):
@@ -108,10 +109,10 @@ def _view_roots(p):
 def _inplace_reads_own_view(p):
     """An in-place op whose tensor operand shares memory with the tensor it writes (one a
     view of the other, or two views of one base), laid out differently: w = v.t();
-    w.atan2_(v)."""
+    w.atan2_(v); or a setitem of one into the other: w = v.t(); w[3] = v[1]."""
     root = _view_roots(p)
     for ln in p.lines:
-        m = _INPLACE_LINE.match(ln)
+        m = _INPLACE_LINE.match(ln) or _SETITEM_LINE.match(ln)
         if m and m.group(1) != m.group(2) and \
                 root.get(m.group(1), m.group(1)) == root.get(m.group(2), m.group(2)):
             return True
@@ -360,7 +361,9 @@ KNOWN = [
      "an in-place op whose other operand is a differently laid-out view of the tensor it "
      "writes (w = v.t(); w.atan2_(v)): PyTorch reads some elements after its loop has "
      "already overwritten them, so its result depends on its loop order; graphgrad reads "
-     "the operands before writing (seed 872940)",
+     "the operands before writing (seed 872940). The same for a setitem (w6 = v2.transpose"
+     "(0, 1); w3 = v2[1]; w6[3] = w3, seed 1531700). Where PyTorch can tell the overlap "
+     "(contiguous operands) it raises, as graphgrad does",
      lambda p, m: m.kind in _NUMERIC and _inplace_reads_own_view(p)),
     ("zerotensor-immutable", DELIBERATE,
      "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
@@ -388,8 +391,12 @@ KNOWN = [
               and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")))),
     ("complex-matmul-nonfinite", DELIBERATE,
      "complex matmul with infinite or NaN elements: BLAS products of inf (PyTorch's and "
-     "NumPy's) disagree on which parts become NaN; nothing to follow",
-     lambda p, m: p.dtype == "complex128" and p.special and _uses(p, "matmul")
+     "NumPy's) disagree on which parts become NaN; nothing to follow: PyTorch's own parts "
+     "differ by its route (a 1-d by 3-d matmul of -inf+0j gives nan-infj without grad, "
+     "nan+nanj with it), so a mask |v| > 1 over them, and the tangents it selects, differ "
+     "too (seed 1528176, the infinity from masked_fill)",
+     lambda p, m: p.dtype == "complex128"
+     and (p.special or _nonfinite_leaf(p) or _fills_inf(p)) and _uses(p, "matmul")
      and m.kind in ("value", "nan-pattern", "grad", "gradgrad", "jvp")),
     ("conj-view-writes", DELIBERATE,
      "conj returns a copy (docs/differences.md): writing through a view of conj(x) does not "

@@ -178,11 +178,19 @@ def _floor_divides_into_view(p):
 _MATMUL_LINE = re.compile(r"^\w+ = (?:T\.(?:matmul|mm)\((\w+), (\w+)\)|(\w+) @ (\w+))$")
 
 
+_ZERO_WRITE = re.compile(r"^(\w+)(?:\[.*\] = -?0\.0$|\.fill_\(-?0\.0\)|\.zero_\(\))")
+
+
 def _matmul_of_zeros(p):
     """Whether an operand of a matmul of ``p`` holds exact zeros: a leaf with zeros, or a
     value computed from one (a rough data flow over the program's lines)."""
     tainted = {lf.name for lf in p.leaves if (lf.data == 0).any()}
+    root = _view_roots(p)
     for ln in p.lines:
+        z = _ZERO_WRITE.match(ln)
+        if z:  # (zeros written in place: w[1:] = 0.0, fill_(0.0), zero_(); seed 1693019)
+            r = root.get(z.group(1), z.group(1))
+            tainted |= {n for n in root if root[n] == r} | {z.group(1), r}
         m = _MATMUL_LINE.match(ln)
         if m and tainted & {g for g in m.groups() if g}:
             return True
@@ -255,7 +263,8 @@ KNOWN = [
      "PyTorch's BLAS routing, not the arithmetic, and graphgrad does not follow it. An op "
      "of that zero then gives the opposite infinity (reciprocal, division, remainder's "
      "gradient) or the other of +-pi and 0 (atan2), which a maximum, clamp or mask then "
-     "passes on (seeds 1020350, 1090382, 1115031, 1209221, 1214045, 1228118)",
+     "passes on (seeds 1020350, 1090382, 1115031, 1209221, 1214045, 1228118; zeros "
+     "written in place: 1693019)",
      lambda p, m: p.dtype != "complex128" and _uses(p, "matmul") and m.kind in _NUMERIC
      and _matmul_of_zeros(p)
      and (_nonfinite(m) or _uses(p, "atan2", "maximum", "minimum", "clamp", "where",

@@ -31,3 +31,10 @@ def test_float32_pow_overflow_and_half():
     r = gg.pow(a, 2.5)
     assert r.dtype == gg.float32 and np.isinf(r.numpy()[0]) and np.isnan(r.numpy()[2])
     assert gg.pow(a.half(), 2.0).dtype == gg.float16
+
+
+def test_long_float32_pow_keeps_numpys_vectorised_power():
+    """From 32 elements (PyTorch's vectorised loop, within an ulp itself) NumPy's float32
+    power is kept: it is ~7x faster than the float64 one."""
+    a = np.linspace(0.1, 3.0, 64, dtype=np.float32)
+    assert gg.pow(gg.tensor(a), 2.37).numpy().tolist() == np.power(a, 2.37).tolist()

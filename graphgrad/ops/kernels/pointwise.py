@@ -94,11 +94,13 @@ def _reciprocal_kernel(a):
 
 
 def _power(a, b, order="K"):
-    """np.power, with a float32 result computed in float64 and rounded once: NumPy's
-    float32 power is an ulp off in about a fifth of its results (0.052 ** -6.19 is
-    89914752, the correctly rounded 89914744: fuzz seed 1647689), PyTorch's (glibc's powf
-    for short tensors; its vectorised loop, within an ulp) in about 2 %."""
-    if np.result_type(a, b) == np.float32:
+    """np.power, with a float32 result of fewer than 32 elements computed in float64 and
+    rounded once: NumPy's float32 power is an ulp off in about a fifth of its results
+    (0.052 ** -6.19 is 89914752, the correctly rounded 89914744: fuzz seed 1647689), where
+    PyTorch's scalar loop (glibc's powf), which takes all of a tensor that short, is
+    correctly rounded. A longer one is PyTorch's vectorised loop, itself within an ulp,
+    and keeps NumPy's vectorised power (the float64 one is ~7x slower)."""
+    if np.result_type(a, b) == np.float32 and np.size(a) < 32 and np.size(b) < 32:
         # (as PyTorch's: a Python number base is a float32 first, a Python number
         # exponent is taken in double)
         a64 = np.asarray(a, np.float32).astype(np.float64)

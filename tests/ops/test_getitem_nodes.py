@@ -99,3 +99,28 @@ def test_write_of_a_tensor_of_the_same_memory(torch, case):
             a.index_fill_(0, lib.tensor([0, 2]), a[1])
         return a.numpy().tolist()
     assert run(gg) == run(torch)
+
+
+@pytest.mark.parametrize("case", ["whole-0d", "element-of-0d-view", "imag-of-itself"])
+def test_setitem_of_a_0d_value_into_a_0d_view_is_copy(torch, case):
+    """A 0-d value into a 0-d view is copy_ in PyTorch's setitem (fill_ only when the shapes
+    differ): t[...] = v of a 0-d t is CopyBackwards, and c.imag[...] = c, a complex 0-d c
+    into its own imaginary part, is refused as a partial overlap; graphgrad filled (fuzz
+    seed 1725284)."""
+    def run(lib):
+        v = lib.tensor(3.0, requires_grad=True)
+        try:
+            if case == "whole-0d":
+                r = lib.tensor(2.0, requires_grad=True) * 1
+                r[...] = v
+            elif case == "element-of-0d-view":
+                r = lib.ones(2, requires_grad=True) * 1
+                r[1] = v
+            else:
+                r = lib.tensor(1.0 + 2.0j)
+                r.imag[...] = r
+        except RuntimeError as e:
+            return type(e).__name__
+        r.backward(lib.ones_like(r)) if r.requires_grad else None
+        return r.grad_fn.name(), r.tolist(), v.grad.item()
+    assert run(gg) == run(torch)

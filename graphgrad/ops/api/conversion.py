@@ -224,7 +224,9 @@ def __setitem__(self, key, value):
     # is no longer connected to the incoming one)
     whole = _whole_tensor_key(key, self._data.shape)
     view = self if whole else getitem(self, key)
-    if isinstance(value, Tensor) and value._data.ndim:   # (a 0-d one is fill_'s, as PyTorch)
+    if isinstance(value, Tensor) and (value._data.ndim or view._data.ndim == 0):
+        # (a 0-d value is fill_'s, as PyTorch's, unless the view is 0-d too: copy_, which
+        # refuses c.imag[...] = c)
         shape = value._data.shape
         if shape != view._data.shape:
             # as PyTorch's: a value of another shape is viewed without its leading size-1

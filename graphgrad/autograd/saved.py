@@ -47,6 +47,13 @@ def _describe(data):
     return f"[graphgrad.{from_numpy_dtype(data.dtype).name} {list(data.shape)}]"
 
 
+def _short_name(fn):
+    """A node's name as PyTorch's version-counter error shows it: without "Backward" and
+    a version 0 (MulBackward0 -> Mul, SqueezeBackward4 -> Squeeze4, FnBackward -> Fn)."""
+    head, sep, tail = fn.name().rpartition("Backward")
+    return head + ("" if tail == "0" else tail) if sep else fn.name()
+
+
 class SavedVariable:
     """One tensor saved for backward by a node."""
 
@@ -107,17 +114,17 @@ class SavedVariable:
                 return
             data = self.data if self.data is not None else self._from_hook()._data
             if self.tensor is not None and not isinstance(self.tensor, _LeafRef):
-                fn = self.tensor._grad_fn
+                fn = self.tensor.grad_fn  # (a view changed in place: its regenerated node)
                 nr = self.tensor._output_nr
             else:
                 fn, nr = node, self.output_nr if self.tensor is None else 0
-            which = f"output {nr} of {fn.name()}" if fn is not None else "a leaf"
+            which = "" if fn is None else f", which is output {nr} of {_short_name(fn)},"
             by = f" It was saved by {node.name()} as '{name}'." if node is not None else ""
             vc = self.vc  # (versions as PyTorch shows them: without detach_ bumps)
             saved = self.version - detach_bumps_after(vc, 0) + detach_bumps_after(vc, self.version)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: {_describe(data)}, which is {which}, is at version "
+                f"inplace operation: {_describe(data)}{which} is at version "
                 f"{user_version(vc)}; expected version {saved} instead.{by} Hint: enable "
                 "anomaly detection to find the operation that failed to compute its gradient, "
                 "with graphgrad.autograd.set_detect_anomaly(True).")

@@ -132,9 +132,12 @@ def dispatch_inplace(op, self, *args):
                 "to a single memory location. Please clone() the tensor before performing the "
                 f"operation. (in-place {op.name}_ on an expanded or read-only tensor)")
     for i in range(1, nt):
-        # (the operand's own memory, not its promoted copy: v.real into v's complex view)
+        # (the operand's own memory, not its promoted copy: v.real into v's complex view;
+        # the 0-d 'value' of fill_, masked_fill_ and index_fill_ is read as a number first,
+        # as PyTorch's: a.fill_(a[1]) is allowed)
         d = full[i]._data if isinstance(full[i], Tensor) else datas[i]
-        if d.__class__ is _ndarray and np.may_share_memory(sd, d) and _partial_overlap(sd, d):
+        if d.__class__ is _ndarray and np.may_share_memory(sd, d) and \
+                op.params[i] != "value" and _partial_overlap(sd, d):
             raise RuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to "
                 "tensor refer to a single memory location. Please clone() the tensor before "

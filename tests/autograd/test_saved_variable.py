@@ -66,6 +66,37 @@ def test_version_error_message_names_versions_and_op():
     assert "SinBackward0" in msg and "[2]" in msg
 
 
+@pytest.mark.parametrize("case", ["mul", "squeeze", "copyslices", "function", "leaf"])
+def test_version_error_message_names_the_tensor_as_pytorch(torch, case):
+    """PyTorch names the changed tensor's node without "Backward" and a version 0 ("output
+    0 of Mul", "of Squeeze4", "of Fn"; a leaf: no clause); graphgrad said "of MulBackward0",
+    "a leaf"."""
+    import re
+
+    def which(T):
+        class Fn(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        a = T.ones(2, requires_grad=True)
+        make = {"mul": lambda: a * 2, "squeeze": lambda: a[None].squeeze(0),
+                "copyslices": lambda: (lambda x: (x, x[:].mul_(2))[0])(a * 1),
+                "function": lambda: Fn.apply(a), "leaf": lambda: a}[case]
+        x = make()
+        y = x.sin()
+        with T.no_grad():
+            x.add_(1)
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        m = re.search(r"\](.*?) is at version", str(info.value))
+        return m.group(1)
+    assert which(graphgrad) == which(torch)
+
+
 def test_inplace_on_leaf_saved_in_no_grad_is_detected():
     def prog(lib):
         x = lib.tensor([0.5, 1.0], requires_grad=True)

@@ -9,8 +9,11 @@ replays it; the entry goes when its fix lands).
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
+
+import graphgrad
 
 DELIBERATE = "deliberate"
 OPEN = "open: found by the fuzzer, not fixed yet (reported with a reproducer)"
@@ -71,9 +74,55 @@ def _both_signed_zeros(a):
 _SELF_DIVISION = re.compile(r"= (?:T\.(?:div|true_divide)\((\w+), \1\)|(\w+) / \2)$")
 
 
+_DIVISION = re.compile(r"^(\w+) = (?:T\.(?:div|true_divide)\(\w+, \w+\)|\w+ / \w+)$")
+
+
 def _divides_by_itself(p):
-    """Whether ``p`` divides a value by itself (T.div(x, x), x / x)."""
-    return any(_SELF_DIVISION.search(ln) for ln in p.lines)
+    """Whether ``p`` divides a value by itself (T.div(x, x), x / x), or by its negation
+    (T.div(x, 0 - x)): a complex quotient that graphgrad computes as exactly +-1, from
+    operands with an imaginary part (the program run on graphgrad to see it)."""
+    if any(_SELF_DIVISION.search(ln) for ln in p.lines):
+        return True
+    if p.dtype != "complex128" or not any(_DIVISION.match(ln) for ln in p.lines):
+        return False
+    for ln, env in _on_graphgrad(p):
+        m = _DIVISION.match(ln)
+        if m and env[m.group(1)].is_complex():
+            q = env[m.group(1)].detach().numpy()
+            if ((q.imag == 0) & (np.abs(q.real) == 1)).any():
+                return True
+    return False
+
+
+def _on_graphgrad(p):
+    """Run ``p`` on graphgrad: (line, namespace after it) for each line that ran."""
+    env = {"T": graphgrad, "nan": np.nan, "inf": np.inf}
+    for lf in p.leaves:
+        env[lf.name] = graphgrad.tensor(lf.data.copy(), dtype=getattr(graphgrad, lf.dtype),
+                                        requires_grad=lf.requires_grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for ln in p.lines:
+            try:
+                exec(ln, env)
+            except Exception:
+                return
+            yield ln, env
+
+
+_GELU_LINE = re.compile(r"^\w+ = T\.nn\.functional\.gelu\((\w+)")
+
+
+def _gelu_far_tail(p):
+    """Whether ``p`` takes gelu of a value below -5 (where PyTorch's float64 1 + erf
+    cancels; the program run on graphgrad to see it)."""
+    if not any(_GELU_LINE.match(ln) for ln in p.lines):
+        return False
+    for ln, env in _on_graphgrad(p):
+        m = _GELU_LINE.match(ln)
+        if m and (env[m.group(1)].detach().numpy() < -5).any():
+            return True
+    return False
 
 
 def _has_nan(m):
@@ -93,33 +142,55 @@ _VIEW_LINE = re.compile(r"^(\w+) = (\w+)(\[|\.(t|mT|T|transpose|permute|movedim|
                         r"narrow|select|view|reshape|expand|squeeze|unsqueeze|diagonal|"
                         r"unbind|chunk|split|unfold|real|imag)\b)")
 _INPLACE_LINE = re.compile(r"^(\w+)\.\w+_\((\w+)")
+_SETITEM_LINE = re.compile(r"^(\w+)\[.*\] = (\w+)$")
 
 
-def _inplace_reads_own_view(p):
-    """An in-place op whose tensor operand shares memory with the tensor it writes (one a
-    view of the other, or two views of one base), laid out differently: w = v.t();
-    w.atan2_(v)."""
+def _view_roots(p):
+    """{name: the name it is a view of, followed to the first non-view} over ``p``'s lines."""
     root = {}
     for ln in p.lines:
         m = _VIEW_LINE.match(ln)
         if m:
             root[m.group(1)] = root.get(m.group(2), m.group(2))
+    return root
+
+
+def _inplace_reads_own_view(p):
+    """An in-place op whose tensor operand shares memory with the tensor it writes (one a
+    view of the other, or two views of one base), laid out differently: w = v.t();
+    w.atan2_(v); or a setitem of one into the other: w = v.t(); w[3] = v[1]."""
+    root = _view_roots(p)
     for ln in p.lines:
-        m = _INPLACE_LINE.match(ln)
+        m = _INPLACE_LINE.match(ln) or _SETITEM_LINE.match(ln)
         if m and m.group(1) != m.group(2) and \
                 root.get(m.group(1), m.group(1)) == root.get(m.group(2), m.group(2)):
             return True
     return False
 
 
+def _floor_divides_into_view(p):
+    """Whether ``p`` calls floor_divide_ on a view (w = x.expand(1); w.floor_divide_(y))."""
+    root = _view_roots(p)
+    return any(re.match(r"^(\w+)\.floor_divide_\(", ln) and ln.split(".")[0] in root
+               for ln in p.lines)
+
+
 _MATMUL_LINE = re.compile(r"^\w+ = (?:T\.(?:matmul|mm)\((\w+), (\w+)\)|(\w+) @ (\w+))$")
+
+
+_ZERO_WRITE = re.compile(r"^(\w+)(?:\[.*\] = -?0\.0$|\.fill_\(-?0\.0\)|\.zero_\(\))")
 
 
 def _matmul_of_zeros(p):
     """Whether an operand of a matmul of ``p`` holds exact zeros: a leaf with zeros, or a
     value computed from one (a rough data flow over the program's lines)."""
     tainted = {lf.name for lf in p.leaves if (lf.data == 0).any()}
+    root = _view_roots(p)
     for ln in p.lines:
+        z = _ZERO_WRITE.match(ln)
+        if z:  # (zeros written in place: w[1:] = 0.0, fill_(0.0), zero_(); seed 1693019)
+            r = root.get(z.group(1), z.group(1))
+            tainted |= {n for n in root if root[n] == r} | {z.group(1), r}
         m = _MATMUL_LINE.match(ln)
         if m and tainted & {g for g in m.groups() if g}:
             return True
@@ -137,16 +208,12 @@ KNOWN = [
      "float32 double backward whose exact value is 0 (x / x, normalize(x) = x / |x|): a "
      "rounding residual of terms of ~1e3 in both libraries, apart because a first-order value "
      "feeding them is a rounding apart (mm's BLAS sum in 1257462, the normalize/logsumexp "
-     "chain's first gradient in 979698). The order in which a double backward sums its "
+     "chain's first gradient in 979698; PyTorch's float32 asinh(0.0637952), one ulp below "
+     "graphgrad's correctly rounded one, in 1541395). The order in which a double backward "
+     "sums its "
      "terms is PyTorch's (NOTE [VJP order]: six more seeds of this kind, 971435, 1072224, "
      "1083314, 1163859, 1169733, 1191563, now agree)",
-     lambda p, m: p.seed in (979698, 1257462) and m.kind == "gradgrad"),
-    ("open-inplace-self-operand", OPEN,
-     "found at the end of the fuzz2 run, root not examined: w.mul_(w) for w a view of an "
-     "expanded 0-d tensor after floor_divide_: graphgrad's backward raises its 'modified by "
-     "an inplace operation' error (MulBackward0 saved w as 'other'), PyTorch computes the "
-     "gradient (seed 1514760)",
-     lambda p, m: p.seed == 1514760),
+     lambda p, m: p.seed in (979698, 1257462, 1541395) and m.kind == "gradgrad"),
     ("remainder-vectorised-overflow", DELIBERATE,
      "remainder of a dividend so large that a / b overflows (nan_to_num's 1.8e308 by -0.56): "
      "PyTorch's vectorised loop computes a - b floor(a / b) and gives NaN, its scalar loop "
@@ -159,7 +226,9 @@ KNOWN = [
      "an imaginary part of a few 1e-17 of either sign, which a later op reads (sgn_ of its "
      "view_as_real: -1 vs 0; var: 3e-34 vs 0; pow's real-exponent condition; a branch "
      "cut); each library's last bit (seeds 1373886; 945050, 1025101, 1057991, 1171689 "
-     "in single-seed-cases)",
+     "in single-seed-cases). Also x / (0 - x): -1+0j against -1+9e-18j, whose log1p is "
+     "-inf in graphgrad, -39.2+1.57j in PyTorch, and its derivatives NaN against finite "
+     "(seed 1552521)",
      lambda p, m: p.dtype == "complex128" and m.kind in _NUMERIC and _divides_by_itself(p)),
     ("complex-neg-signed-zero", DELIBERATE,
      "the sign of a zero part after complex128 neg: PyTorch's vectorised loop computes 0 - z "
@@ -194,7 +263,8 @@ KNOWN = [
      "PyTorch's BLAS routing, not the arithmetic, and graphgrad does not follow it. An op "
      "of that zero then gives the opposite infinity (reciprocal, division, remainder's "
      "gradient) or the other of +-pi and 0 (atan2), which a maximum, clamp or mask then "
-     "passes on (seeds 1020350, 1090382, 1115031, 1209221, 1214045, 1228118)",
+     "passes on (seeds 1020350, 1090382, 1115031, 1209221, 1214045, 1228118; zeros "
+     "written in place: 1693019)",
      lambda p, m: p.dtype != "complex128" and _uses(p, "matmul") and m.kind in _NUMERIC
      and _matmul_of_zeros(p)
      and (_nonfinite(m) or _uses(p, "atan2", "maximum", "minimum", "clamp", "where",
@@ -329,9 +399,11 @@ KNOWN = [
      "PyTorch's 1 + erf cancels: gelu(-6.76) is 2.4e-6 off (relative) in PyTorch, exact "
      "in graphgrad, and a division by it amplifies that (seed 978356). pow with that "
      "value as exponent: PyTorch's x ** -0.0 is 1, graphgrad's x ** -4e-28 for x < 0 NaN "
-     "(1116886); as base: PyTorch's (-0.0) ** -1.2 is inf, graphgrad's NaN (1170249)",
+     "(1116886); as base: PyTorch's (-0.0) ** -1.2 is inf, graphgrad's NaN (1170249); "
+     "remainder(gelu(-12.05), 1.9) is -0.0 in PyTorch, 1.9 in graphgrad (1577474). "
+     "Matched where the program takes gelu of a value below -5",
      lambda p, m: p.dtype == "float64" and _uses(p, "gelu") and m.kind in _NUMERIC
-     and p.seed in (711598, 978356, 1116886, 1170249)),
+     and (p.seed in (711598, 978356, 1116886, 1170249) or _gelu_far_tail(p))),
     ("gelu-float32-kernel", DELIBERATE,
      "PyTorch's float32 gelu takes erf from a vectorised approximation (NaN at +inf, inf "
      "in graphgrad, the limit); graphgrad's float32 gelu is x (1 + erf(x / sqrt 2)) / 2 "
@@ -353,7 +425,9 @@ KNOWN = [
      "an in-place op whose other operand is a differently laid-out view of the tensor it "
      "writes (w = v.t(); w.atan2_(v)): PyTorch reads some elements after its loop has "
      "already overwritten them, so its result depends on its loop order; graphgrad reads "
-     "the operands before writing (seed 872940)",
+     "the operands before writing (seed 872940). The same for a setitem (w6 = v2.transpose"
+     "(0, 1); w3 = v2[1]; w6[3] = w3, seed 1531700). Where PyTorch can tell the overlap "
+     "(contiguous operands) it raises, as graphgrad does",
      lambda p, m: m.kind in _NUMERIC and _inplace_reads_own_view(p)),
     ("zerotensor-immutable", DELIBERATE,
      "PyTorch's gradients known to be zero are immutable ZeroTensors ('ZeroTensors are "
@@ -381,8 +455,12 @@ KNOWN = [
               and _uses(p, "where", "masked_fill", "getitem-mask", "setitem")))),
     ("complex-matmul-nonfinite", DELIBERATE,
      "complex matmul with infinite or NaN elements: BLAS products of inf (PyTorch's and "
-     "NumPy's) disagree on which parts become NaN; nothing to follow",
-     lambda p, m: p.dtype == "complex128" and p.special and _uses(p, "matmul")
+     "NumPy's) disagree on which parts become NaN; nothing to follow: PyTorch's own parts "
+     "differ by its route (a 1-d by 3-d matmul of -inf+0j gives nan-infj without grad, "
+     "nan+nanj with it), so a mask |v| > 1 over them, and the tangents it selects, differ "
+     "too (seed 1528176, the infinity from masked_fill)",
+     lambda p, m: p.dtype == "complex128"
+     and (p.special or _nonfinite_leaf(p) or _fills_inf(p)) and _uses(p, "matmul")
      and m.kind in ("value", "nan-pattern", "grad", "gradgrad", "jvp")),
     ("conj-view-writes", DELIBERATE,
      "conj returns a copy (docs/differences.md): writing through a view of conj(x) does not "
@@ -392,12 +470,19 @@ KNOWN = [
     ("floor-divide-differentiable", DELIBERATE,
      "floor_divide, // and Number % Tensor are differentiable; PyTorch raises in backward "
      "(docs/differences.md, Op library); so a gradient reaches ops after them that PyTorch "
-     "never differentiates, such as an in-place acosh_ without a derivative (seed 1019517)",
+     "never differentiates, such as an in-place acosh_ without a derivative (seed 1019517). "
+     "PyTorch's floor_divide_ into a view of a tensor without grad loses even the edge to "
+     "its divisor (its CopySlices takes the NotImplemented node's first edge, the "
+     "divisor's, for the view's own), so the divisor looks unused and PyTorch's backward "
+     "never runs the nodes after it; graphgrad's does, and one of them can raise PyTorch's "
+     "own error there: w.mul_(w) saved w, then modified in place (seed 1514760)",
      lambda p, m: (m.kind == "error-type" and m.phase in ("grad", "gradgrad") and _torch_msg(
          m, r"derivative for aten::(floor_divide|remainder)"))
      or (m.kind == "meta" and m.phase == "grad" and _uses(p, "floor_divide"))
      or (m.kind == "false-error" and m.phase in ("grad", "gradgrad")
-         and _uses(p, "floor_divide") and _our_msg(m, r"derivative for .* not implemented"))),
+         and _uses(p, "floor_divide") and _our_msg(m, r"derivative for .* not implemented"))
+     or (m.kind == "false-error" and m.phase in ("grad", "gradgrad")
+         and _floor_divides_into_view(p) and _our_msg(m, r"modified by an inplace operation"))),
     ("conj-is-a-copy", DELIBERATE,
      "conj returns a copy, not a lazy conjugate view, so in-place on conj(leaf) is allowed "
      "(docs/differences.md, Op library)",

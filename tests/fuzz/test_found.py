@@ -727,3 +727,23 @@ def test_double_backward_into_a_view_of_a_0d_result():
         gs = T.autograd.grad(c7.sum(), [x1, x2, x6], create_graph=True)
         return list(T.autograd.grad(sum(g.sum() for g in gs), [x1, x2, x6]))
     run_both(prog)
+
+
+@pytest.mark.parametrize("case", ["tensor", "view", "view-of-expanded"])
+def test_inplace_op_with_itself_as_operand_checks_its_saved_self(case):
+    """w.mul_(w) saves w (as 'other') and then changes it: a backward that reaches the node
+    raises 'modified by an inplace operation' in both libraries (fuzz seed 1514760, where
+    PyTorch's backward never reached it: see the next test)."""
+    def prog(T):
+        a = T.tensor([0.5, 2.0], requires_grad=True)
+        if case == "tensor":
+            w = a * 1
+        elif case == "view":
+            w = (a * 1)[:]
+        else:
+            w = T.tensor(0.3).expand(2).clone()[:]
+            w.mul_(a)
+        w.mul_(w)
+        return T.autograd.grad(w.sum(), [a])
+    run_both(prog)
+

@@ -6,13 +6,15 @@ import os
 
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st  # noqa: E402
 
 from tests.fuzz.known import KNOWN, classify  # noqa: E402
 from tests.fuzz.program import generate  # noqa: E402
 from tests.fuzz.runner import check  # noqa: E402
+
+import graphgrad  # noqa: E402
 
 BUDGET = int(os.environ.get("GRAPHGRAD_FUZZ_PROGRAMS", "400"))
 
@@ -54,3 +56,22 @@ def test_sgn_norm_double_backward_is_sgn_zerotensor(seed):
     prog = generate(seed)
     found = check(prog)
     assert found and {classify(prog, m) for m in found} == {"sgn-zerotensor"}
+
+
+def test_floor_divide_into_a_view_keeps_the_divisor():
+    """PyTorch's floor_divide_ into a view of a tensor without grad loses the edge to its
+    divisor (its CopySlices takes the NotImplemented node's only edge, the divisor's, for
+    the view's own): the divisor looks unused. graphgrad's floor_divide is differentiable
+    (docs/differences.md) and its graph keeps the edge, so a backward runs the nodes after
+    it (and raised for seed 1514760 where w.mul_(w) had changed its saved w): the
+    fuzzer's `floor-divide-differentiable`."""
+    def grads(T):
+        d = T.tensor([-0.8], requires_grad=True)
+        w = T.tensor(0.11).expand(1)
+        w.floor_divide_(d)
+        return T.autograd.grad(w.sum(), [d], allow_unused=True)[0]
+    assert grads(torch) is None
+    assert grads(graphgrad).tolist() == [0.0]
+    prog = generate(1514760)
+    found = check(prog)
+    assert found and {classify(prog, m) for m in found} == {"floor-divide-differentiable"}

@@ -228,13 +228,19 @@ def __setitem__(self, key, value):
     # is no longer connected to the incoming one)
     whole = _whole_tensor_key(key, self._data.shape)
     view = self if whole else getitem(self, key)
-    if isinstance(value, Tensor) and value._data.ndim and value._data.shape[0] == 1:
-        # PyTorch strips the value's leading size-1 dims first: t[1] = ones(1) writes the
-        # element (graphgrad's copy_ refused a [1] source for a 0-d view)
+    if isinstance(value, Tensor) and (value._data.ndim or view._data.ndim == 0):
+        # (a 0-d value is fill_'s, as PyTorch's, unless the view is 0-d too: copy_, which
+        # refuses c.imag[...] = c)
         shape = value._data.shape
-        k = next((i for i, n in enumerate(shape) if n != 1), len(shape))
-        value = value.reshape(shape[k:])
-    if isinstance(value, Tensor) and value._data.ndim:   # (a 0-d one is fill_'s, as PyTorch)
+        if shape != view._data.shape:
+            # as PyTorch's: a value of another shape is viewed without its leading size-1
+            # dims (t[1] = ones(1) writes the element) and expanded to the view's shape
+            # (ViewBackward0 and ExpandBackward0 in its history); one of the same shape is
+            # copied as it is (w[0] = w5 of one memory is then a full overlap, allowed)
+            k = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+            value = value.view(shape[k:])
+            if value._data.shape != view._data.shape:
+                value = value.expand(view._data.shape)
         copy_(view, value)
     elif whole and not isinstance(value, (Tensor, complex)) and self._data.dtype.kind in "fc":
         # (PyTorch fills with the number as a 0-d tensor of t's dtype: fill_.Tensor's node)

@@ -246,10 +246,11 @@ def _drawn(draw, shape, np_dtype, requires_grad):
     return wrap(_finish(draw(sizes + tuple(shape)).astype(np_dtype), requires_grad))
 
 
-def floating_sampler(kernel, d):
+def floating_sampler(kernel, d, complex_ok=True):
     """PyTorch's NotImplementedError for a sampler of real values (its CPU kernel
-    ``kernel``) asked for an integer or bool dtype ``d``."""
-    if not (d.is_floating_point or d.is_complex):
+    ``kernel``) asked for an integer or bool dtype ``d`` (or a complex one, unless
+    ``complex_ok``)."""
+    if not (d.is_floating_point or (complex_ok and d.is_complex)):
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_dtype.scalar_type_name(d)}' (sample a floating dtype "
                                   "and convert, e.g. rand(...).mul(10).long())")
@@ -348,8 +349,9 @@ def randint_like(input, low, high=None, *, dtype=None, device=None, requires_gra
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, out=None,
              layout=None, pin_memory=False):
     _check_device(device)
-    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, Tensor)) or \
-            (isinstance(n, Tensor) and (n._data.ndim or n._data.dtype.kind not in "iu")):
+    if isinstance(n, Tensor) and not n._data.ndim and n._data.dtype.kind in "iu":
+        n = int(n)   # (a 0-d integer tensor is a number, as PyTorch's __index__)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
     n = int(n)

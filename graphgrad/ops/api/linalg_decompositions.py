@@ -99,12 +99,14 @@ def _raise_on_info(name, A, info, message):
         raise LinAlgError(f"{name}: {where}{message.format(int(codes[k]))}")
 
 
-def _inv(name, A, check_errors):
+def _inv(name, A, raise_as):
+    """``(inverse, info)``; ``name`` for the argument checks, ``raise_as`` (or None) the
+    LinAlgError's prefix."""
     _check_matrix(name, A)
     result = dispatch(INV, A)
     info = _lu_info(A, result)
-    if check_errors:
-        _raise_on_info(name, A, info, _SINGULAR_INV)
+    if raise_as:
+        _raise_on_info(raise_as, A, info, _SINGULAR_INV)
     return result, info
 
 
@@ -113,13 +115,12 @@ def _inv(name, A, check_errors):
 def inv(A, *, out=None):
     """The inverse of a (batch of) square matrices."""
     _no_out("linalg.inv", out)
-    return _inv("linalg.inv", A, True)[0]
+    return _inv("linalg.inv", A, "linalg.inv")[0]
 
 
 @export()
 def inverse(input):
-    _check_matrix("inverse", input)
-    return _inv("linalg.inv", input, True)[0]
+    return _inv("inverse", input, "linalg.inv")[0]
 
 
 @export_linalg("inv_ex")
@@ -127,7 +128,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     """``(inverse, info)``: info > 0 for singular matrices, whose inverse is inf/nan (NOTE
     [LAPACK info])."""
     _no_out("linalg.inv_ex", out)
-    result, info = _inv("linalg.inv_ex", A, check_errors)
+    result, info = _inv("linalg.inv_ex", A, "linalg.inv_ex" if check_errors else None)
     return _rt.linalg_inv_ex(result, info)
 
 
@@ -182,11 +183,12 @@ def _solve_vector_case(A, B):
 def solve(A, B, *, left=True, out=None):
     """The solution X of ``A X = B`` (``X A = B`` when ``left=False``); B may be a vector."""
     _no_out("linalg.solve", out)
-    return _solve("linalg.solve", A, B, left, True)[0]
+    return _solve(A, B, left, "torch.linalg.solve")[0]
 
 
-def _solve(name, A, B, left, check_errors):
-    _check_matrix(name, A, kernel="lu_cpu")
+def _solve(A, B, left, raise_as):
+    """``(result, info)``; ``raise_as`` (or None) the LinAlgError's prefix."""
+    _check_matrix("linalg.solve", A, kernel="lu_cpu")
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg.solve(): argument 'B' must be Tensor, not {type(B).__name__}")
     if A._data.dtype != B._data.dtype:
@@ -211,8 +213,8 @@ def _solve(name, A, B, left, check_errors):
                            f"{list(bsb)} do not broadcast") from None
     result = dispatch(SOLVE, A, B, bool(left), vector)
     info = _lu_info(A, result)
-    if check_errors:
-        _raise_on_info("torch." + name, A, info, _SINGULAR_SOLVE)
+    if raise_as:
+        _raise_on_info(raise_as, A, info, _SINGULAR_SOLVE)
     return result, info
 
 
@@ -221,9 +223,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """``(result, info)``: info > 0 for singular matrices, whose solution is inf/nan (NOTE
     [LAPACK info])."""
     _no_out("linalg.solve_ex", out)
-    result, info = _solve("linalg.solve", A, B, left, False)
-    if check_errors:
-        _raise_on_info("torch.linalg.solve_ex", A, info, _SINGULAR_SOLVE)
+    result, info = _solve(A, B, left, "torch.linalg.solve_ex" if check_errors else None)
     return _rt.linalg_solve_ex(result, info)
 
 
@@ -232,15 +232,17 @@ def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L (``A = L L^H``) of a Hermitian positive-definite matrix; U = L^H
     with ``upper=True``.  Only the lower triangle of A is read."""
     _no_out("linalg.cholesky", out)
-    return _cholesky("linalg.cholesky", A, upper, True)[0]
+    return _cholesky("linalg.cholesky", A, upper, "linalg.cholesky")[0]
 
 
-def _cholesky(name, A, upper, check_errors):
+def _cholesky(name, A, upper, raise_as):
+    """``(L, info)``; ``name`` for the argument checks, ``raise_as`` (or None) the
+    LinAlgError's prefix."""
     _check_matrix(name, A, kernel="cholesky_cpu")
     L = dispatch(CHOLESKY, A, bool(upper))
     info = _cholesky_info(L)
-    if check_errors:
-        _raise_on_info(name, A, info, _NOT_PD)
+    if raise_as:
+        _raise_on_info(raise_as, A, info, _NOT_PD)
     return L, info
 
 
@@ -249,7 +251,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """``(L, info)``: info > 0 for matrices that are not positive-definite, whose L is
     LAPACK's partial factor (NOTE [LAPACK info])."""
     _no_out("linalg.cholesky_ex", out)
-    L, info = _cholesky("linalg.cholesky_ex", A, upper, check_errors)
+    L, info = _cholesky("linalg.cholesky_ex", A, upper,
+                        "linalg.cholesky_ex" if check_errors else None)
     return _rt.linalg_cholesky_ex(L, info)
 
 

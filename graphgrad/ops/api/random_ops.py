@@ -20,7 +20,7 @@ from ..inplace import dispatch_inplace
 from ..interpose import all_values
 from ..registry import export
 from .conversion import _write_out
-from ..._tensor.creation import _check_device, _size, _finish, _dt, _drawn, floating_sampler
+from ..._tensor.creation import _check_device, _size, _dt, _drawn, floating_sampler
 from ..derivatives.random_ops import (
     BERNOULLI, BERNOULLI_P, BERNOULLI_P_OUT, BERNOULLI_T, CAUCHY, EXPONENTIAL, GEOMETRIC,
     LOG_NORMAL, NORMAL_, NORMAL_FT, NORMAL_TF, NORMAL_TT, POISSON, RANDOM, RANDOM_FROM,
@@ -199,11 +199,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 def poisson(input, generator=None):
     """Poisson samples with the rates in ``input`` (its dtype; PoissonBackward0, whose
     gradient is zero)."""
-    if input.dtype.is_complex:
-        raise NotImplementedError(f'"poisson_cpu" not implemented for '
-                                  f"'{_dtype.scalar_type_name(input.dtype)}' (rates must be a "
-                                  "real floating tensor)")
-    floating_sampler("poisson_cpu", input.dtype)
+    floating_sampler("poisson_cpu", input.dtype, complex_ok=False)
     g = numpy_rng(generator)
     d = all_values(input._data)   # (under vmap: every example's rates)
     if d.size and not (d >= 0).all():
